@@ -1,0 +1,1 @@
+//! Call frame instruction text <-> bytes.

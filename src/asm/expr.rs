@@ -1,0 +1,1 @@
+//! DWARF expression text <-> bytes.

@@ -1,0 +1,5 @@
+//! Text assembler and disassembler for DWARF expressions and CFI
+//! instructions, in llvm-dwarfdump spelling.
+
+pub mod cfi;
+pub mod expr;

@@ -1,0 +1,81 @@
+//! Cases: one expression or one FDE, with its context and optional expected
+//! outcome, ready for any consumer. [`yaml`] loads them from case files
+//! (DESIGN §6); `crate::elf` extracts them from binaries.
+
+pub mod yaml;
+
+use crate::cfi::CfiSection;
+use crate::context::Context;
+use crate::outcome::{CfiOutcome, Outcome};
+use std::sync::Arc;
+
+/// Where a case came from, for reports: `file:line` of a YAML case, or the
+/// binary, unit and DIE offset of an extracted expression.
+pub type Origin = String;
+
+/// One DWARF expression to evaluate.
+#[derive(Debug, Clone)]
+pub struct ExprCase {
+    /// Unique name within its source.
+    pub name: String,
+    /// Where it came from.
+    pub origin: Origin,
+    /// The operation expression bytes.
+    pub expr: Arc<[u8]>,
+    /// The evaluation context.
+    pub ctx: Arc<Context>,
+    /// Rule IDs this case is written to exercise.
+    pub rules: Vec<String>,
+    /// The hand-derived expected outcome, if any.
+    pub expect: Option<Outcome>,
+}
+
+/// One FDE whose row table is to be built.
+#[derive(Debug, Clone)]
+pub struct CfiCase {
+    /// Unique name within its source.
+    pub name: String,
+    /// Where it came from.
+    pub origin: Origin,
+    /// The frame section holding the FDE and its CIE.
+    pub section: Arc<CfiSection>,
+    /// Offset of the FDE in the section.
+    pub fde_offset: u64,
+    /// Rule IDs this case is written to exercise.
+    pub rules: Vec<String>,
+    /// The hand-derived expected outcome, if any.
+    pub expect: Option<CfiOutcome>,
+}
+
+/// Any case.
+#[derive(Debug, Clone)]
+pub enum Case {
+    /// An expression case.
+    Expr(ExprCase),
+    /// A CFI case.
+    Cfi(CfiCase),
+}
+
+impl Case {
+    /// The case's name.
+    pub fn name(&self) -> &str {
+        match self {
+            Case::Expr(c) => &c.name,
+            Case::Cfi(c) => &c.name,
+        }
+    }
+    /// Where it came from.
+    pub fn origin(&self) -> &str {
+        match self {
+            Case::Expr(c) => &c.origin,
+            Case::Cfi(c) => &c.origin,
+        }
+    }
+    /// Rule IDs it exercises.
+    pub fn rules(&self) -> &[String] {
+        match self {
+            Case::Expr(c) => &c.rules,
+            Case::Cfi(c) => &c.rules,
+        }
+    }
+}

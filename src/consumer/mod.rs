@@ -1,0 +1,31 @@
+//! Consumers: everything that can evaluate an expression or build a row
+//! table, judged against the reference (DESIGN §7).
+
+use crate::case::{CfiCase, ExprCase};
+use crate::edition::Edition;
+use crate::outcome::{CfiOutcome, Outcome};
+
+/// What a consumer can be judged on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Support {
+    /// Editions of input it implements; other input is skipped.
+    pub editions: Vec<Edition>,
+    /// Whether it evaluates expressions.
+    pub expr: bool,
+    /// Whether it builds CFI row tables.
+    pub cfi: bool,
+}
+
+/// A DWARF consumer under test (or the reference itself).
+pub trait Consumer: Send + Sync {
+    /// Short stable name used in reports and `--gate`.
+    fn name(&self) -> &str;
+    /// What it can be judged on.
+    fn supports(&self) -> Support;
+    /// Evaluates one expression case.
+    fn evaluate(&self, case: &ExprCase) -> Outcome;
+    /// Builds the row table of one FDE.
+    fn frame_table(&self, case: &CfiCase) -> CfiOutcome;
+}
+
+pub mod gimli;

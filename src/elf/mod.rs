@@ -1,0 +1,1 @@
+//! Extraction of expressions, location lists and FDEs from ELF files.

@@ -1,0 +1,1 @@
+//! Fast one-pass construction of CFI row tables.

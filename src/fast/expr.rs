@@ -1,0 +1,1 @@
+//! Fast evaluation of DWARF operation expressions.

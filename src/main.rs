@@ -1,0 +1,4 @@
+//! The `dwarfcheck` command line.
+fn main() {
+    println!("dwarfcheck");
+}

@@ -1,0 +1,1 @@
+//! The runner: evaluates cases with every consumer in parallel, compares, reports.
