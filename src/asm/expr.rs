@@ -49,9 +49,12 @@
 //! - base type references print as `(0x0000002a)` with the **unit-relative**
 //!   offset and no type name (llvm-dwarfdump adds the unit's offset and the
 //!   DIE's `DW_AT_name`);
-//! - register names come from the target, in upper case; llvm-dwarfdump
-//!   takes them from LLVM's register info (the same for x86-64 GPRs, xmm,
-//!   st; AArch64 and AMDGPU names may differ);
+//! - register names come from the target, in upper case with `.` shown as
+//!   `_`; llvm-dwarfdump takes them from LLVM's register info. On x86-64
+//!   they agree for every register LLVM 19 names (0–55, 58–59, 67–82,
+//!   118–125, 130–145); LLVM 19 prints numbers for `tr`, `ldtr`, `mxcsr`,
+//!   `fcw`, `fsw` (62–66) and the AMX tiles (146–154), which the presets
+//!   name. AArch64 and AMDGPU names may differ from LLVM's;
 //! - `DW_OP_const_type`, `DW_OP_deref_type`, `DW_OP_xderef_type`,
 //!   `DW_OP_reinterpret`, the GNU typed operations and
 //!   `DW_OP_GNU_parameter_ref` are printed in the same style as the
@@ -60,7 +63,14 @@
 //! - an undecodable tail is `<bad: what at offset N: xx xx>` where
 //!   llvm-dwarfdump prints `<decoding error> xx xx`;
 //! - a nested `DW_OP_entry_value` block that does not decode as whole
-//!   operations is shown as a raw block (`DW_OP_entry_value 0x1 0xff`).
+//!   operations is shown as a raw block (`DW_OP_entry_value 0x1 0xff`);
+//! - llvm-dwarfdump 19 prints the closing `)` of `DW_OP_entry_value(...)`
+//!   correctly only when the nested expression is one operation (for
+//!   longer ones it never closes it); we always close it;
+//! - llvm-dwarfdump 19 does not know the hetero-2020 operations
+//!   (0xe1–0xec); their names come from the hetero-2020 text, and the
+//!   `DW_OP_LLVM_user` form is printed as `DW_OP_LLVM_user <name>`, the way
+//!   llvm-dwarfdump prints its own `DW_OP_LLVM_user` sub-operations.
 //!
 //! # Round trip
 //!
@@ -209,7 +219,7 @@ fn base_ref_text(t: &mut String, v: u64) {
 
 impl Dis<'_> {
     fn reg_name(&self, n: u64) -> Option<String> {
-        self.target.register(n).map(|r| r.name.to_uppercase())
+        self.target.register(n).map(|r| r.name.to_uppercase().replace('.', "_"))
     }
 
     /// Disassembles one decoded operation; `base` is the offset of the

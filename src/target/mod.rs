@@ -93,9 +93,13 @@ impl Target {
         self.registers.binary_search_by_key(&number, |r| r.number).ok().map(|i| &self.registers[i])
     }
 
-    /// The register called `name` (case-insensitive).
+    /// The register called `name`, ignoring ASCII case and treating `.` and
+    /// `_` alike (the psABI's `fs.base` is llvm-dwarfdump's `FS_BASE`).
     pub fn register_by_name(&self, name: &str) -> Option<&Register> {
-        self.registers.iter().find(|r| r.name.eq_ignore_ascii_case(name))
+        let norm = |c: u8| if c == b'.' { b'_' } else { c.to_ascii_lowercase() };
+        self.registers
+            .iter()
+            .find(|r| r.name.len() == name.len() && r.name.bytes().zip(name.bytes()).all(|(a, b)| norm(a) == norm(b)))
     }
 
     /// The address space with identifier `number`.
