@@ -5,6 +5,9 @@
 //! [`presets`]; case files may also describe a target inline.
 
 pub mod presets;
+pub mod spec;
+
+pub use spec::{TargetRef, TargetSpec};
 
 use crate::encoding::VendorProfile;
 use serde::{Deserialize, Serialize};
@@ -96,10 +99,7 @@ impl Target {
     /// The register called `name`, ignoring ASCII case and treating `.` and
     /// `_` alike (the psABI's `fs.base` is llvm-dwarfdump's `FS_BASE`).
     pub fn register_by_name(&self, name: &str) -> Option<&Register> {
-        let norm = |c: u8| if c == b'.' { b'_' } else { c.to_ascii_lowercase() };
-        self.registers
-            .iter()
-            .find(|r| r.name.len() == name.len() && r.name.bytes().zip(name.bytes()).all(|(a, b)| norm(a) == norm(b)))
+        self.registers.iter().find(|r| same_name(&r.name, name))
     }
 
     /// The address space with identifier `number`.
@@ -130,6 +130,12 @@ impl Target {
                 return Err(format!("register number {} is listed twice", w[0].number));
             }
         }
+        let mut names = std::collections::BTreeSet::new();
+        for r in &self.registers {
+            if !names.insert(r.name.to_ascii_lowercase().replace('.', "_")) {
+                return Err(format!("register name `{}` is used twice (names are compared ignoring case)", r.name));
+            }
+        }
         for r in &self.registers {
             if r.bits == 0 || r.bits % 8 != 0 {
                 return Err(format!("register {} has size {} bits, not a positive multiple of 8", r.name, r.bits));
@@ -151,4 +157,10 @@ impl Target {
         }
         Ok(self)
     }
+}
+
+/// Register name equality: ASCII case-insensitive, `.` and `_` alike.
+fn same_name(a: &str, b: &str) -> bool {
+    let norm = |c: u8| if c == b'.' { b'_' } else { c.to_ascii_lowercase() };
+    a.len() == b.len() && a.bytes().zip(b.bytes()).all(|(x, y)| norm(x) == norm(y))
 }
