@@ -129,8 +129,11 @@ pub enum Kind {
 
 /// Branch target meaning "one past the last operation": evaluation ends.
 pub const END: u64 = u64::MAX - 1;
-/// Branch target that is not the start of an operation (ill-formed if taken).
+/// Branch target inside the expression that is not the start of an
+/// operation (ill-formed if taken).
 pub const BAD_TARGET: u64 = u64::MAX;
+/// Branch target before offset 0 or beyond one past the end (ill-formed if taken).
+pub const OUT_OF_RANGE: u64 = u64::MAX - 2;
 
 /// One decoded operation: 32 bytes, operands pre-read.
 #[derive(Debug, Clone, Copy)]
@@ -365,7 +368,8 @@ fn decode_one(r: &mut Reader<'_>, enc: &Encoding) -> Result<Insn, RuleId> {
 /// `expr.decode.unknown-opcode`, `expr.decode.truncated-operand` or
 /// `expr.decode.leb128-overflow` with its opcode offset. Branch targets are
 /// resolved to instruction indices ([`END`] for one past the last
-/// operation, [`BAD_TARGET`] for anything that is not an operation start).
+/// operation, [`OUT_OF_RANGE`] before 0 or past the end, [`BAD_TARGET`]
+/// inside an operation).
 pub fn decode(bytes: &[u8], enc: &Encoding, out: &mut Vec<Insn>) -> Result<(), DecodeError> {
     out.clear();
     let mut r = Reader { bytes, pos: 0, big_endian: enc.big_endian };
@@ -377,13 +381,13 @@ pub fn decode(bytes: &[u8], enc: &Encoding, out: &mut Vec<Insn>) -> Result<(), D
     let len = bytes.len() as u64;
     for i in 0..out.len() {
         if matches!(out[i].kind, Kind::Skip | Kind::Bra) {
-            let t = out[i].a;
-            out[i].a = if t == len {
+            let t = out[i].a as i64;
+            out[i].a = if t == len as i64 {
                 END
-            } else if t > len {
-                BAD_TARGET
+            } else if t < 0 || t > len as i64 {
+                OUT_OF_RANGE
             } else {
-                match out.binary_search_by_key(&t, |x| u64::from(x.off)) {
+                match out.binary_search_by_key(&(t as u64), |x| u64::from(x.off)) {
                     Ok(j) => j as u64,
                     Err(_) => BAD_TARGET,
                 }

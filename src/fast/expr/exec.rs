@@ -3,14 +3,14 @@
 //! sections that follow it).
 
 use super::arith;
-use super::decode::{Insn, Kind, BAD_TARGET, END};
-use super::machine::{mask, Ent, Loc, Scratch, Val, NONE};
+use super::decode::{Insn, Kind, BAD_TARGET, END, OUT_OF_RANGE};
+use super::machine::{mask, Ent, Ipv, Loc, Scratch, Val, NONE};
 use super::pending as R;
 use super::Program;
 use crate::context::{Context, ContextError, ResultKind};
+use crate::encoding::ate;
 use crate::outcome::{BaseType, BudgetKind, Outcome};
 use crate::rules::RuleId;
-use crate::target::Endian;
 
 /// Why an operation stopped evaluation (the offset is attached by the loop).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,13 +37,16 @@ pub struct Stop {
 impl Stop {
     /// The outcome this stop reports.
     pub fn outcome(self) -> Outcome {
-        let at = self.at;
-        match self.fail {
-            Fail::Ill(rule) => Outcome::IllFormed { rule, at },
-            Fail::Eval(rule) => Outcome::EvalError { rule, at },
-            Fail::Budget(budget) => Outcome::Budget { budget, at },
-            Fail::Unsupported(what) => Outcome::Unsupported { what },
-        }
+        fail_outcome(self.fail, self.at)
+    }
+}
+
+fn fail_outcome(fail: Fail, at: Option<u64>) -> Outcome {
+    match fail {
+        Fail::Ill(rule) => Outcome::IllFormed { rule, at },
+        Fail::Eval(rule) => Outcome::EvalError { rule, at },
+        Fail::Budget(budget) => Outcome::Budget { budget, at },
+        Fail::Unsupported(what) => Outcome::Unsupported { what },
     }
 }
 
@@ -63,6 +66,15 @@ pub struct Ev<'a> {
     pub gty: BaseType,
 }
 
+/// Tracks reads of implicit pointer storage during one `DW_OP_deref*`
+/// (rules `op.implicit-pointer.deref-whole`, `op.implicit-pointer.partial-read`).
+#[derive(Default)]
+struct IpTrack {
+    ip: Option<Ipv>,
+    consistent: bool,
+    other: bool,
+}
+
 impl<'a> Ev<'a> {
     /// A top-level evaluation state.
     pub fn new(ctx: &'a Context) -> Self {
@@ -75,7 +87,7 @@ impl<'a> Ev<'a> {
     }
 
     #[inline]
-    fn generic(&self, v: u128) -> Val {
+    pub(super) fn generic(&self, v: u128) -> Val {
         Val { ty: self.gty, lo: mask(v, self.gty.bits), wide: NONE }
     }
 
@@ -92,13 +104,7 @@ impl<'a> Ev<'a> {
             }
             match self.step(prog, ins, s) {
                 Ok(None) => pc += 1,
-                Ok(Some(t)) => {
-                    if t == END {
-                        pc = insns.len();
-                    } else {
-                        pc = t as usize;
-                    }
-                }
+                Ok(Some(t)) => pc = if t == END { insns.len() } else { t as usize },
                 Err(f) => return Err(stop(f)),
             }
             if s.stack.len() - self.base > self.ctx.budgets.stack {
@@ -110,79 +116,100 @@ impl<'a> Ev<'a> {
 
     // ----- stack access -------------------------------------------------
 
-    fn depth_avail(&self, s: &Scratch) -> usize {
+    #[inline]
+    fn avail(&self, s: &Scratch) -> usize {
         s.stack.len() - self.base
     }
 
-    fn check_complete(&self, s: &Scratch, e: &Ent) -> Res<()> {
-        if let Ent::Loc(Loc::Comp { idx, .. }) = e {
-            if !s.comps[*idx as usize].complete {
-                return Err(Fail::Ill(R::STACK_INCOMPLETE));
-            }
+    /// Fails with `expr.stack.underflow` unless `n` entries are available.
+    #[inline]
+    fn need(&self, s: &Scratch, n: usize) -> Res<()> {
+        if self.avail(s) < n {
+            return Err(Fail::Ill(R::EXPR_STACK_UNDERFLOW));
         }
         Ok(())
     }
 
-    /// The entry with index `i` (0 = top) for a stack operation.
-    fn peek(&self, s: &Scratch, i: usize) -> Res<Ent> {
-        if i >= self.depth_avail(s) {
-            return Err(Fail::Ill(R::STACK_UNDERFLOW));
-        }
+    fn is_incomplete(s: &Scratch, e: &Ent) -> bool {
+        matches!(e, Ent::Loc(Loc::Comp { idx, .. }) if !s.comps[*idx as usize].complete)
+    }
+
+    /// The entry with index `i` (0 = top) touched by a stack operation
+    /// (rule `op.stack.incomplete-composite`).
+    fn touch(&self, s: &Scratch, i: usize) -> Res<Ent> {
         let e = s.stack[s.stack.len() - 1 - i];
-        self.check_complete(s, &e)?;
+        if Self::is_incomplete(s, &e) {
+            return Err(Fail::Ill(R::OP_STACK_INCOMPLETE_COMPOSITE));
+        }
         Ok(e)
     }
 
-    fn pop(&self, s: &mut Scratch) -> Res<Ent> {
-        if self.depth_avail(s) == 0 {
-            return Err(Fail::Ill(R::STACK_UNDERFLOW));
-        }
-        Ok(s.stack.pop().unwrap_or(Ent::Loc(Loc::Undef)))
+    #[inline]
+    fn pop_raw(&self, s: &mut Scratch) -> Ent {
+        s.stack.pop().unwrap_or(Ent::Loc(Loc::Undef))
     }
 
-    /// Pops an entry required to be a value (implicit conversion of a
-    /// memory location in the default address space at a byte address).
+    /// Pops an entry required to be a value.
     fn pop_val(&self, s: &mut Scratch) -> Res<Val> {
-        let e = self.pop(s)?;
-        self.to_val(s, e).ok_or(Fail::Ill(R::NEED_VALUE))
+        self.need(s, 1)?;
+        let e = self.pop_raw(s);
+        self.to_val(s, e)
     }
 
-    fn to_val(&self, s: &Scratch, e: Ent) -> Option<Val> {
+    /// Entry `e` where a value is required (rules
+    /// `loc.convert.memory-to-value`, `loc.convert.location-not-value`).
+    pub(super) fn to_val(&self, s: &Scratch, e: Ent) -> Res<Val> {
         match e {
-            Ent::Val(v) => Some(v),
-            Ent::Loc(Loc::Mem { aspace: 0, bit }) if bit % 8 == 0 => Some(self.generic(bit / 8)),
-            Ent::Loc(Loc::Comp { idx, .. }) if !s.comps[idx as usize].complete => None,
-            Ent::Loc(_) => None,
+            Ent::Val(v) => Ok(v),
+            Ent::Ipv(_) => Err(Fail::Eval(R::OP_IMPLICIT_POINTER_VALUE_MISUSE)),
+            Ent::Loc(Loc::Comp { idx, .. }) if !s.comps[idx as usize].complete => {
+                Err(Fail::Ill(R::LOC_INCOMPLETE_COMPOSITE_NOT_LOCATION))
+            }
+            Ent::Loc(Loc::Mem { aspace: 0, bit }) if bit % 8 == 0 => Ok(self.generic(bit / 8)),
+            Ent::Loc(_) => Err(Fail::Ill(R::LOC_CONVERT_LOCATION_NOT_VALUE)),
         }
     }
 
-    fn pop_integral(&self, s: &mut Scratch) -> Res<Val> {
+    fn pop_integral(&self, s: &mut Scratch, rule: RuleId) -> Res<Val> {
         let v = self.pop_val(s)?;
         if !v.ty.is_integral() {
-            return Err(Fail::Ill(R::NEED_INTEGRAL));
+            return Err(Fail::Ill(rule));
         }
         Ok(v)
     }
 
-    /// Pops an entry required to be a location description (implicit
-    /// conversion of a generic value to a default-space memory location).
+    /// Pops an entry required to be a location description.
     fn pop_loc(&self, s: &mut Scratch) -> Res<Loc> {
-        let e = self.pop(s)?;
-        self.to_loc(s, e).ok_or(Fail::Ill(R::NEED_LOC))
+        self.need(s, 1)?;
+        let e = self.pop_raw(s);
+        self.to_loc(s, e)
     }
 
-    fn to_loc(&self, s: &Scratch, e: Ent) -> Option<Loc> {
+    /// Entry `e` where a location description is required (rules
+    /// `loc.convert.generic-value-to-memory`, `loc.convert.value-not-generic`).
+    pub(super) fn to_loc(&self, s: &Scratch, e: Ent) -> Res<Loc> {
         match e {
-            Ent::Loc(Loc::Comp { idx, .. }) if !s.comps[idx as usize].complete => None,
-            Ent::Loc(l) => Some(l),
-            Ent::Val(v) if v.ty == self.gty => Some(Loc::Mem { aspace: 0, bit: v.lo * 8 }),
-            Ent::Val(_) => None,
+            Ent::Loc(Loc::Comp { idx, .. }) if !s.comps[idx as usize].complete => {
+                Err(Fail::Ill(R::LOC_INCOMPLETE_COMPOSITE_NOT_LOCATION))
+            }
+            Ent::Loc(l) => Ok(l),
+            Ent::Val(v) if v.ty == self.gty => Ok(Loc::Mem { aspace: 0, bit: v.lo * 8 }),
+            Ent::Val(_) => Err(Fail::Ill(R::LOC_CONVERT_VALUE_NOT_GENERIC)),
+            // Converting an implicit pointer value needs the location of its
+            // DIE, which the evaluation context does not describe.
+            Ent::Ipv(_) => Err(Fail::Eval(R::CTX_ELEMENT_MISSING)),
         }
     }
 
     #[inline]
     fn push(&self, s: &mut Scratch, e: Ent) {
         s.stack.push(e);
+    }
+
+    #[inline]
+    fn push_mem(&self, s: &mut Scratch, addr: u128) {
+        let a = mask(addr, self.gbits());
+        s.stack.push(Ent::Loc(Loc::Mem { aspace: 0, bit: a * 8 }));
     }
 
     // ----- one operation ------------------------------------------------
@@ -194,53 +221,54 @@ impl<'a> Ev<'a> {
                 let v = self.generic(u128::from(ins.a));
                 self.push(s, Ent::Val(v));
             }
-            Kind::Addr => {
-                let a = mask(u128::from(ins.a), self.gbits());
-                self.push(s, Ent::Loc(Loc::Mem { aspace: 0, bit: a * 8 }));
-            }
+            Kind::Addr => self.push_mem(s, u128::from(ins.a)),
             Kind::Addrx | Kind::Constx => {
                 let a = self.ctx.debug_addr(ins.a).map_err(|e| match e {
-                    ContextError::Missing("compilation unit") => Fail::Eval(R::NO_CU),
-                    _ => Fail::Eval(R::NO_DEBUG_ADDR),
+                    ContextError::Missing("compilation unit") => Fail::Eval(R::CTX_CU_MISSING),
+                    _ => Fail::Eval(R::OP_DEBUG_ADDR_ENTRY_MISSING),
                 })?;
-                let a = mask(u128::from(a), self.gbits());
-                let e = if ins.kind == Kind::Addrx {
-                    Ent::Loc(Loc::Mem { aspace: 0, bit: a * 8 })
+                if ins.kind == Kind::Addrx {
+                    self.push_mem(s, u128::from(a));
                 } else {
-                    Ent::Val(self.generic(a))
-                };
-                self.push(s, e);
+                    let v = self.generic(u128::from(a));
+                    self.push(s, Ent::Val(v));
+                }
             }
             Kind::Dup => {
-                let e = self.peek(s, 0)?;
+                self.need(s, 1)?;
+                let e = self.touch(s, 0)?;
                 self.push(s, e);
             }
             Kind::Drop => {
-                self.peek(s, 0)?;
+                self.need(s, 1)?;
+                self.touch(s, 0)?;
                 s.stack.pop();
             }
             Kind::Over => {
-                let e = self.peek(s, 1)?;
+                self.need(s, 2)?;
+                let e = self.touch(s, 1)?;
                 self.push(s, e);
             }
             Kind::Pick => {
                 let i = ins.a as usize;
-                if i >= self.depth_avail(s) {
-                    return Err(Fail::Ill(R::PICK_RANGE));
+                if i >= self.avail(s) {
+                    return Err(Fail::Ill(R::OP_PICK_INDEX_OUT_OF_RANGE));
                 }
-                let e = self.peek(s, i)?;
+                let e = self.touch(s, i)?;
                 self.push(s, e);
             }
             Kind::Swap => {
-                self.peek(s, 0)?;
-                self.peek(s, 1)?;
+                self.need(s, 2)?;
+                self.touch(s, 0)?;
+                self.touch(s, 1)?;
                 let n = s.stack.len();
                 s.stack.swap(n - 1, n - 2);
             }
             Kind::Rot => {
-                self.peek(s, 0)?;
-                self.peek(s, 1)?;
-                self.peek(s, 2)?;
+                self.need(s, 3)?;
+                self.touch(s, 0)?;
+                self.touch(s, 1)?;
+                self.touch(s, 2)?;
                 let n = s.stack.len();
                 // Top becomes third; second becomes top; third becomes second.
                 let top = s.stack[n - 1];
@@ -250,46 +278,44 @@ impl<'a> Ev<'a> {
             }
             Kind::Deref => {
                 let l = self.pop_loc(s)?;
-                let v = self.deref(s, &l, self.gty)?;
-                self.push(s, Ent::Val(v));
+                let e = self.deref(s, &l, self.gty)?;
+                self.push(s, e);
             }
             Kind::DerefSize => {
                 let l = self.pop_loc(s)?;
-                let v = self.deref_size(s, &l, ins.a)?;
-                self.push(s, Ent::Val(v));
+                let e = self.deref_size(s, &l, ins.a)?;
+                self.push(s, e);
             }
             Kind::DerefType => {
                 let t = self.base_type(ins.b)?;
                 if t.bytes() as u64 != ins.a {
-                    return Err(Fail::Ill(R::DEREF_TYPE_SIZE));
+                    return Err(Fail::Ill(R::OP_DEREF_TYPE_SIZE_MISMATCH));
                 }
                 let l = self.pop_loc(s)?;
-                let v = self.deref(s, &l, t)?;
-                self.push(s, Ent::Val(v));
+                let e = self.deref(s, &l, t)?;
+                self.push(s, e);
             }
             Kind::Xderef | Kind::XderefSize | Kind::XderefType => {
                 let t = if ins.kind == Kind::XderefType {
                     let t = self.base_type(ins.b)?;
                     if t.bytes() as u64 != ins.a {
-                        return Err(Fail::Ill(R::DEREF_TYPE_SIZE));
+                        return Err(Fail::Ill(R::OP_DEREF_TYPE_SIZE_MISMATCH));
                     }
-                    Some(t)
+                    t
                 } else {
-                    None
+                    self.gty
                 };
-                let a = self.pop_integral(s)?;
-                let asp = self.pop_integral(s)?;
+                self.need(s, 2)?;
+                let a = self.pop_integral(s, R::OP_XDEREF_REQUIRES_INTEGRAL)?;
+                let asp = self.pop_integral(s, R::OP_XDEREF_REQUIRES_INTEGRAL)?;
                 let l = self.aspace_address(s, &asp, &a)?;
-                let v = match (ins.kind, t) {
-                    (Kind::XderefSize, _) => self.deref_size(s, &l, ins.a)?,
-                    (_, Some(t)) => self.deref(s, &l, t)?,
-                    _ => self.deref(s, &l, self.gty)?,
-                };
-                self.push(s, Ent::Val(v));
+                let e =
+                    if ins.kind == Kind::XderefSize { self.deref_size(s, &l, ins.a)? } else { self.deref(s, &l, t)? };
+                self.push(s, e);
             }
             Kind::Abs | Kind::Neg | Kind::Not => {
                 let v = self.pop_val(s)?;
-                let r = arith::unary(self, s, ins.kind, v)?;
+                let r = arith::unary(s, ins.kind, v)?;
                 self.push(s, Ent::Val(r));
             }
             Kind::And
@@ -309,6 +335,7 @@ impl<'a> Ev<'a> {
             | Kind::Le
             | Kind::Lt
             | Kind::Ne => {
+                self.need(s, 2)?;
                 let b = self.pop_val(s)?;
                 let a = self.pop_val(s)?;
                 let r = arith::binary(self, s, ins.kind, a, b)?;
@@ -319,58 +346,55 @@ impl<'a> Ev<'a> {
                 let r = arith::plus_uconst(self, s, v, ins.a)?;
                 self.push(s, Ent::Val(r));
             }
-            Kind::Skip => {
-                if ins.a == BAD_TARGET {
-                    return Err(Fail::Ill(R::SKIP_TARGET));
-                }
-                return Ok(Some(ins.a));
-            }
+            Kind::Skip => return self.branch(ins.a, R::OP_SKIP_TARGET_OUT_OF_RANGE, R::OP_SKIP_TARGET_NOT_OP_START),
             Kind::Bra => {
                 let v = self.pop_val(s)?;
                 if !arith::is_zero(s, &v) {
-                    if ins.a == BAD_TARGET {
-                        return Err(Fail::Ill(R::BRANCH_TARGET));
-                    }
-                    return Ok(Some(ins.a));
+                    return self.branch(ins.a, R::OP_BRA_TARGET_OUT_OF_RANGE, R::OP_BRA_TARGET_NOT_OP_START);
                 }
             }
-            Kind::Reg => {
-                self.push(s, Ent::Loc(Loc::Reg { regno: ins.a, bit: 0 }));
-            }
+            Kind::Reg => self.push(s, Ent::Loc(Loc::Reg { regno: ins.a, bit: 0 })),
             Kind::Breg => {
-                let l = self.breg(s, ins.a, ins.b as i64)?;
-                self.push(s, Ent::Loc(l));
+                let r = self.reg_address(s, ins.a)?;
+                self.push_mem(s, r.wrapping_add(ins.b as i64 as i128 as u128));
             }
             Kind::Fbreg => {
-                let l = self.fbreg(prog, ins, s)?;
+                let l = self.fbreg(ins, s)?;
                 self.push(s, Ent::Loc(l));
             }
-            Kind::Piece => self.piece(s, ins.a.saturating_mul(8), 0, true)?,
-            Kind::BitPiece => self.piece(s, ins.a, ins.b, false)?,
+            Kind::Piece => self.piece(s, ins.a.saturating_mul(8), 0)?,
+            Kind::BitPiece => self.piece(s, ins.a, ins.b)?,
             Kind::Nop => {}
             Kind::PushObjectAddress => {
-                let o = self.ctx.object.as_ref().ok_or(Fail::Eval(R::NO_OBJECT))?;
+                let o = self.ctx.object.as_ref().ok_or(Fail::Eval(R::CTX_OBJECT_MISSING))?;
                 let e = s.import(o);
                 self.push(s, e);
             }
             Kind::FormTlsAddress => {
-                let v = self.pop_integral(s)?;
-                let base = self.ctx.tls_base.ok_or(Fail::Eval(R::NO_TLS))?;
-                let a = mask(u128::from(base).wrapping_add(v.lo), self.gbits());
-                self.push(s, Ent::Loc(Loc::Mem { aspace: 0, bit: a * 8 }));
+                let v = self.pop_integral(s, R::OP_FORM_TLS_ADDRESS_REQUIRES_INTEGRAL)?;
+                let base = self.ctx.tls_base.ok_or(Fail::Eval(R::CTX_TLS_BASE_MISSING))?;
+                self.push_mem(s, u128::from(base).wrapping_add(v.lo));
             }
             Kind::CallFrameCfa => {
-                let cfa = self.ctx.cfa.ok_or(Fail::Eval(R::NO_CFA))?;
-                let a = mask(u128::from(cfa), self.gbits());
-                self.push(s, Ent::Loc(Loc::Mem { aspace: 0, bit: a * 8 }));
+                let cfa = self.ctx.cfa.ok_or(Fail::Eval(R::CTX_CFA_MISSING))?;
+                self.push_mem(s, u128::from(cfa));
             }
             Kind::ImplicitValue => {
                 let (st, len) = (ins.a as usize, ins.b as usize);
+                if ins.b > self.ctx.budgets.size_bytes {
+                    return Err(Fail::Budget(BudgetKind::Size));
+                }
                 let start = s.store(&prog.bytes[st..st + len]);
                 self.push(s, Ent::Loc(Loc::Imp { start, len: len as u32, bit: 0 }));
             }
             Kind::StackValue => {
-                let v = self.pop_val(s)?;
+                self.need(s, 1)?;
+                let e = self.pop_raw(s);
+                if let Ent::Ipv(p) = e {
+                    self.push(s, Ent::Loc(Loc::ImpPtr { die: p.die, disp: p.disp, aspace: p.aspace, bit: 0 }));
+                    return Ok(None);
+                }
+                let v = self.to_val(s, e)?;
                 let mut tmp = std::mem::take(&mut s.tmp);
                 s.value_bytes(&v, &mut tmp);
                 if v.ty.big_endian {
@@ -386,7 +410,7 @@ impl<'a> Ev<'a> {
             Kind::ConstType => {
                 let t = self.base_type(ins.a)?;
                 if t.bytes() as u64 != u64::from(ins.c) {
-                    return Err(Fail::Ill(R::TYPE_SIZE));
+                    return Err(Fail::Ill(R::OP_CONST_TYPE_SIZE_MISMATCH));
                 }
                 let blk = &prog.bytes[ins.b as usize..ins.b as usize + ins.c as usize];
                 let v = self.val_from_memory_order(s, t, blk);
@@ -394,17 +418,18 @@ impl<'a> Ev<'a> {
             }
             Kind::RegvalType => {
                 let t = self.base_type(ins.b)?;
-                let v = self.deref(s, &Loc::Reg { regno: ins.a, bit: 0 }, t)?;
-                self.push(s, Ent::Val(v));
+                let e = self.deref(s, &Loc::Reg { regno: ins.a, bit: 0 }, t)?;
+                self.push(s, e);
             }
             Kind::Convert | Kind::Reinterpret => {
-                let t = if ins.a == 0 { self.gty } else { self.base_type(ins.a)? };
+                let t = self.base_type(ins.a)?;
+                self.need(s, 1)?;
                 let v = self.pop_val(s)?;
                 let r = if ins.kind == Kind::Convert {
-                    arith::convert(self, s, v, t)?
+                    arith::convert(s, v, t)?
                 } else {
                     if t.bits != v.ty.bits {
-                        return Err(Fail::Ill(R::REINTERPRET_SIZE));
+                        return Err(Fail::Ill(R::OP_REINTERPRET_SIZE_MISMATCH));
                     }
                     Val { ty: t, ..v }
                 };
@@ -419,10 +444,23 @@ impl<'a> Ev<'a> {
 
     // ----- helpers ------------------------------------------------------
 
+    fn branch(&self, target: u64, out_of_range: RuleId, not_start: RuleId) -> Res<Option<u64>> {
+        match target {
+            OUT_OF_RANGE => Err(Fail::Ill(out_of_range)),
+            BAD_TARGET => Err(Fail::Ill(not_start)),
+            t => Ok(Some(t)),
+        }
+    }
+
+    /// The base type at unit offset `die`; 0 is the generic type (rule
+    /// `op.typed.die-zero-generic`).
     fn base_type(&self, die: u64) -> Res<BaseType> {
+        if die == 0 {
+            return Ok(self.gty);
+        }
         self.ctx.base_type(die).map_err(|e| match e {
-            ContextError::Missing("compilation unit") => Fail::Eval(R::NO_CU),
-            _ => Fail::Ill(R::NO_BASE_TYPE),
+            ContextError::Missing("compilation unit") => Fail::Eval(R::CTX_CU_MISSING),
+            _ => Fail::Ill(R::OP_TYPED_NOT_BASE_TYPE),
         })
     }
 
@@ -445,24 +483,32 @@ impl<'a> Ev<'a> {
         }
     }
 
-    /// `DW_OP_LLVM_form_aspace_address` as used by `DW_OP_xderef*`.
+    /// The memory location an xderef operation reads (rules
+    /// `op.xderef.address-space`, `op.xderef.unknown-address-space`).
     fn aspace_address(&self, _s: &Scratch, asp: &Val, a: &Val) -> Res<Loc> {
-        let asp_id = u64::try_from(asp.lo).map_err(|_| Fail::Ill(R::BAD_ASPACE))?;
-        let space = self.ctx.target.address_space(asp_id).ok_or(Fail::Ill(R::BAD_ASPACE))?;
+        let asp_id = u64::try_from(asp.lo).map_err(|_| Fail::Ill(R::OP_XDEREF_UNKNOWN_ADDRESS_SPACE))?;
+        let space = self.ctx.target.address_space(asp_id).ok_or(Fail::Ill(R::OP_XDEREF_UNKNOWN_ADDRESS_SPACE))?;
         let addr = mask(a.lo, space.address_bits);
         Ok(Loc::Mem { aspace: asp_id, bit: addr * 8 })
     }
 
-    fn deref_size(&self, s: &mut Scratch, l: &Loc, size: u64) -> Res<Val> {
+    /// `DW_OP_deref_size` (rules `op.deref-size.zero-extends`, `op.deref-size.zero`).
+    fn deref_size(&self, s: &mut Scratch, l: &Loc, size: u64) -> Res<Ent> {
+        if size == 0 {
+            return Ok(Ent::Val(self.generic(0)));
+        }
         let g = self.gbits();
         let ts = (size.saturating_mul(8)).min(u64::from(g)) as u32;
-        let t = if ts < g { BaseType::ate(crate::encoding::ate::UNSIGNED, ts, self.gty.big_endian) } else { self.gty };
-        let v = self.deref(s, l, t)?;
-        Ok(self.generic(v.lo))
+        let t = if ts < g { BaseType::ate(ate::UNSIGNED, ts, self.gty.big_endian) } else { self.gty };
+        match self.deref(s, l, t)? {
+            Ent::Val(v) => Ok(Ent::Val(self.generic(v.lo))),
+            other => Ok(other),
+        }
     }
 
-    /// Retrieves `t.bits` bits from `l` and makes a value of type `t`.
-    pub fn deref(&self, s: &mut Scratch, l: &Loc, t: BaseType) -> Res<Val> {
+    /// Retrieves `t.bits` bits from `l`: a value of type `t`, or an
+    /// implicit pointer value (rule `op.deref-type.reads-location`).
+    pub fn deref(&self, s: &mut Scratch, l: &Loc, t: BaseType) -> Res<Ent> {
         let n = t.bytes();
         if u64::from(t.bits) > self.ctx.budgets.size_bytes.saturating_mul(8) {
             return Err(Fail::Budget(BudgetKind::Size));
@@ -470,82 +516,131 @@ impl<'a> Ev<'a> {
         let mut buf = std::mem::take(&mut s.tmp);
         buf.clear();
         buf.resize(n, 0);
-        let r = self.read_bits(s, l, 0, u64::from(t.bits), &mut buf, 0);
-        let out = r.map(|()| self.val_from_memory_order(s, t, &buf));
+        let mut track = IpTrack::default();
+        let r = self.read_bits(s, l, 0, u64::from(t.bits), &mut buf, 0, &mut track);
+        let out = r.and_then(|()| match track.ip {
+            None => Ok(Ent::Val(self.val_from_memory_order(s, t, &buf))),
+            Some(ip) => {
+                let whole = self.ip_bits(&ip);
+                if track.consistent && !track.other && u64::from(t.bits) == whole {
+                    Ok(Ent::Ipv(ip))
+                } else {
+                    Err(Fail::Eval(R::OP_IMPLICIT_POINTER_PARTIAL_READ))
+                }
+            }
+        });
         s.tmp = buf;
         out
     }
 
+    /// Size in **bits** of implicit pointer storage: the address size of its space.
+    fn ip_bits(&self, ip: &Ipv) -> u64 {
+        match ip.aspace {
+            None => u64::from(self.gbits()),
+            Some(a) => u64::from(self.ctx.target.address_space(a).map(|x| x.address_bits).unwrap_or(self.gbits())),
+        }
+    }
+
+    /// Size in **bits** of the storage of a non-composite single location
+    /// (`None`: unbounded/undefined).
+    fn storage_bits(&self, s: &Scratch, l: &Loc) -> Option<u128> {
+        match *l {
+            Loc::Undef | Loc::Multi { .. } => None,
+            Loc::Mem { aspace, .. } => {
+                let abits = self.ctx.target.address_space(aspace).map(|a| a.address_bits).unwrap_or(64);
+                Some(1u128 << (abits + 3))
+            }
+            Loc::Reg { regno, .. } => self.ctx.target.register(regno).map(|r| u128::from(r.bits)),
+            Loc::Imp { len, .. } => Some(u128::from(len) * 8),
+            Loc::ImpPtr { die, disp, aspace, .. } => Some(u128::from(self.ip_bits(&Ipv { die, disp, aspace }))),
+            Loc::Comp { idx, .. } => Some(u128::from(s.comps[idx as usize].total_bits)),
+        }
+    }
+
     /// Copies `n` bits starting `extra` bits after `l`'s position into
     /// `dst` at bit `dst_bit` (storage order: bit k of byte k/8).
-    fn read_bits(&self, s: &mut Scratch, l: &Loc, extra: u64, n: u64, dst: &mut [u8], dst_bit: u64) -> Res<()> {
+    #[allow(clippy::too_many_arguments)]
+    fn read_bits(
+        &self,
+        s: &mut Scratch,
+        l: &Loc,
+        extra: u64,
+        n: u64,
+        dst: &mut [u8],
+        dst_bit: u64,
+        track: &mut IpTrack,
+    ) -> Res<()> {
         if n == 0 {
             return Ok(());
         }
         match *l {
-            Loc::Undef => Err(Fail::Eval(R::DEREF_UNDEFINED)),
+            Loc::Undef => Err(Fail::Eval(R::OP_DEREF_UNDEFINED_STORAGE)),
             Loc::Mem { aspace, bit } => {
-                let abits = self.ctx.target.address_space(aspace).map(|a| a.address_bits).unwrap_or(64);
-                let size_bits: u128 = 1u128 << (abits + 3);
-                let start = bit.checked_add(u128::from(extra)).ok_or(Fail::Eval(R::DEREF_RANGE))?;
+                track.other = true;
+                let size_bits = self.storage_bits(s, l).unwrap_or(u128::MAX);
+                let start = bit.checked_add(u128::from(extra)).ok_or(Fail::Eval(R::OP_DEREF_PAST_STORAGE_END))?;
                 if start.checked_add(u128::from(n)).is_none_or(|e| e > size_bits) {
-                    return Err(Fail::Eval(R::DEREF_RANGE));
+                    return Err(Fail::Eval(R::OP_DEREF_PAST_STORAGE_END));
                 }
                 let first = (start / 8) as u64;
                 let sub = (start % 8) as u64;
                 let count = (sub + n).div_ceil(8) as usize;
-                let mut tmp = [0u8; 64];
-                let mut big;
-                let buf: &mut [u8] = if count <= 64 {
-                    &mut tmp[..count]
-                } else {
-                    big = vec![0u8; count];
-                    &mut big[..]
-                };
-                self.ctx.read_memory(aspace, first, buf).map_err(|_| Fail::Eval(R::DEREF_MEMORY))?;
-                copy_bits(buf, sub, dst, dst_bit, n);
-                Ok(())
+                with_buf(count, |buf| {
+                    self.ctx.read_memory(aspace, first, buf).map_err(|_| Fail::Eval(R::OP_DEREF_MEMORY_UNREADABLE))?;
+                    copy_bits(buf, sub, dst, dst_bit, n);
+                    Ok(())
+                })
             }
             Loc::Reg { regno, bit } => {
-                let reg = self.ctx.target.register(regno).ok_or(Fail::Eval(R::NO_REGISTER))?;
-                let start = bit.checked_add(extra).ok_or(Fail::Eval(R::DEREF_RANGE))?;
+                track.other = true;
+                let reg = self.ctx.target.register(regno).ok_or(Fail::Eval(R::REG_UNKNOWN_REGISTER_READ))?;
+                let start = bit.checked_add(extra).ok_or(Fail::Eval(R::OP_DEREF_PAST_STORAGE_END))?;
                 if start.checked_add(n).is_none_or(|e| e > u64::from(reg.bits)) {
-                    return Err(Fail::Eval(R::DEREF_RANGE));
+                    return Err(Fail::Eval(R::OP_DEREF_PAST_STORAGE_END));
                 }
                 let first = (start / 8) as usize;
                 let sub = start % 8;
                 let count = (sub + n).div_ceil(8) as usize;
-                let mut tmp = [0u8; 64];
-                let mut big;
-                let buf: &mut [u8] = if count <= 64 {
-                    &mut tmp[..count]
-                } else {
-                    big = vec![0u8; count];
-                    &mut big[..]
-                };
-                self.ctx.read_register(regno, first, buf).map_err(|_| Fail::Eval(R::REGISTER_UNAVAILABLE))?;
-                copy_bits(buf, sub, dst, dst_bit, n);
-                Ok(())
+                with_buf(count, |buf| {
+                    self.ctx.read_register(regno, first, buf).map_err(|e| match e {
+                        ContextError::NoSuchRegister(_) => Fail::Eval(R::REG_UNKNOWN_REGISTER_READ),
+                        _ => Fail::Eval(R::CTX_REGISTER_UNAVAILABLE),
+                    })?;
+                    copy_bits(buf, sub, dst, dst_bit, n);
+                    Ok(())
+                })
             }
             Loc::Imp { start, len, bit } => {
-                let st = bit.checked_add(extra).ok_or(Fail::Eval(R::DEREF_RANGE))?;
+                track.other = true;
+                let st = bit.checked_add(extra).ok_or(Fail::Eval(R::OP_DEREF_PAST_STORAGE_END))?;
                 if st.checked_add(n).is_none_or(|e| e > u64::from(len) * 8) {
-                    return Err(Fail::Eval(R::DEREF_RANGE));
+                    return Err(Fail::Eval(R::OP_DEREF_PAST_STORAGE_END));
                 }
                 let src = &s.bytes[start as usize..(start + len) as usize];
                 copy_bits(src, st, dst, dst_bit, n);
                 Ok(())
             }
-            Loc::ImpPtr { .. } => Err(Fail::Eval(R::IMPLICIT_POINTER_ACCESS)),
-            Loc::Multi { start, .. } => {
-                let first = s.multi[start as usize];
-                self.read_bits(s, &first, extra, n, dst, dst_bit)
+            Loc::ImpPtr { die, disp, aspace, bit } => {
+                let ip = Ipv { die, disp, aspace };
+                let st = bit.checked_add(extra).ok_or(Fail::Eval(R::OP_DEREF_PAST_STORAGE_END))?;
+                if st.checked_add(n).is_none_or(|e| e > self.ip_bits(&ip)) {
+                    return Err(Fail::Eval(R::OP_DEREF_PAST_STORAGE_END));
+                }
+                match track.ip {
+                    None => {
+                        track.ip = Some(ip);
+                        track.consistent = st == dst_bit;
+                    }
+                    Some(prev) => track.consistent &= prev == ip && st == dst_bit,
+                }
+                Ok(())
             }
+            Loc::Multi { start, len } => self.read_multi(s, start, len, extra, n, dst, dst_bit, track),
             Loc::Comp { idx, bit } => {
                 let c = s.comps[idx as usize];
-                let st = bit.checked_add(extra).ok_or(Fail::Eval(R::DEREF_RANGE))?;
+                let st = bit.checked_add(extra).ok_or(Fail::Eval(R::OP_DEREF_PAST_STORAGE_END))?;
                 if st.checked_add(n).is_none_or(|e| e > c.total_bits) {
-                    return Err(Fail::Eval(R::DEREF_RANGE));
+                    return Err(Fail::Eval(R::OP_DEREF_PAST_STORAGE_END));
                 }
                 let end = st + n;
                 let mut pos = 0u64;
@@ -556,7 +651,7 @@ impl<'a> Ev<'a> {
                     let lo = pos.max(st);
                     let hi = pend.min(end);
                     if lo < hi {
-                        self.read_bits(s, &part.loc, lo - pos, hi - lo, dst, dst_bit + (lo - st))?;
+                        self.read_bits(s, &part.loc, lo - pos, hi - lo, dst, dst_bit + (lo - st), track)?;
                     }
                     pos = pend;
                     p = part.next;
@@ -566,61 +661,113 @@ impl<'a> Ev<'a> {
         }
     }
 
-    /// Reads register `regno` as an unsigned address-sized value
-    /// (`DW_OP_regval_type R, <unsigned S-bit type>` of `DW_OP_breg*`).
+    /// Reads every single location of a multi-place location; they must
+    /// agree (rule `expr.loc.places-must-agree`).
+    #[allow(clippy::too_many_arguments)]
+    fn read_multi(
+        &self,
+        s: &mut Scratch,
+        start: u32,
+        len: u32,
+        extra: u64,
+        n: u64,
+        dst: &mut [u8],
+        dst_bit: u64,
+        track: &mut IpTrack,
+    ) -> Res<()> {
+        let mut first: Option<Vec<u8>> = None;
+        for i in start..start + len {
+            let single = s.multi[i as usize];
+            let mut tmp = dst.to_vec();
+            self.read_bits(s, &single, extra, n, &mut tmp, dst_bit, track)?;
+            match &first {
+                None => first = Some(tmp),
+                Some(f) => {
+                    if (0..n).any(|k| get_bit(f, dst_bit + k) != get_bit(&tmp, dst_bit + k)) {
+                        return Err(Fail::Ill(R::EXPR_LOC_PLACES_MUST_AGREE));
+                    }
+                }
+            }
+        }
+        if let Some(f) = first {
+            dst.copy_from_slice(&f);
+        }
+        Ok(())
+    }
+
+    /// Reads register `regno` as an unsigned generic-sized value (rule
+    /// `op.breg.register-plus-offset`).
     fn reg_address(&self, s: &mut Scratch, regno: u64) -> Res<u128> {
-        let t = BaseType::ate(crate::encoding::ate::UNSIGNED, self.gbits(), self.gty.big_endian);
-        let v = self.deref(s, &Loc::Reg { regno, bit: 0 }, t)?;
-        Ok(v.lo)
+        let t = BaseType::ate(ate::UNSIGNED, self.gbits(), self.gty.big_endian);
+        match self.deref(s, &Loc::Reg { regno, bit: 0 }, t)? {
+            Ent::Val(v) => Ok(v.lo),
+            _ => Ok(0),
+        }
     }
 
-    fn breg(&self, s: &mut Scratch, regno: u64, disp: i64) -> Res<Loc> {
-        let r = self.reg_address(s, regno)?;
-        let a = mask(r.wrapping_add(disp as i128 as u128), self.gbits());
-        Ok(Loc::Mem { aspace: 0, bit: a * 8 })
-    }
-
-    fn fbreg(&self, prog: &Program, ins: &Insn, s: &mut Scratch) -> Res<Loc> {
-        let _ = prog;
-        let fb = self.ctx.frame_base.as_ref().ok_or(Fail::Eval(R::NO_FRAME_BASE))?;
+    /// `DW_OP_fbreg` (rules `op.fbreg.offset`, `op.fbreg.register-frame-base`).
+    fn fbreg(&self, ins: &Insn, s: &mut Scratch) -> Res<Loc> {
+        let fb = self.ctx.frame_base.as_ref().ok_or(Fail::Eval(R::CTX_FRAME_BASE_MISSING))?;
         if self.depth + 1 > self.ctx.budgets.depth {
             return Err(Fail::Budget(BudgetKind::Depth));
         }
-        // Decode (or reuse) the frame base program.
         let fbp = match s.frame_base.take() {
             Some(b) if b.0 == *fb => b,
             _ => Box::new((fb.clone(), Program::compile(fb, self.ctx))),
         };
         let at = self.at_override.unwrap_or(u64::from(ins.off));
-        let inner = Ev {
-            ctx: self.ctx,
-            base: s.stack.len(),
-            depth: self.depth + 1,
-            at_override: Some(at),
-            gty: self.gty,
-        };
+        let inner =
+            Ev { ctx: self.ctx, base: s.stack.len(), depth: self.depth + 1, at_override: Some(at), gty: self.gty };
         let r = inner.nested(&fbp.1, s);
         s.frame_base = Some(fbp);
         let l = r?;
         let disp = ins.b as i64;
-        let base = match l {
-            Loc::Mem { aspace, bit } => Loc::Mem { aspace, bit },
+        match l {
             Loc::Reg { regno, bit: 0 } => {
                 let a = self.reg_address(s, regno)?;
-                Loc::Mem { aspace: 0, bit: a * 8 }
+                let a = mask(a.wrapping_add(disp as i128 as u128), self.gbits());
+                Ok(Loc::Mem { aspace: 0, bit: a * 8 })
             }
-            _ => return Err(Fail::Eval(R::FRAME_BASE_KIND)),
-        };
-        match base {
-            Loc::Mem { aspace, bit } => {
-                let nb = (bit as i128).wrapping_add(i128::from(disp) * 8);
-                if nb < 0 {
-                    return Err(Fail::Eval(R::DEREF_RANGE));
-                }
-                Ok(Loc::Mem { aspace, bit: nb as u128 })
-            }
-            other => Ok(other),
+            other => self.move_loc(s, other, i128::from(disp) * 8, R::OP_FBREG_OFFSET),
         }
+    }
+
+    /// `l` moved by `bits` bits (as `DW_OP_LLVM_bit_offset`): an evaluation
+    /// error `rule` if the new offset is negative or at/after the end of the
+    /// storage; undefined stays undefined (rule `loc.undefined.no-size`).
+    fn move_loc(&self, s: &mut Scratch, l: Loc, bits: i128, rule: RuleId) -> Res<Loc> {
+        if bits == 0 {
+            return Ok(l);
+        }
+        if let Loc::Multi { start, len } = l {
+            let first = s.multi.len() as u32;
+            for i in start..start + len {
+                let m = self.move_loc(s, s.multi[i as usize], bits, rule.clone())?;
+                s.multi.push(m);
+            }
+            return Ok(Loc::Multi { start: first, len });
+        }
+        let size = self.storage_bits(s, &l);
+        let cur: i128 = match l {
+            Loc::Undef => return Ok(l),
+            Loc::Mem { bit, .. } => bit as i128,
+            Loc::Reg { bit, .. } | Loc::Imp { bit, .. } | Loc::ImpPtr { bit, .. } | Loc::Comp { bit, .. } => {
+                i128::from(bit)
+            }
+            Loc::Multi { .. } => 0,
+        };
+        let nb = cur.checked_add(bits).ok_or(Fail::Eval(rule.clone()))?;
+        if nb < 0 || size.is_some_and(|sz| nb as u128 >= sz) {
+            return Err(Fail::Eval(rule));
+        }
+        Ok(match l {
+            Loc::Mem { aspace, .. } => Loc::Mem { aspace, bit: nb as u128 },
+            Loc::Reg { regno, .. } => Loc::Reg { regno, bit: nb as u64 },
+            Loc::Imp { start, len, .. } => Loc::Imp { start, len, bit: nb as u64 },
+            Loc::ImpPtr { die, disp, aspace, .. } => Loc::ImpPtr { die, disp, aspace, bit: nb as u64 },
+            Loc::Comp { idx, .. } => Loc::Comp { idx, bit: nb as u64 },
+            other => other,
+        })
     }
 
     /// Evaluates a nested expression with result kind "location" on a
@@ -629,47 +776,60 @@ impl<'a> Ev<'a> {
         if let Some(e) = &prog.error {
             return Err(Fail::Ill(e.rule.clone()));
         }
-        let r = self.exec(prog, s);
-        let out = match r {
+        let out = match self.exec(prog, s) {
             Err(stop) => Err(stop.fail),
-            Ok(()) => {
-                let top = if s.stack.len() > self.base { s.stack.last().copied() } else { None };
-                match top {
-                    None => Ok(Loc::Undef),
-                    Some(e) => {
-                        complete_top(s, &e);
-                        self.to_loc(s, e).ok_or(Fail::Ill(R::RESULT_NOT_LOC))
-                    }
+            Ok(()) => match self.top(s) {
+                None => Ok(Loc::Undef),
+                Some(e) => {
+                    complete_top(s, &e);
+                    self.to_loc(s, e).map_err(|f| match f {
+                        Fail::Ill(r) if r == R::LOC_CONVERT_VALUE_NOT_GENERIC => {
+                            Fail::Ill(R::EXPR_RESULT_LOCATION_NOT_CONVERTIBLE)
+                        }
+                        f => f,
+                    })
                 }
-            }
+            },
         };
         s.stack.truncate(self.base);
         out
     }
 
+    fn top(&self, s: &Scratch) -> Option<Ent> {
+        if s.stack.len() > self.base {
+            s.stack.last().copied()
+        } else {
+            None
+        }
+    }
+
     /// `DW_OP_piece` / `DW_OP_bit_piece` (hetero-2020 "Composite Location
     /// Description Operations"): `bits` part size, `offset` bit displacement.
-    fn piece(&self, s: &mut Scratch, bits: u64, offset: u64, _bytes: bool) -> Res<()> {
+    fn piece(&self, s: &mut Scratch, bits: u64, offset: u64) -> Res<()> {
         if bits > self.ctx.budgets.size_bytes.saturating_mul(8) {
             return Err(Fail::Budget(BudgetKind::Size));
         }
-        let undef_part = Loc::Undef;
-        let top = if self.depth_avail(s) > 0 { s.stack.last().copied() } else { None };
-        match top {
+        match self.top(s) {
             None => {
                 let idx = s.new_comp();
-                self.add_part(s, idx, bits, undef_part)?;
+                self.add_part(s, idx, bits, Loc::Undef)?;
                 self.push(s, Ent::Loc(Loc::Comp { idx, bit: 0 }));
             }
             Some(Ent::Loc(Loc::Comp { idx, .. })) if !s.comps[idx as usize].complete => {
-                self.add_part(s, idx, bits, undef_part)?;
+                self.add_part(s, idx, bits, Loc::Undef)?;
             }
             Some(e) => {
-                let pl = self.to_loc(s, e).ok_or(Fail::Ill(R::PIECE_NOT_LOC))?;
+                let pl = match self.to_loc(s, e) {
+                    Ok(l) => l,
+                    Err(Fail::Ill(r)) if r == R::LOC_CONVERT_VALUE_NOT_GENERIC => {
+                        return Err(Fail::Ill(R::OP_PIECE_NOT_LOCATION))
+                    }
+                    Err(f) => return Err(f),
+                };
+                let pl = self.move_loc(s, pl, i128::from(offset), R::OP_BIT_PIECE_OFFSET_PAST_STORAGE)?;
+                self.check_part_fits(s, &pl, bits)?;
                 s.stack.pop();
-                let pl = offset_loc(pl, offset)?;
-                let next = if self.depth_avail(s) > 0 { s.stack.last().copied() } else { None };
-                match next {
+                match self.top(s) {
                     Some(Ent::Loc(Loc::Comp { idx, .. })) if !s.comps[idx as usize].complete => {
                         self.add_part(s, idx, bits, pl)?;
                     }
@@ -679,6 +839,30 @@ impl<'a> Ev<'a> {
                         self.push(s, Ent::Loc(Loc::Comp { idx, bit: 0 }));
                     }
                 }
+            }
+        }
+        Ok(())
+    }
+
+    /// Every bit of a part must lie within each place's storage (rule
+    /// `composite.part-exceeds-storage`).
+    fn check_part_fits(&self, s: &Scratch, l: &Loc, bits: u64) -> Res<()> {
+        let off: u128 = match *l {
+            Loc::Undef => return Ok(()),
+            Loc::Multi { start, len } => {
+                for i in start..start + len {
+                    self.check_part_fits(s, &s.multi[i as usize], bits)?;
+                }
+                return Ok(());
+            }
+            Loc::Mem { bit, .. } => bit,
+            Loc::Reg { bit, .. } | Loc::Imp { bit, .. } | Loc::ImpPtr { bit, .. } | Loc::Comp { bit, .. } => {
+                u128::from(bit)
+            }
+        };
+        if let Some(size) = self.storage_bits(s, l) {
+            if off + u128::from(bits) > size {
+                return Err(Fail::Ill(R::COMPOSITE_PART_EXCEEDS_STORAGE));
             }
         }
         Ok(())
@@ -694,51 +878,59 @@ impl<'a> Ev<'a> {
     }
 
     /// Converts the final stack into the outcome (hetero-2020 "DWARF
-    /// Operation Expressions", result of the evaluation).
+    /// Operation Expressions", result of the evaluation; rules `expr.result.*`).
     pub fn finish(&self, s: &mut Scratch) -> Outcome {
-        let top = if s.stack.len() > self.base { s.stack.last().copied() } else { None };
+        let top = self.top(s);
         if let Some(e) = &top {
             complete_top(s, e);
         }
-        match (self.ctx.result_kind, top) {
-            (Some(ResultKind::Value), None) => Outcome::IllFormed { rule: R::RESULT_NOT_VALUE, at: None },
-            (_, None) => Outcome::Location(s.export_loc(&Loc::Undef)),
-            (Some(ResultKind::Location), Some(e)) => match self.to_loc(s, e) {
-                Some(l) => Outcome::Location(s.export_loc(&l)),
-                None => Outcome::IllFormed { rule: R::RESULT_NOT_LOC, at: None },
-            },
-            (Some(ResultKind::Value), Some(e)) => match self.to_val(s, e) {
-                Some(v) => Outcome::Value(s.export_val(&v)),
-                None => Outcome::IllFormed { rule: R::RESULT_NOT_VALUE, at: None },
-            },
-            (None, Some(Ent::Val(v))) => Outcome::Value(s.export_val(&v)),
-            (None, Some(Ent::Loc(l))) => Outcome::Location(s.export_loc(&l)),
+        let r = match (self.ctx.result_kind, top) {
+            (Some(ResultKind::Value), None) => Err(Fail::Ill(R::EXPR_RESULT_VALUE_EMPTY_STACK)),
+            (_, None) => Ok(Ent::Loc(Loc::Undef)),
+            (Some(ResultKind::Location), Some(e)) => self
+                .to_loc(s, e)
+                .map(Ent::Loc)
+                .map_err(|f| remap(f, &R::LOC_CONVERT_VALUE_NOT_GENERIC, R::EXPR_RESULT_LOCATION_NOT_CONVERTIBLE)),
+            (Some(ResultKind::Value), Some(e)) => self
+                .to_val(s, e)
+                .map(Ent::Val)
+                .map_err(|f| remap(f, &R::LOC_CONVERT_LOCATION_NOT_VALUE, R::EXPR_RESULT_VALUE_NOT_CONVERTIBLE)),
+            (None, Some(Ent::Ipv(_))) => Err(Fail::Eval(R::OP_IMPLICIT_POINTER_VALUE_MISUSE)),
+            (None, Some(e)) => Ok(e),
+        };
+        match r {
+            Ok(Ent::Val(v)) => Outcome::Value(s.export_val(&v)),
+            Ok(Ent::Loc(l)) => Outcome::Location(s.export_loc(&l)),
+            Ok(Ent::Ipv(_)) => fail_outcome(Fail::Eval(R::OP_IMPLICIT_POINTER_VALUE_MISUSE), None),
+            Err(f) => fail_outcome(f, None),
         }
+    }
+}
+
+fn remap(f: Fail, from: &RuleId, to: RuleId) -> Fail {
+    match f {
+        Fail::Ill(r) if r == *from => Fail::Ill(to),
+        f => f,
+    }
+}
+
+/// Runs `f` on a zeroed buffer of `count` bytes (on the stack when small).
+fn with_buf<T>(count: usize, f: impl FnOnce(&mut [u8]) -> T) -> T {
+    if count <= 64 {
+        let mut tmp = [0u8; 64];
+        f(&mut tmp[..count])
+    } else {
+        let mut v = vec![0u8; count];
+        f(&mut v)
     }
 }
 
 /// An incomplete composite left on top at the end of an evaluation becomes
-/// complete (hetero-2020 "Composite Location Description Operations").
+/// complete (rule `expr.result.incomplete-composite-completed`).
 fn complete_top(s: &mut Scratch, e: &Ent) {
     if let Ent::Loc(Loc::Comp { idx, .. }) = e {
         s.comps[*idx as usize].complete = true;
     }
-}
-
-/// `l` moved `bits` bits further (as `DW_OP_constu B; DW_OP_LLVM_bit_offset`).
-fn offset_loc(l: Loc, bits: u64) -> Res<Loc> {
-    if bits == 0 {
-        return Ok(l);
-    }
-    Ok(match l {
-        Loc::Undef => Loc::Undef,
-        Loc::Mem { aspace, bit } => Loc::Mem { aspace, bit: bit.wrapping_add(u128::from(bits)) },
-        Loc::Reg { regno, bit } => Loc::Reg { regno, bit: bit.wrapping_add(bits) },
-        Loc::Imp { start, len, bit } => Loc::Imp { start, len, bit: bit.wrapping_add(bits) },
-        Loc::ImpPtr { die, disp, aspace, bit } => Loc::ImpPtr { die, disp, aspace, bit: bit.wrapping_add(bits) },
-        Loc::Comp { idx, bit } => Loc::Comp { idx, bit: bit.wrapping_add(bits) },
-        Loc::Multi { .. } => l,
-    })
 }
 
 /// Copies `n` bits from `src` at bit `sb` to `dst` at bit `db`
@@ -772,9 +964,4 @@ fn set_bit(b: &mut [u8], k: u64, v: bool) {
     } else {
         *byte &= !m;
     }
-}
-
-#[allow(dead_code)]
-fn is_big(ctx: &Context) -> bool {
-    ctx.target.endian == Endian::Big
 }

@@ -81,6 +81,19 @@ pub enum Loc {
     },
 }
 
+/// An implicit pointer value: what a `DW_OP_deref*` of a whole implicit
+/// pointer storage pushes (hetero-2020 "Implicit Location Description
+/// Operations > DW_OP_implicit_pointer"; rule `op.implicit-pointer.deref-whole`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ipv {
+    /// `.debug_info` offset of the DIE.
+    pub die: u64,
+    /// Byte displacement.
+    pub disp: i64,
+    /// Address space (`None`: default).
+    pub aspace: Option<u64>,
+}
+
 /// A stack entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Ent {
@@ -88,6 +101,8 @@ pub enum Ent {
     Val(Val),
     /// A location description.
     Loc(Loc),
+    /// An implicit pointer value.
+    Ipv(Ipv),
 }
 
 /// Composite location storage: a linked list of parts in [`Scratch::parts`].

@@ -12,6 +12,8 @@ pub mod decode;
 mod exec;
 pub mod machine;
 mod pending;
+#[cfg(test)]
+mod tests;
 
 pub use machine::Scratch;
 
@@ -52,11 +54,6 @@ impl Program {
             decode::decode(expr, &enc, &mut insns).err()
         };
         Program { insns, bytes: expr.into(), error }
-    }
-
-    /// A program with no operations.
-    pub(crate) fn empty() -> Program {
-        Program { insns: Vec::new(), bytes: Box::new([]), error: None }
     }
 
     /// Number of decoded operations.
