@@ -5,7 +5,7 @@
 use super::decode::Kind;
 use super::exec::{Ev, Fail};
 use super::machine::{mask, Scratch, Val, NONE};
-use super::pending as R;
+use crate::rules::id as R;
 use crate::encoding::ate;
 use crate::outcome::{BaseType, TypeEncoding};
 

@@ -5,7 +5,7 @@
 use super::arith;
 use super::decode::{Insn, Kind, BAD_TARGET, END, OUT_OF_RANGE};
 use super::machine::{mask, Ent, Ipv, Loc, Scratch, Val, NONE};
-use super::pending as R;
+use crate::rules::id as R;
 use super::Program;
 use crate::context::{Context, ContextError, ResultKind};
 use crate::encoding::ate;

@@ -11,7 +11,6 @@ mod arith;
 pub mod decode;
 mod exec;
 pub mod machine;
-mod pending;
 #[cfg(test)]
 mod tests;
 

@@ -2,7 +2,7 @@
 //! out from the hetero-2020 text and the rule decisions, not from the code).
 
 use super::evaluate;
-use super::pending as R;
+use crate::rules::id as R;
 use crate::context::{CompUnit, Context, MemorySegment, ResultKind};
 use crate::encoding::ate;
 use crate::outcome::{BaseType, BudgetKind, NormalLocation, Outcome, Piece, SingleLocation, Source, Value};
