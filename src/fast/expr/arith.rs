@@ -5,9 +5,9 @@
 use super::decode::Kind;
 use super::exec::{Ev, Fail};
 use super::machine::{mask, Scratch, Val, NONE};
-use crate::rules::id as R;
 use crate::encoding::ate;
 use crate::outcome::{BaseType, TypeEncoding};
+use crate::rules::id as R;
 
 type Res<T> = Result<T, Fail>;
 

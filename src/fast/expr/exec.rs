@@ -5,11 +5,11 @@
 use super::arith;
 use super::decode::{Insn, Kind, BAD_TARGET, END, OUT_OF_RANGE};
 use super::machine::{mask, Ent, Ipv, Loc, Scratch, Val, NONE};
-use crate::rules::id as R;
 use super::Program;
 use crate::context::{Context, ContextError, ResultKind};
 use crate::encoding::ate;
 use crate::outcome::{BaseType, BudgetKind, Outcome};
+use crate::rules::id as R;
 use crate::rules::RuleId;
 
 /// Why an operation stopped evaluation (the offset is attached by the loop).
@@ -197,7 +197,7 @@ impl<'a> Ev<'a> {
             Ent::Val(_) => Err(Fail::Ill(R::LOC_CONVERT_VALUE_NOT_GENERIC)),
             // Converting an implicit pointer value needs the location of its
             // DIE, which the evaluation context does not describe.
-            Ent::Ipv(_) => Err(Fail::Eval(R::CTX_ELEMENT_MISSING)),
+            Ent::Ipv(_) => Err(Fail::Unsupported("implicit pointer value used as a location".into())),
         }
     }
 
@@ -306,8 +306,11 @@ impl<'a> Ev<'a> {
                     self.gty
                 };
                 self.need(s, 2)?;
-                let a = self.pop_integral(s, R::OP_XDEREF_REQUIRES_INTEGRAL)?;
-                let asp = self.pop_integral(s, R::OP_XDEREF_REQUIRES_INTEGRAL)?;
+                let a = self.pop_val(s)?;
+                let asp = self.pop_val(s)?;
+                if !a.ty.is_integral() || !asp.ty.is_integral() {
+                    return Err(Fail::Ill(R::OP_XDEREF_REQUIRES_INTEGRAL));
+                }
                 let l = self.aspace_address(s, &asp, &a)?;
                 let e =
                     if ins.kind == Kind::XderefSize { self.deref_size(s, &l, ins.a)? } else { self.deref(s, &l, t)? };
@@ -728,7 +731,7 @@ impl<'a> Ev<'a> {
                 let a = mask(a.wrapping_add(disp as i128 as u128), self.gbits());
                 Ok(Loc::Mem { aspace: 0, bit: a * 8 })
             }
-            other => self.move_loc(s, other, i128::from(disp) * 8, R::OP_FBREG_OFFSET),
+            other => self.move_loc(s, other, i128::from(disp) * 8, R::OP_FBREG_OFFSET_OUT_OF_STORAGE),
         }
     }
 

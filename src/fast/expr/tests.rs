@@ -2,10 +2,10 @@
 //! out from the hetero-2020 text and the rule decisions, not from the code).
 
 use super::evaluate;
-use crate::rules::id as R;
 use crate::context::{CompUnit, Context, MemorySegment, ResultKind};
 use crate::encoding::ate;
 use crate::outcome::{BaseType, BudgetKind, NormalLocation, Outcome, Piece, SingleLocation, Source, Value};
+use crate::rules::id as R;
 use crate::target::presets;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
