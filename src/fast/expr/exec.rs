@@ -306,11 +306,8 @@ impl<'a> Ev<'a> {
                     self.gty
                 };
                 self.need(s, 2)?;
-                let a = self.pop_val(s)?;
-                let asp = self.pop_val(s)?;
-                if !a.ty.is_integral() || !asp.ty.is_integral() {
-                    return Err(Fail::Ill(R::OP_XDEREF_REQUIRES_INTEGRAL));
-                }
+                let a = self.pop_integral(s, R::OP_XDEREF_REQUIRES_INTEGRAL)?;
+                let asp = self.pop_integral(s, R::OP_XDEREF_REQUIRES_INTEGRAL)?;
                 let l = self.aspace_address(s, &asp, &a)?;
                 let e =
                     if ins.kind == Kind::XderefSize { self.deref_size(s, &l, ins.a)? } else { self.deref(s, &l, t)? };
