@@ -155,3 +155,47 @@ fn survey() {
         }
     }
 }
+
+#[test]
+#[ignore = "survey: gimli outcome kinds over the largest debug file, libc.so.6 and libstdc++.so.6"]
+fn gimli_survey() {
+    use crate::consumer::{gimli::Gimli, Consumer};
+    use std::collections::BTreeMap;
+    let Some(path) = largest_debug_file() else { return };
+    let x = extract(&path, &Options::default()).unwrap();
+    let t = std::time::Instant::now();
+    let mut kinds: BTreeMap<String, usize> = BTreeMap::new();
+    for c in &x.exprs {
+        let o = Gimli.evaluate(c);
+        let k = match &o {
+            crate::outcome::Outcome::Unsupported { what } => format!("unsupported: {what}"),
+            o => match o.rule() {
+                Some(r) => format!("{} {r}", o.kind()),
+                None => o.kind().to_string(),
+            },
+        };
+        if std::env::var("PROBE").is_ok_and(|p| k.contains(&p)) {
+            println!("{k}: {} {:02x?}", c.origin, &c.expr[..]);
+        }
+        *kinds.entry(k).or_default() += 1;
+    }
+    let el = t.elapsed();
+    println!("{} exprs in {el:?} ({:?}/expr)", x.exprs.len(), el / x.exprs.len() as u32);
+    for (k, n) in kinds {
+        println!("  {n:8} {k}");
+    }
+    for lib in [LIBC, "/usr/lib/x86_64-linux-gnu/libstdc++.so.6"] {
+        let x = extract(Path::new(lib), &Options::default()).unwrap();
+        let t = std::time::Instant::now();
+        let mut kinds: BTreeMap<String, usize> = BTreeMap::new();
+        let mut rows = 0;
+        for c in &x.cfi {
+            let o = Gimli.frame_table(c);
+            if let crate::outcome::CfiOutcome::Table(t) = &o {
+                rows += t.rows.len();
+            }
+            *kinds.entry(format!("{} {:?}", o.kind(), o.rule())).or_default() += 1;
+        }
+        println!("{lib}: {} FDEs, {rows} rows in {:?}: {kinds:?}", x.cfi.len(), t.elapsed());
+    }
+}
