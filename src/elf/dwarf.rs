@@ -89,8 +89,15 @@ struct UnitState {
     template: CompUnit,
     base_types: HashMap<u64, BaseType>,
     /// Contexts already built, by (pc, frame base, referenced base types).
-    cache: HashMap<(Option<u64>, Option<Arc<[u8]>>, Vec<u64>), Arc<Context>>,
+    cache: HashMap<CtxKey, Arc<Context>>,
 }
+
+/// What distinguishes two extracted contexts of one unit: pc, frame base
+/// expression, unit offsets of the base types the expression names.
+type CtxKey = (Option<u64>, Option<Arc<[u8]>>, Vec<u64>);
+
+/// An enclosing subprogram: DIE depth, frame base exprloc, low_pc.
+type Enclosing = (isize, Option<Arc<[u8]>>, Option<u64>);
 
 /// The DIE attribute an expression came from.
 #[derive(Clone, Copy)]
@@ -131,8 +138,7 @@ impl Extractor<'_> {
             base_types: self.base_types(unit)?,
             cache: HashMap::new(),
         };
-        // Stack of (depth, frame base exprloc, low_pc) of enclosing subprograms.
-        let mut subprograms: Vec<(isize, Option<Arc<[u8]>>, Option<u64>)> = Vec::new();
+        let mut subprograms: Vec<Enclosing> = Vec::new();
         let mut cursor = unit.entries();
         while let Some(die) = cursor.next_dfs()? {
             let depth = die.depth();

@@ -105,7 +105,7 @@ fn split_debug_file_has_loclists_and_base_types() {
     let mut typed = 0;
     for c in &x.exprs {
         let cu = c.ctx.cu.as_ref().unwrap();
-        if c.expr.iter().any(|b| matches!(b, 0xa4 | 0xa5 | 0xa6)) && !cu.base_types.is_empty() {
+        if c.expr.iter().any(|b| (0xa4..=0xa6).contains(b)) && !cu.base_types.is_empty() {
             typed += 1;
         }
     }

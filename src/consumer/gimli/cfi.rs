@@ -86,8 +86,28 @@ where
     S: UnwindSection<R<'a>>,
 {
     let fde = sec.fde_from_offset(bases, offset, S::cie_from_offset)?;
-    let mut uctx: Box<UnwindContext<usize>> = Box::new(UnwindContext::new());
-    let mut table = fde.rows(sec, bases, &mut uctx)?;
+    // gimli's context is large (fixed-size rule arrays); reuse one per
+    // thread. `rows` resets it before use.
+    thread_local! {
+        static UNWIND: std::cell::RefCell<Box<UnwindContext<usize>>> = std::cell::RefCell::new(Box::new(UnwindContext::new()));
+    }
+    UNWIND.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut uctx) => collect(sec, bases, &fde, &mut uctx),
+        // Re-entered (cannot happen unless a panic left it borrowed): use a fresh one.
+        Err(_) => collect(sec, bases, &fde, &mut Box::new(UnwindContext::new())),
+    })
+}
+
+fn collect<'a, S>(
+    sec: &S,
+    bases: &BaseAddresses,
+    fde: &gimli::FrameDescriptionEntry<R<'a>>,
+    uctx: &mut UnwindContext<usize>,
+) -> Result<Vec<Row>, Fail>
+where
+    S: UnwindSection<R<'a>>,
+{
+    let mut table = fde.rows(sec, bases, uctx)?;
     let mut out = Vec::new();
     while let Some(row) = table.next_row()? {
         let cfa = match row.cfa() {
