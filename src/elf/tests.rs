@@ -69,6 +69,8 @@ fn own_test_executable_has_locations() {
     assert!(x.counts.units > 0);
     assert!(x.counts.expr_cases() > 100, "{:?}", x.counts);
     assert_eq!(x.exprs.len(), x.counts.expr_cases());
+    // rustc emits DWARF 4 with .debug_loc for this optimised test build.
+    assert!(x.counts.loclist_entries > 0, "no .debug_loc entries: {:?}", x.counts);
     for c in &x.exprs {
         let cu = c.ctx.cu.as_ref().expect("every case has its unit");
         assert!(cu.address_size == 8 && (2..=5).contains(&cu.version));
@@ -91,6 +93,31 @@ pub fn largest_debug_file() -> Option<PathBuf> {
         }
     }
     best.map(|b| b.1)
+}
+
+#[test]
+fn compressed_sections_give_the_same_cases() {
+    // Oracle: objcopy's zlib compression must not change what is extracted.
+    let Some(path) = largest_debug_file() else { return };
+    let dir = std::env::temp_dir().join(format!("dwarfcheck-elf-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let z = dir.join("z.debug");
+    let ok = std::process::Command::new("objcopy")
+        .arg("--compress-debug-sections=zlib")
+        .arg(&path)
+        .arg(&z)
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        return; // objcopy not installed
+    }
+    let opts = Options::default();
+    let a = extract(&path, &opts).unwrap();
+    let b = extract(&z, &opts).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(std::fs::metadata(&path).unwrap().len() > 0);
+    assert_eq!(a.counts, b.counts);
+    assert!(a.exprs.iter().zip(&b.exprs).all(|(x, y)| x.expr == y.expr && x.name == y.name));
 }
 
 #[test]
@@ -147,6 +174,7 @@ fn survey() {
     }
     println!("{} libc6-dbg files: {total:?}, {warnings} warnings, {:?}", dbg.len(), t.elapsed());
     files.extend(largest_debug_file());
+    files.extend(std::env::current_exe().ok());
     for p in files {
         let t = std::time::Instant::now();
         match extract(&p, &Options::default()) {
