@@ -1,1 +1,0 @@
-//! Reference evaluation of DWARF operation expressions (hetero-2020 "DWARF Expressions").

@@ -1,0 +1,92 @@
+//! Reference evaluation of DWARF operation expressions (hetero-2020 "DWARF
+//! Expressions", DWARF 5 §2.5 where the seed defers to it).
+//!
+//! Slow and obvious: the expression is decoded whole first (BRIEF "decoding
+//! is static"), then each operation is executed on a stack of
+//! [`entry::Entry`] values exactly as the text describes it. Location
+//! descriptions are ordinary stack entries; the implicit conversions of
+//! "Memory Location Description Operations" apply wherever an operation
+//! needs the other kind.
+//!
+//! # Order of checks inside one operation
+//! Both evaluators must report the same rule when several apply, so each
+//! operation checks, in this order:
+//! 1. the steps budget (before the operation runs);
+//! 2. what its operands alone decide: base type lookup (`ctx.cu-missing`,
+//!    `op.typed.not-base-type`), block size rules
+//!    (`op.const-type.size-mismatch`, `op.deref-type.size-mismatch`), the
+//!    size budget of the type, implicit value or part;
+//! 3. the stack depth it needs (`expr.stack.underflow`,
+//!    `op.pick.index-out-of-range`), then incomplete composites touched by
+//!    stack operations;
+//! 4. the entries it pops, top first, with their implicit conversions
+//!    (`loc.convert.*`, `loc.incomplete-composite-not-location`,
+//!    `op.implicit-pointer.value-misuse`);
+//! 5. rules between operands (`op.arith.same-type`, integral checks, ...);
+//! 6. context elements and reads (CFA, frame base, TLS base, registers,
+//!    memory);
+//! 7. the stack budget (after the operation).
+//!
+//! Out of scope for now (reported as `Outcome::Unsupported` when executed):
+//! `DW_OP_call2/call4/call_ref`, `DW_OP_entry_value`/`GNU_entry_value`,
+//! `DW_OP_GNU_parameter_ref`, `DW_OP_GNU_variable_value`, the hetero-2020
+//! extension operations 0xe1–0xec and their `DW_OP_LLVM_user` forms, and
+//! turning an implicit pointer value back into a location (needs DIEs).
+//! Integer arithmetic above 128 bits and float arithmetic other than
+//! binary32/binary64 are also reported as unsupported.
+
+pub mod arith;
+pub mod decode;
+pub mod entry;
+mod machine;
+pub mod read;
+#[cfg(test)]
+mod tests;
+
+use crate::context::Context;
+use crate::outcome::{BudgetKind, Outcome};
+use crate::rules::RuleId;
+
+/// Why an operation stopped the evaluation (the outcome without its `at`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Stop {
+    /// The expression is ill-formed (rule).
+    Ill(RuleId),
+    /// Evaluation error (rule).
+    Eval(RuleId),
+    /// A budget ran out.
+    Budget(BudgetKind),
+    /// The reference does not implement this yet.
+    Unsupported(String),
+}
+
+/// One step of a traced evaluation: the state after one operation of the
+/// outermost expression.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TraceStep {
+    /// Byte offset of the operation's opcode.
+    pub at: u64,
+    /// llvm-dwarfdump-like text of the operation, e.g. `DW_OP_breg7 +16`.
+    pub op: String,
+    /// The stack after the operation, bottom first (top last), each entry
+    /// as text: values as `generic64:0x…`, locations in normal form.
+    pub stack: Vec<String>,
+}
+
+/// Evaluates `expr` in `ctx` and returns the outcome.
+///
+/// Ill-formed and evaluation-error outcomes carry the rule ID and the byte
+/// offset of the operation at fault (`None` when the fault is the final
+/// result-kind check, which belongs to no operation). For the nested frame
+/// base evaluation of `DW_OP_fbreg`, `at` is the offset of the `DW_OP_fbreg`.
+pub fn evaluate(expr: &[u8], ctx: &Context) -> Outcome {
+    machine::evaluate(expr, ctx, None)
+}
+
+/// Like [`evaluate`], and also returns one [`TraceStep`] per operation
+/// executed in `expr` (operations of nested evaluations are not listed).
+pub fn evaluate_traced(expr: &[u8], ctx: &Context) -> (Outcome, Vec<TraceStep>) {
+    let mut trace = Vec::new();
+    let out = machine::evaluate(expr, ctx, Some(&mut trace));
+    (out, trace)
+}
