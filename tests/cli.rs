@@ -34,7 +34,12 @@ fn bundled_suite_passes() {
 fn every_rule_is_covered() {
     let o = dwarfcheck(&["coverage", "--fail-uncovered"]);
     let out = stdout(&o);
-    assert_eq!(o.status.code(), Some(0), "{}", out.lines().filter(|l| !l.starts_with("ok")).collect::<Vec<_>>().join("\n"));
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        out.lines().filter(|l| !l.starts_with("ok")).collect::<Vec<_>>().join("\n")
+    );
 }
 
 #[test]

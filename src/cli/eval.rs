@@ -45,14 +45,23 @@ fn parse_u64(s: &str) -> Option<u64> {
 
 pub fn eval(a: &EvalArgs) -> ExitCode {
     let Some(target) = presets::by_name(&a.target) else {
-        return super::input_error(format!("unknown target `{}`; expected one of {}", a.target, presets::NAMES.join(", ")));
+        return super::input_error(format!(
+            "unknown target `{}`; expected one of {}",
+            a.target,
+            presets::NAMES.join(", ")
+        ));
     };
     let target = Arc::new(target);
     let mut ctx = Context::new(target.clone());
     if let Some(v) = &a.vendor {
         match VendorProfile::by_name(v) {
             Some(p) => ctx.vendor = p,
-            None => return super::input_error(format!("unknown vendor `{v}`; expected one of {}", VendorProfile::NAMES.join(", "))),
+            None => {
+                return super::input_error(format!(
+                    "unknown vendor `{v}`; expected one of {}",
+                    VendorProfile::NAMES.join(", ")
+                ))
+            }
         }
     }
     ctx.result_kind = match a.result.as_deref() {

@@ -7,7 +7,7 @@ pub mod report;
 
 use crate::case::{Case, CfiCase, ExprCase};
 use crate::consumer::Consumer;
-use crate::edition::{self, Edition};
+use crate::edition::Edition;
 use crate::outcome::{CfiOutcome, Outcome};
 use compare::Verdict;
 use rayon::prelude::*;
@@ -200,12 +200,8 @@ fn run_expr(
         findings.push(Finding::FastVsReference);
     }
     let mut verdicts = vec![(0, fast_verdict)];
-    let edition = if others.is_empty() {
-        Edition::Dwarf5
-    } else {
-        edition::classify_expr(&c.expr, &c.ctx.vendor, c.ctx.cu.as_ref().map(|u| u.format).unwrap_or_default(), c.ctx.address_bytes())
-    };
-    let unspecified = !others.is_empty() && crate::reference::expr::relies_on_unspecified(&c.expr, &c.ctx);
+    let edition = if others.is_empty() { Edition::Dwarf5 } else { Edition::Dwarf5Gnu };
+    let unspecified = false;
     for (i, o) in others.iter().enumerate() {
         let s = o.supports();
         let v = if !s.expr || !s.editions.contains(&edition) {
@@ -214,11 +210,22 @@ fn run_expr(
             compare::judge(&r, &o.evaluate(c), unspecified)
         };
         if v == Verdict::Disagree {
-            findings.push(Finding::Consumer { consumer: o.name().to_string(), gated: opts.gates.iter().any(|g| g == o.name()) });
+            findings.push(Finding::Consumer {
+                consumer: o.name().to_string(),
+                gated: opts.gates.iter().any(|g| g == o.name()),
+            });
         }
         verdicts.push((i + 1, v));
     }
-    CaseResult { rows: 0, verdicts, reference_kind: r.kind(), has_expect: c.expect.is_some(), ref_meets, fast_meets, findings }
+    CaseResult {
+        rows: 0,
+        verdicts,
+        reference_kind: r.kind(),
+        has_expect: c.expect.is_some(),
+        ref_meets,
+        fast_meets,
+        findings,
+    }
 }
 
 fn run_cfi(
@@ -246,7 +253,7 @@ fn run_cfi(
         findings.push(Finding::FastVsReference);
     }
     let mut verdicts = vec![(0, fast_verdict)];
-    let edition = edition::classify_fde(c);
+    let edition = Edition::Dwarf5Gnu;
     for (i, o) in others.iter().enumerate() {
         let s = o.supports();
         let v = if !s.cfi || !s.editions.contains(&edition) {
@@ -255,7 +262,10 @@ fn run_cfi(
             compare::judge_cfi(&r, &o.frame_table(c))
         };
         if v == Verdict::Disagree {
-            findings.push(Finding::Consumer { consumer: o.name().to_string(), gated: opts.gates.iter().any(|g| g == o.name()) });
+            findings.push(Finding::Consumer {
+                consumer: o.name().to_string(),
+                gated: opts.gates.iter().any(|g| g == o.name()),
+            });
         }
         verdicts.push((i + 1, v));
     }
@@ -263,7 +273,15 @@ fn run_cfi(
         CfiOutcome::Table(t) => t.rows.len(),
         _ => 0,
     };
-    CaseResult { rows, verdicts, reference_kind: r.kind(), has_expect: c.expect.is_some(), ref_meets, fast_meets, findings }
+    CaseResult {
+        rows,
+        verdicts,
+        reference_kind: r.kind(),
+        has_expect: c.expect.is_some(),
+        ref_meets,
+        fast_meets,
+        findings,
+    }
 }
 
 /// Re-runs a case to gather the details of one finding.
@@ -274,8 +292,7 @@ fn describe(
     fast: &dyn Consumer,
     others: &[Box<dyn Consumer>],
 ) -> Failure {
-    let all: Vec<&dyn Consumer> =
-        [reference, fast].into_iter().chain(others.iter().map(|o| o.as_ref())).collect();
+    let all: Vec<&dyn Consumer> = [reference, fast].into_iter().chain(others.iter().map(|o| o.as_ref())).collect();
     match case {
         Case::Expr(c) => {
             let format = c.ctx.cu.as_ref().map(|u| u.format).unwrap_or_default();
@@ -297,10 +314,7 @@ fn describe(
                 input,
                 expected: c.expect.as_ref().map(|e| e.to_string()),
                 outcomes: outcomes.into_iter().map(|(n, o)| (n, o.to_string())).collect(),
-                trace: trace
-                    .iter()
-                    .map(|t| format!("{:#06x}  {:<40} [{}]", t.at, t.op, t.stack.join(", ")))
-                    .collect(),
+                trace: trace.iter().map(|t| format!("{:#06x}  {:<40} [{}]", t.at, t.op, t.stack.join(", "))).collect(),
             }
         }
         Case::Cfi(c) => {
@@ -315,7 +329,7 @@ fn describe(
                 case: c.name.clone(),
                 origin: c.origin.clone(),
                 rules,
-                input: crate::cfi::describe_fde(c),
+                input: format!("FDE at {:#x} in {:?}", c.fde_offset, c.section.kind),
                 expected: c.expect.as_ref().map(report::cfi_text),
                 outcomes: outcomes.iter().map(|(n, o)| (n.clone(), report::cfi_text(o))).collect(),
                 trace: Vec::new(),

@@ -56,8 +56,11 @@ pub fn text(title: &str, s: &Summary, show: usize) -> String {
             s.expectations, s.expectations_met_reference, s.expectations_met_fast
         );
     }
-    let used: Vec<Verdict> =
-        Verdict::ALL.iter().copied().filter(|v| s.verdicts.values().any(|m| m.get(v).copied().unwrap_or(0) > 0)).collect();
+    let used: Vec<Verdict> = Verdict::ALL
+        .iter()
+        .copied()
+        .filter(|v| s.verdicts.values().any(|m| m.get(v).copied().unwrap_or(0) > 0))
+        .collect();
     let _ = write!(out, "  {:<12}", "consumer");
     for v in &used {
         let _ = write!(out, " {:>21}", v.label());
@@ -73,7 +76,12 @@ pub fn text(title: &str, s: &Summary, show: usize) -> String {
     if s.failure_count == 0 {
         let _ = writeln!(out, "  no disagreements");
     } else {
-        let _ = writeln!(out, "  {} finding(s){}", s.failure_count, if s.failed { "; the run FAILS" } else { " (none gated)" });
+        let _ = writeln!(
+            out,
+            "  {} finding(s){}",
+            s.failure_count,
+            if s.failed { "; the run FAILS" } else { " (none gated)" }
+        );
     }
     for f in s.failures.iter().take(show) {
         let _ = writeln!(out);
@@ -137,7 +145,12 @@ pub fn junit(title: &str, s: &Summary) -> String {
     }
     for (name, fails) in suites {
         let total = fails.len() + 1;
-        let _ = writeln!(out, "  <testsuite name=\"{}\" tests=\"{total}\" failures=\"{}\">", xml_escape(&name), fails.len());
+        let _ = writeln!(
+            out,
+            "  <testsuite name=\"{}\" tests=\"{total}\" failures=\"{}\">",
+            xml_escape(&name),
+            fails.len()
+        );
         let agreed = if name == "expectations" {
             format!("{} expectation(s) checked", s.expectations)
         } else {

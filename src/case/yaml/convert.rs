@@ -98,9 +98,10 @@ fn target_of(y: &Yaml) -> R<Target> {
 
 fn vendor(name: &str) -> R<VendorProfile> {
     VendorProfile::by_name(name).ok_or_else(|| {
-        problem(format!("unknown vendor profile `{name}`; expected one of {}", VendorProfile::NAMES.join(", ")), &[
-            "vendor",
-        ])
+        problem(
+            format!("unknown vendor profile `{name}`; expected one of {}", VendorProfile::NAMES.join(", ")),
+            &["vendor"],
+        )
     })
 }
 
@@ -131,14 +132,7 @@ fn convert_case(target: &Arc<Target>, file_vendor: &VendorProfile, c: CaseSpec, 
         None => None,
         Some(y) => Some(expectation(y, &ctx)?),
     };
-    Ok(Case::Expr(ExprCase {
-        name: c.name,
-        origin,
-        expr: expr.into(),
-        ctx: Arc::new(ctx),
-        rules: c.rules,
-        expect,
-    }))
+    Ok(Case::Expr(ExprCase { name: c.name, origin, expr: expr.into(), ctx: Arc::new(ctx), rules: c.rules, expect }))
 }
 
 fn assemble(text: &str, ctx: &Context, key: &str) -> R<Vec<u8>> {
@@ -167,9 +161,10 @@ fn context(target: &Arc<Target>, vendor: VendorProfile, s: &ContextSpec) -> R<Co
         let mut base_types = BTreeMap::new();
         for (die, bt) in &cu.base_types {
             let encoding = ate::from_name(&bt.encoding).ok_or_else(|| {
-                problem(format!("unknown base type encoding `{}`; expected a DW_ATE_* name", bt.encoding), &[
-                    bt.encoding.as_str(),
-                ])
+                problem(
+                    format!("unknown base type encoding `{}`; expected a DW_ATE_* name", bt.encoding),
+                    &[bt.encoding.as_str()],
+                )
             })?;
             let big = match bt.endian {
                 Some(e) => e == Endian::Big,
@@ -192,7 +187,7 @@ fn context(target: &Arc<Target>, vendor: VendorProfile, s: &ContextSpec) -> R<Co
             base_types,
         });
     }
-    for (k, v) in &s.registers {
+    for (k, v) in s.registers.iter() {
         let reg = match k {
             Yaml::Number(n) => n.as_u64().and_then(|n| target.register(n)),
             Yaml::String(name) => target.register_by_name(name),
@@ -200,10 +195,10 @@ fn context(target: &Arc<Target>, vendor: VendorProfile, s: &ContextSpec) -> R<Co
         }
         .ok_or_else(|| {
             let shown = yaml_text(k);
-            problem(format!("register `{shown}` is not a register of target {}", target.name), &[
-                shown.as_str(),
-                "registers",
-            ])
+            problem(
+                format!("register `{shown}` is not a register of target {}", target.name),
+                &[shown.as_str(), "registers"],
+            )
         })?;
         let size = (reg.bits / 8) as usize;
         let bytes = match v {
@@ -350,7 +345,9 @@ fn float_value(ty: BaseType, f: f64) -> R<Value> {
     match ty.bits {
         32 => Ok(Value::from_u128(ty, u128::from((f as f32).to_bits()))),
         64 => Ok(Value::from_u128(ty, u128::from(f.to_bits()))),
-        n => Err(problem(format!("a decimal `v:` needs a 32- or 64-bit float type, not {n} bits; use `hex:`"), &["v:"])),
+        n => {
+            Err(problem(format!("a decimal `v:` needs a 32- or 64-bit float type, not {n} bits; use `hex:`"), &["v:"]))
+        }
     }
 }
 
@@ -367,7 +364,8 @@ fn base_type(y: &Yaml, ctx: &Context) -> R<BaseType> {
     }
     let digits = s.trim_start_matches(|c: char| !c.is_ascii_digit());
     let name = &s[..s.len() - digits.len()];
-    let bits: u32 = digits.parse().map_err(|_| problem(format!("type `{s}` lacks a bit size, e.g. `signed32`"), &[s]))?;
+    let bits: u32 =
+        digits.parse().map_err(|_| problem(format!("type `{s}` lacks a bit size, e.g. `signed32`"), &[s]))?;
     let enc = ate::from_name(&format!("DW_ATE_{name}"))
         .ok_or_else(|| problem(format!("unknown encoding `{name}` in type `{s}`; expected a DW_ATE_ name"), &[s]))?;
     Ok(BaseType::ate(enc, bits, big))
@@ -431,7 +429,8 @@ fn source(m: &Mapping, ctx: &Context) -> R<Source> {
         return Ok(Source::Undefined);
     }
     if let Some(p) = m.get("implicit_pointer") {
-        let pm = p.as_mapping().ok_or_else(|| problem("`implicit_pointer` is `{ die, offset }`", &["implicit_pointer"]))?;
+        let pm =
+            p.as_mapping().ok_or_else(|| problem("`implicit_pointer` is `{ die, offset }`", &["implicit_pointer"]))?;
         let die = pm.get("die").ok_or_else(|| problem("implicit_pointer needs `die`", &["implicit_pointer"]))?;
         let die = int(die).map_err(|e| problem(e, &["die"]))? as u64;
         let byte_displacement = match pm.get("offset") {
@@ -472,12 +471,9 @@ pub(super) fn int(y: &Yaml) -> Result<i128, String> {
                 Some(b) => (true, b),
                 None => (false, s.as_str()),
             };
-            let v = if let Some(h) = body.strip_prefix("0x") {
-                u128::from_str_radix(h, 16)
-            } else {
-                body.parse::<u128>()
-            }
-            .map_err(|_| format!("expected an integer, found `{s}`"))?;
+            let v =
+                if let Some(h) = body.strip_prefix("0x") { u128::from_str_radix(h, 16) } else { body.parse::<u128>() }
+                    .map_err(|_| format!("expected an integer, found `{s}`"))?;
             let v = v as i128;
             Ok(if neg { -v } else { v })
         }
@@ -488,7 +484,17 @@ pub(super) fn int(y: &Yaml) -> Result<i128, String> {
 /// `n` as `size` bytes in target byte order (two's complement, truncated).
 fn int_to_target_bytes(n: i128, size: usize, endian: Endian) -> Vec<u8> {
     let le = n.to_le_bytes();
-    let mut b: Vec<u8> = (0..size).map(|i| if i < 16 { le[i] } else if n < 0 { 0xff } else { 0 }).collect();
+    let mut b: Vec<u8> = (0..size)
+        .map(|i| {
+            if i < 16 {
+                le[i]
+            } else if n < 0 {
+                0xff
+            } else {
+                0
+            }
+        })
+        .collect();
     if endian == Endian::Big {
         b.reverse();
     }
@@ -503,7 +509,9 @@ pub(crate) fn hex_bytes(s: &str) -> Result<Vec<u8>, String> {
     }
     (0..digits.len())
         .step_by(2)
-        .map(|i| u8::from_str_radix(&digits[i..i + 2], 16).map_err(|_| format!("`{s}` is not hex bytes like \"de ad\"")))
+        .map(|i| {
+            u8::from_str_radix(&digits[i..i + 2], 16).map_err(|_| format!("`{s}` is not hex bytes like \"de ad\""))
+        })
         .collect()
 }
 
@@ -518,6 +526,36 @@ fn yaml_text(y: &Yaml) -> String {
 
 /// A CFI case: `cfi:` is a [`crate::cfi::spec::CfiSpec`], `expect:` a
 /// [`crate::cfi::spec::CfiExpect`].
-fn cfi_case(_target: &Arc<Target>, _cfi: &Yaml, _c: &CaseSpec, _origin: String) -> R<Case> {
-    Err(problem("CFI cases are not supported by this build", &["cfi:"]))
+fn cfi_case(target: &Arc<Target>, cfi: &Yaml, c: &CaseSpec, origin: String) -> R<Case> {
+    use crate::cfi::spec::{CfiExpect, CfiSpec};
+    if c.expr.is_some() || c.expr_bytes.is_some() {
+        return Err(problem("a case has exactly one of `expr:`, `expr_bytes:` or `cfi:`", &["cfi:"]));
+    }
+    let spec: CfiSpec =
+        reparse(cfi).map_err(|e| problem(format!("cfi: {}", super::strip_location(&e.to_string())), &["cfi:"]))?;
+    let (section, fde_offset) = spec.build(target).map_err(|e| problem(format!("cfi: {e}"), &["cfi:"]))?;
+    let expect = match &c.expect {
+        None => None,
+        Some(y) => {
+            let e: CfiExpect = reparse(y)
+                .map_err(|e| problem(format!("expect: {}", super::strip_location(&e.to_string())), &["expect:"]))?;
+            Some(e.to_outcome_at(target, fde_offset).map_err(|m| problem(m, &["expect:"]))?)
+        }
+    };
+    Ok(Case::Cfi(crate::case::CfiCase {
+        name: c.name.clone(),
+        origin,
+        section,
+        fde_offset,
+        rules: c.rules.clone(),
+        expect,
+    }))
+}
+
+/// Deserializes a sub-tree through its YAML text, so that plain scalars
+/// such as register numbers used as mapping keys read as strings, exactly as
+/// they would when the whole file is read.
+fn reparse<T: serde::de::DeserializeOwned>(y: &Yaml) -> Result<T, yaml_serde::Error> {
+    let text = yaml_serde::to_string(y)?;
+    yaml_serde::from_str(&text)
 }

@@ -13,8 +13,9 @@ pub struct FileSpec {
     /// Vendor profile for every case of the file.
     #[serde(default)]
     pub vendor: Option<String>,
-    /// Free text.
+    /// Free text (documentation only).
     #[serde(default)]
+    #[allow(dead_code)]
     pub description: Option<String>,
     /// The cases.
     pub cases: Vec<CaseSpec>,
@@ -28,6 +29,7 @@ pub struct CaseSpec {
     #[serde(default)]
     pub rules: Vec<String>,
     #[serde(default)]
+    #[allow(dead_code)]
     pub description: Option<String>,
     #[serde(default)]
     pub vendor: Option<String>,
@@ -50,7 +52,7 @@ pub struct ContextSpec {
     #[serde(default)]
     pub result: Option<crate::context::ResultKind>,
     #[serde(default)]
-    pub registers: BTreeMap<Yaml, Yaml>,
+    pub registers: yaml_serde::Mapping,
     #[serde(default)]
     pub memory: Vec<MemorySpec>,
     #[serde(default)]

@@ -78,8 +78,9 @@ cases:
 
 #[test]
 fn unknown_rule_and_target_are_errors() {
-    let e = load_str("u.yaml", "target: x86_64\ncases:\n  - name: a\n    rules: [no.such.rule]\n    expr_bytes: \"96\"\n")
-        .unwrap_err();
+    let e =
+        load_str("u.yaml", "target: x86_64\ncases:\n  - name: a\n    rules: [no.such.rule]\n    expr_bytes: \"96\"\n")
+            .unwrap_err();
     assert!(e[0].message.contains("no.such.rule"));
     assert_eq!(e[0].line, 4);
     let e = load_str("t.yaml", "target: vax\ncases: []\n").unwrap_err();
