@@ -93,13 +93,13 @@ impl Gen<'_> {
             Operand::Uleb => write_uleb(out, self.src.wide()),
             Operand::Sleb => {
                 let v = self.src.wide() as i64;
-                write_sleb(out, if self.src.next() % 2 == 0 { v } else { v.wrapping_neg() })
+                write_sleb(out, if self.src.next().is_multiple_of(2) { v } else { v.wrapping_neg() })
             }
             Operand::Addr => write_fixed(out, self.src.next(), usize::from(self.addr), e),
             Operand::DieOffset => write_fixed(out, self.src.next(), self.format.offset_bytes(), e),
             Operand::Block | Operand::Block1 => {
                 let mut body = Vec::new();
-                if entry && depth < 3 && self.src.next() % 4 != 0 {
+                if entry && depth < 3 && !self.src.next().is_multiple_of(4) {
                     // A nested expression that decodes.
                     let n = (self.src.next() % 4) as usize;
                     self.expr(&mut body, n, depth + 1);
