@@ -1,10 +1,10 @@
 //! Edition rules for call frame instructions (DWARF 5 §6.4.2, hetero-2020
 //! "Call Frame Information" > "Call Frame Instructions").
 //!
-//! - [`REASON_EXTENSION_INSTRUCTION`]: `DW_CFA_LLVM_def_aspace_cfa` and
+//! - Rule [`REASON_EXTENSION_INSTRUCTION`]: `DW_CFA_LLVM_def_aspace_cfa` and
 //!   `DW_CFA_LLVM_def_aspace_cfa_sf` (hetero-2020 "CFA Definition
 //!   Instructions") need [`Edition::Hetero2020`].
-//! - [`REASON_VENDOR_INSTRUCTION`]: `DW_CFA_GNU_args_size`,
+//! - Rule [`REASON_VENDOR_INSTRUCTION`]: `DW_CFA_GNU_args_size`,
 //!   `DW_CFA_GNU_negative_offset_extended`, `DW_CFA_GNU_window_save` and
 //!   AArch64's `DW_CFA_AARCH64_negate_ra_state` (AADWARF64 "Call frame
 //!   instructions", which GCC emits) are vendor instructions:

@@ -11,24 +11,24 @@
 //! description ([`Usage::Location`]): the expression is split into
 //! *segments* at the composition operations `DW_OP_piece` and
 //! `DW_OP_bit_piece`; `DW_OP_nop` is ignored everywhere.
-//! - [`REASON_TRAILING_AFTER_PIECES`]: once composition operations are used,
+//! - Rule [`REASON_TRAILING_AFTER_PIECES`]: once composition operations are used,
 //!   the expression ends with one; each simple location is followed by its
 //!   composition operation (§2.6.1 item 2, §2.6.1.2).
-//! - [`REASON_REGISTER_NOT_ALONE`]: `DW_OP_reg<n>`/`DW_OP_regx` are the whole
+//! - Rule [`REASON_REGISTER_NOT_ALONE`]: `DW_OP_reg<n>`/`DW_OP_regx` are the whole
 //!   segment (§2.6.1.1.3: a register location description stands alone).
-//! - [`REASON_IMPLICIT_NOT_ALONE`]: `DW_OP_implicit_value`,
+//! - Rule [`REASON_IMPLICIT_NOT_ALONE`]: `DW_OP_implicit_value`,
 //!   `DW_OP_implicit_pointer` (and `DW_OP_GNU_implicit_pointer`) are the
 //!   whole segment (§2.6.1.1.4: each is the entire simple location
 //!   description; nothing computes a value for them).
-//! - [`REASON_AFTER_STACK_VALUE`]: `DW_OP_stack_value` is the last operation
+//! - Rule [`REASON_AFTER_STACK_VALUE`]: `DW_OP_stack_value` is the last operation
 //!   of its segment: only a composition operation (or the end) may follow
 //!   (§2.6.1.1.4 item 2: it terminates the expression).
-//! - [`REASON_BRANCH_LEAVES_SEGMENT`]: a `DW_OP_bra`/`DW_OP_skip` target lies
+//! - Rule [`REASON_BRANCH_LEAVES_SEGMENT`]: a `DW_OP_bra`/`DW_OP_skip` target lies
 //!   inside its own segment (at most the `DW_OP_stack_value` that ends it, or
 //!   the segment's end): each simple location description is evaluated on
 //!   its own (§2.6.1 item 2), so control may not flow into another piece or
 //!   skip the `DW_OP_stack_value` that makes the segment a value.
-//! - [`REASON_GNU_UNINIT_PLACEMENT`]: `DW_OP_GNU_uninit` (GNU) marks the
+//! - Rule [`REASON_GNU_UNINIT_PLACEMENT`]: `DW_OP_GNU_uninit` (GNU) marks the
 //!   location just before it, so it is only accepted as the last operation
 //!   of a segment (GCC emits `DW_OP_reg12 DW_OP_GNU_uninit`); elsewhere it
 //!   has no GNU meaning and is classified conservatively as hetero-2020.
