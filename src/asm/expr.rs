@@ -54,7 +54,11 @@
 //!   they agree for every register LLVM 19 names (0–55, 58–59, 67–82,
 //!   118–125, 130–145); LLVM 19 prints numbers for `tr`, `ldtr`, `mxcsr`,
 //!   `fcw`, `fsw` (62–66) and the AMX tiles (146–154), which the presets
-//!   name. AArch64 and AMDGPU names may differ from LLVM's;
+//!   name. For AArch64, LLVM 19 prints the 32-bit views `W0`–`W30` and
+//!   `WSP` for registers 0–31, where we print `X0`–`X30` and `SP` (the
+//!   assembler accepts both spellings); for AMDGPU it prints internal names
+//!   such as `PC_REG`, `EXEC`, `SGPR0_LO16`, where we print the
+//!   AMDGPUUsage names (`PC_64`, `EXEC_MASK_64`, `SGPR0`);
 //! - `DW_OP_const_type`, `DW_OP_deref_type`, `DW_OP_xderef_type`,
 //!   `DW_OP_reinterpret`, the GNU typed operations and
 //!   `DW_OP_GNU_parameter_ref` are printed in the same style as the
@@ -481,13 +485,37 @@ impl Asm<'_> {
         Ok(v as i64)
     }
 
+    /// A register number by target name, or by the spelling llvm-dwarfdump
+    /// 19 uses where it differs from the target's (AArch64 `w<n>`/`wsp`).
+    fn register_number(&self, name: &str) -> Option<u64> {
+        if let Some(r) = self.target.register_by_name(name) {
+            return Some(r.number);
+        }
+        if self.target.arch == crate::target::Arch::Aarch64 {
+            let lower = name.to_ascii_lowercase();
+            if lower == "wsp" {
+                return Some(31);
+            }
+            if let Some(digits) = lower.strip_prefix('w') {
+                let canonical = digits == "0" || !digits.starts_with('0');
+                if let (true, Ok(n)) = (canonical && digits.bytes().all(|b| b.is_ascii_digit()), digits.parse::<u64>())
+                {
+                    if n <= 30 {
+                        return Some(n);
+                    }
+                }
+            }
+        }
+        None
+    }
+
     fn register(&mut self) -> Result<u64, AsmError> {
         self.skip_ws();
         let start = self.pos;
         if let Some(id) = self.ident() {
             let id = id.to_string();
-            return match self.target.register_by_name(&id) {
-                Some(r) => Ok(r.number),
+            return match self.register_number(&id) {
+                Some(r) => Ok(r),
                 None => self.err(
                     start,
                     format!("expected a register: `{id}` is not a register name of target `{}`", self.target.name),
@@ -500,13 +528,11 @@ impl Asm<'_> {
     /// Checks an optional register name after `DW_OP_reg<n>`/`DW_OP_breg<n>`.
     fn check_numbered_register(&mut self, n: u8) -> Result<(), AsmError> {
         if let Some((start, id)) = self.optional_name() {
-            match self.target.register_by_name(&id) {
-                Some(r) if r.number == u64::from(n) => {}
+            match self.register_number(&id) {
+                Some(r) if r == u64::from(n) => {}
                 Some(r) => {
-                    return self.err(
-                        start,
-                        format!("register `{id}` is number {}, but the operation names register {n}", r.number),
-                    )
+                    return self
+                        .err(start, format!("register `{id}` is number {r}, but the operation names register {n}"))
                 }
                 None => {
                     return self.err(

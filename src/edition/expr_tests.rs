@@ -139,3 +139,45 @@ fn undecodable_is_conservative() {
     hetero(&[0x08], REASON_UNDECODABLE, 0); // const1u without operand
     hetero(&[0x10, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x02], REASON_UNDECODABLE, 0);
 }
+
+mod properties {
+    use super::*;
+    use crate::edition::cfi::explain_cfi;
+    use crate::target::Arch;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn never_panics(bytes in prop::collection::vec(any::<u8>(), 0..64), profile in 0usize..5) {
+            let v = VendorProfile::by_name(VendorProfile::NAMES[profile]).unwrap();
+            let p = Params { vendor: &v, endian: Endian::Little, format: Format::Dwarf32, address_size: 8 };
+            for usage in [Usage::Location, Usage::Value] {
+                let c = explain_expr(&bytes, &p, usage);
+                prop_assert_eq!(c.reason.is_none(), c.edition == Edition::Dwarf5);
+                prop_assert!(c.at.is_none_or(|a| a < bytes.len()));
+            }
+            for arch in [Arch::X86_64, Arch::Aarch64, Arch::Amdgpu] {
+                let c = explain_cfi(&bytes, arch, &p);
+                prop_assert!(c.at.is_none_or(|a| a < bytes.len()));
+            }
+        }
+
+        /// A register location or a value expression ended by
+        /// DW_OP_stack_value, made only of DWARF 5 arithmetic, is DWARF 5
+        /// under every profile; appending an extension operation makes it
+        /// hetero-2020 under the profiles that know one.
+        #[test]
+        fn arithmetic_stays_dwarf5(lits in prop::collection::vec(0u8..32, 1..8), ops in prop::collection::vec(0x1au8..=0x27, 0..8)) {
+            let mut e: Vec<u8> = lits.iter().map(|l| 0x30 + l).collect();
+            e.extend(ops.iter().filter(|o| **o != 0x23)); // skip plus_uconst (has an operand)
+            e.push(0x9f);
+            for name in VendorProfile::NAMES {
+                let v = VendorProfile::by_name(name).unwrap();
+                prop_assert_eq!(classify_expr(&e, &v, Format::Dwarf32, 8), Edition::Dwarf5);
+            }
+            let mut x = e.clone();
+            x.insert(x.len() - 1, 0xe7); // DW_OP_LLVM_undefined (direct encoding)
+            prop_assert_eq!(classify_expr(&x, &VendorProfile::hetero_2020(), Format::Dwarf32, 8), Edition::Hetero2020);
+        }
+    }
+}
