@@ -39,8 +39,10 @@
 //! # Disassembly and llvm-dwarfdump
 //!
 //! [`disassemble`] prints what llvm-dwarfdump 19 prints for
-//! `--debug-info`/`--debug-loclists` (checked against libc6-dbg files and
-//! LLVM's expression printer): `, ` between operations, unsigned operands as
+//! `--debug-info`/`--debug-loclists` (checked against libc6-dbg files, where
+//! all 3,886 distinct expression texts of 120 files re-assemble and print
+//! back identically, and against objects built with llvm-mc; see
+//! `tests/asm_roundtrip.rs`): `, ` between operations, unsigned operands as
 //! `0x` hex, signed ones with an explicit sign (`+16`, `-8`), register names
 //! after register operations in upper case (`DW_OP_breg7 RSP+16`,
 //! `DW_OP_regx XMM15`), blocks as a hex length then `0x%02x` bytes, and
@@ -59,11 +61,17 @@
 //!   assembler accepts both spellings); for AMDGPU it prints internal names
 //!   such as `PC_REG`, `EXEC`, `SGPR0_LO16`, where we print the
 //!   AMDGPUUsage names (`PC_64`, `EXEC_MASK_64`, `SGPR0`);
-//! - `DW_OP_const_type`, `DW_OP_deref_type`, `DW_OP_xderef_type`,
-//!   `DW_OP_reinterpret`, the GNU typed operations and
-//!   `DW_OP_GNU_parameter_ref` are printed in the same style as the
-//!   operations llvm-dwarfdump does know, where llvm-dwarfdump 19 reports a
-//!   decoding error;
+//! - llvm-dwarfdump 19 reports `<decoding error>` for `DW_OP_const_type`,
+//!   `DW_OP_deref_type`, `DW_OP_xderef_type`, `DW_OP_implicit_pointer`,
+//!   `DW_OP_reinterpret` and every GNU operation except
+//!   `DW_OP_GNU_push_tls_address`, `DW_OP_GNU_entry_value`,
+//!   `DW_OP_GNU_addr_index` and `DW_OP_GNU_const_index` (so also for GCC's
+//!   `DW_OP_GNU_uninit`, seen in libc6-dbg); we print those in the same
+//!   style as the operations it knows (`DW_OP_implicit_pointer 0x40 +0`,
+//!   `DW_OP_deref_type 0x10 (0x0000002a)`);
+//! - without a unit (`--debug-loclists`), llvm-dwarfdump 19 prints base
+//!   type references as `DW_OP_convert 0x2e` and
+//!   `DW_OP_regval_type XMM0 <base_type ref: 0x2e>`; both assemble;
 //! - an undecodable tail is `<bad: what at offset N: xx xx>` where
 //!   llvm-dwarfdump prints `<decoding error> xx xx`;
 //! - a nested `DW_OP_entry_value` block that does not decode as whole
@@ -627,7 +635,11 @@ impl Asm<'_> {
             self.skip_separators();
             match self.peek() {
                 None if depth > 0 => {
-                    return self.err(self.pos, "expected `)` closing the DW_OP_entry_value expression")
+                    return self.err(
+                        self.pos,
+                        "expected `)` closing the DW_OP_entry_value expression (llvm-dwarfdump 19 omits it when the \
+                         nested expression has more than one operation; add it where the nested expression ends)",
+                    );
                 }
                 None => return Ok(()),
                 Some(')') if depth > 0 => {
