@@ -386,3 +386,30 @@ fn real_dump_text_round_trips() {
     eprintln!("{count} texts, {failures} failures");
     assert_eq!(failures, 0);
 }
+
+/// Classifies the expressions of `DWARFCHECK_DUMP_TEXT` (see
+/// [`real_dump_text_round_trips`]) and prints how many fall in each edition
+/// and why, for reviewing the classifier's rules against real producers.
+#[test]
+#[ignore]
+fn real_dump_editions() {
+    use dwarfcheck::asm::decode::Params;
+    use dwarfcheck::edition::{explain_expr, Usage};
+    let Ok(path) = std::env::var("DWARFCHECK_DUMP_TEXT") else {
+        return;
+    };
+    let text = std::fs::read_to_string(path).unwrap();
+    let (t, v) = (presets::x86_64(), VendorProfile::gnu());
+    let p = Params { vendor: &v, endian: Endian::Little, format: Format::Dwarf32, address_size: 8 };
+    let mut counts = std::collections::BTreeMap::new();
+    for line in text.lines().filter(|l| l.starts_with("DW_OP_") && !l.contains("<decoding error>")) {
+        let bytes = assemble(line, &t, &v, Format::Dwarf32, 8).unwrap();
+        let c = explain_expr(&bytes, &p, Usage::Location);
+        let key = format!("{:?} {:?}", c.edition, c.reason);
+        if c.edition == dwarfcheck::edition::Edition::Hetero2020 {
+            eprintln!("{key}: {line}");
+        }
+        *counts.entry(key).or_insert(0) += 1;
+    }
+    eprintln!("{counts:#?}");
+}
