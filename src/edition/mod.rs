@@ -1,5 +1,16 @@
 //! The edition classifier (DESIGN §3): is an expression or CFI program plain
 //! DWARF 5, DWARF 5 plus GNU operations, or does it need hetero-2020?
+//!
+//! [`classify_expr`] / [`explain_expr`] handle DWARF expressions (rules in
+//! [`expr`]), [`classify_cfi`] / [`explain_cfi`] call frame instructions
+//! (rules in [`cfi`]). The classifier decodes with `crate::asm::decode`,
+//! never with an evaluator's decoder.
+
+pub mod cfi;
+pub mod expr;
+
+pub use cfi::{classify_cfi, explain_cfi};
+pub use expr::{classify_expr, explain_expr, Usage};
 
 use serde::{Deserialize, Serialize};
 
@@ -14,4 +25,37 @@ pub enum Edition {
     Dwarf5Gnu,
     /// Needs the heterogeneous-debugging extensions.
     Hetero2020,
+}
+
+/// An edition with the reason it is not narrower.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Classification {
+    /// The smallest edition the input fits in.
+    pub edition: Edition,
+    /// Why the input is outside a narrower edition: the classifier rule
+    /// (one of the `REASON_*` constants of [`expr`] or [`cfi`]); `None` for
+    /// [`Edition::Dwarf5`].
+    pub reason: Option<&'static str>,
+    /// Byte offset of the operation or instruction that decided it (for a
+    /// nested `DW_OP_entry_value` block or CFI expression, the offset of
+    /// the enclosing operation or instruction).
+    pub at: Option<usize>,
+}
+
+impl Classification {
+    /// Plain DWARF 5.
+    pub const DWARF5: Classification = Classification { edition: Edition::Dwarf5, reason: None, at: None };
+
+    fn new(edition: Edition, reason: &'static str, at: usize) -> Self {
+        Classification { edition, reason: Some(reason), at: Some(at) }
+    }
+
+    /// Keeps the wider of two classifications (the first on a tie).
+    fn max(self, other: Classification) -> Classification {
+        if other.edition > self.edition {
+            other
+        } else {
+            self
+        }
+    }
 }
