@@ -59,3 +59,46 @@ impl Classification {
         }
     }
 }
+
+/// The edition of an expression case: its bytes classified under the case's
+/// vendor profile, byte order, format and address size, as a value when the
+/// context asks for a value and as a location description otherwise.
+pub fn of_expr_case(c: &crate::case::ExprCase) -> Edition {
+    let ctx = &c.ctx;
+    let p = crate::asm::decode::Params {
+        vendor: &ctx.vendor,
+        endian: ctx.target.endian,
+        format: ctx.cu.as_ref().map(|u| u.format).unwrap_or_default(),
+        address_size: ctx.address_bytes(),
+    };
+    let usage = match ctx.result_kind {
+        Some(crate::context::ResultKind::Value) => Usage::Value,
+        _ => Usage::Location,
+    };
+    explain_expr(&c.expr, &p, usage).edition
+}
+
+/// The edition of a CFI case: the larger of its CIE's initial instructions
+/// and its FDE's instructions. An FDE whose headers do not parse is
+/// classified DWARF 5, so that every consumer is asked about it (the
+/// reference calls it ill-formed, which any answer satisfies).
+pub fn of_cfi_case(c: &crate::case::CfiCase) -> Edition {
+    let sec = &c.section;
+    let Ok((fde, cie)) = sec.parse_fde(c.fde_offset) else {
+        return Edition::Dwarf5;
+    };
+    let p = crate::asm::decode::Params {
+        vendor: &sec.target.vendor,
+        endian: sec.target.endian,
+        format: cie.format,
+        address_size: cie.address_size,
+    };
+    [cie.instructions, fde.instructions]
+        .into_iter()
+        .map(|r| match sec.bytes.get(r.start as usize..r.end as usize) {
+            Some(b) => classify_cfi(b, sec.target.arch, &p),
+            None => Edition::Dwarf5,
+        })
+        .max()
+        .unwrap_or(Edition::Dwarf5)
+}
