@@ -84,6 +84,11 @@ pub struct Summary {
     pub reference_rows: usize,
     /// Reference outcome kinds over all cases (`value`, `location`, ...).
     pub reference_kinds: BTreeMap<String, usize>,
+    /// Reference error outcomes by rule ID (ill-formed, evaluation error).
+    pub reference_rules: BTreeMap<String, usize>,
+    /// Up to three example cases (origin and input) per reference error
+    /// rule, so a surprising count on real input can be looked at.
+    pub rule_examples: BTreeMap<String, Vec<String>>,
     /// Findings, in case order; at most `keep_details` with full details.
     pub failures: Vec<Failure>,
     /// Total findings (may exceed `failures.len()`).
@@ -96,6 +101,7 @@ pub struct Summary {
 /// One case's judgements, before aggregation.
 struct CaseResult {
     rows: usize,
+    reference_rule: Option<String>,
     verdicts: Vec<(usize, Verdict)>,
     reference_kind: &'static str,
     has_expect: bool,
@@ -141,6 +147,13 @@ pub fn run(
             Case::Cfi(_) => s.cfi_cases += 1,
         }
         s.reference_rows += r.rows;
+        if let Some(rule) = &r.reference_rule {
+            *s.reference_rules.entry(rule.clone()).or_default() += 1;
+            let ex = s.rule_examples.entry(rule.clone()).or_default();
+            if ex.len() < 3 {
+                ex.push(format!("{}: {}", case.origin(), input_text(case)));
+            }
+        }
         *s.reference_kinds.entry(r.reference_kind.to_string()).or_default() += 1;
         for (i, v) in &r.verdicts {
             *s.verdicts.get_mut(&names[*i]).expect("consumer listed").entry(*v).or_default() += 1;
@@ -219,6 +232,7 @@ fn run_expr(
     }
     CaseResult {
         rows: 0,
+        reference_rule: r.rule().map(|x| x.to_string()),
         verdicts,
         reference_kind: r.kind(),
         has_expect: c.expect.is_some(),
@@ -275,12 +289,24 @@ fn run_cfi(
     };
     CaseResult {
         rows,
+        reference_rule: r.rule().map(|x| x.to_string()),
         verdicts,
         reference_kind: r.kind(),
         has_expect: c.expect.is_some(),
         ref_meets,
         fast_meets,
         findings,
+    }
+}
+
+/// The case's input as text: the disassembled expression, or the FDE.
+fn input_text(case: &Case) -> String {
+    match case {
+        Case::Expr(c) => {
+            let format = c.ctx.cu.as_ref().map(|u| u.format).unwrap_or_default();
+            crate::asm::expr::disassemble(&c.expr, &c.ctx.target, &c.ctx.vendor, format, c.ctx.address_bytes())
+        }
+        Case::Cfi(c) => format!("FDE at {:#x} in {:?}", c.fde_offset, c.section.kind),
     }
 }
 
@@ -295,9 +321,7 @@ fn describe(
     let all: Vec<&dyn Consumer> = [reference, fast].into_iter().chain(others.iter().map(|o| o.as_ref())).collect();
     match case {
         Case::Expr(c) => {
-            let format = c.ctx.cu.as_ref().map(|u| u.format).unwrap_or_default();
-            let input =
-                crate::asm::expr::disassemble(&c.expr, &c.ctx.target, &c.ctx.vendor, format, c.ctx.address_bytes());
+            let input = input_text(case);
             let outcomes: Vec<(String, Outcome)> = all.iter().map(|k| (k.name().to_string(), k.evaluate(c))).collect();
             let (_, trace) = crate::reference::expr::evaluate_traced(&c.expr, &c.ctx);
             let mut rules = c.rules.clone();
@@ -329,7 +353,7 @@ fn describe(
                 case: c.name.clone(),
                 origin: c.origin.clone(),
                 rules,
-                input: format!("FDE at {:#x} in {:?}", c.fde_offset, c.section.kind),
+                input: input_text(case),
                 expected: c.expect.as_ref().map(report::cfi_text),
                 outcomes: outcomes.iter().map(|(n, o)| (n.clone(), report::cfi_text(o))).collect(),
                 trace: Vec::new(),

@@ -49,6 +49,13 @@ pub fn text(title: &str, s: &Summary, show: usize) -> String {
     }
     let kinds: Vec<String> = s.reference_kinds.iter().map(|(k, n)| format!("{k} {n}")).collect();
     let _ = writeln!(out, "  reference outcomes: {}", kinds.join(", "));
+    if !s.reference_rules.is_empty() {
+        let mut rules: Vec<(&String, &usize)> = s.reference_rules.iter().collect();
+        rules.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+        let top: Vec<String> = rules.iter().take(8).map(|(r, n)| format!("{r} {n}")).collect();
+        let more = if rules.len() > 8 { format!(", +{} more rules", rules.len() - 8) } else { String::new() };
+        let _ = writeln!(out, "  reference error rules: {}{more}", top.join(", "));
+    }
     if s.expectations > 0 {
         let _ = writeln!(
             out,

@@ -39,17 +39,25 @@ fn flat_memory(bits: u32) -> Vec<AddressSpace> {
 /// the return address column (16, named `rip` as llvm-dwarfdump does),
 /// rFLAGS, `fs.base`/`gs.base` and the mask registers k0–k7 (AVX-512BW
 /// width); 128 for xmm0–xmm31 (the DWARF numbers name the xmm views, not
-/// ymm/zmm); 80 for the x87 registers st0–st7; 64 for mm0–mm7; 16 for the
+/// ymm/zmm); 128 for the x87 registers st0–st7 (see below); 64 for mm0–mm7; 16 for the
 /// segment selectors, `tr`, `ldtr`, `fcw` and `fsw`; 32 for `mxcsr`; 8192
 /// (1 KiB) for the AMX tiles tmm0–tmm7 and 512 for `tilecfg` (64 bytes).
 /// Reserved numbers (56–57, 60–61, 83–117, 126–129) have no register.
+///
+/// st0–st7 hold 80 significant bits, but their storage here is 128 bits:
+/// the psABI gives `long double` a 16-byte representation, and GCC
+/// describes such values in x87 registers with `DW_OP_regx st0;
+/// DW_OP_piece 16` and with `DW_OP_regval_type` of a 16-byte base type
+/// (seen throughout libc6-dbg). With 80-bit storage that real output would
+/// read past the end of the register. Bytes 10–15 read as the context gives
+/// them.
 pub fn x86_64() -> Target {
     let gprs = ["rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp", "rsp"];
     let mut registers: Vec<Register> = gprs.iter().enumerate().map(|(i, n)| reg(i as u64, *n, 64)).collect();
     registers.extend((8..16).map(|i| reg(i, format!("r{i}"), 64)));
     registers.push(reg(16, "rip", 64));
     registers.extend((0..16).map(|i| reg(17 + i, format!("xmm{i}"), 128)));
-    registers.extend((0..8).map(|i| reg(33 + i, format!("st{i}"), 80)));
+    registers.extend((0..8).map(|i| reg(33 + i, format!("st{i}"), 128)));
     registers.extend((0..8).map(|i| reg(41 + i, format!("mm{i}"), 64)));
     registers.push(reg(49, "rflags", 64));
     for (i, n) in ["es", "cs", "ss", "ds", "fs", "gs"].iter().enumerate() {
@@ -201,7 +209,7 @@ mod tests {
         assert_eq!(bits(&t, "rdx"), (1, 64));
         assert_eq!(bits(&t, "xmm0"), (17, 128));
         assert_eq!(bits(&t, "xmm15"), (32, 128));
-        assert_eq!(bits(&t, "st0"), (33, 80));
+        assert_eq!(bits(&t, "st0"), (33, 128));
         assert_eq!(bits(&t, "mm7"), (48, 64));
         assert_eq!(bits(&t, "rflags"), (49, 64));
         assert_eq!(bits(&t, "gs"), (55, 16));
