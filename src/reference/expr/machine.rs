@@ -282,7 +282,10 @@ impl<'c> Machine<'c> {
             if s.storage == Storage::Undefined {
                 continue;
             }
-            let new = i128::try_from(s.bit_offset).ok().and_then(|o| o.checked_add(delta)).ok_or(Stop::Eval(rule))?;
+            let new = i128::try_from(s.bit_offset)
+                .ok()
+                .and_then(|o| o.checked_add(delta))
+                .ok_or_else(|| Stop::Eval(rule.clone()))?;
             let size = s.storage.size_bits(self.ctx);
             if new < 0 || size.is_some_and(|z| new as u128 >= z) {
                 return Err(Stop::Eval(rule));
