@@ -1,1 +1,0 @@
-//! Fast evaluation of DWARF operation expressions.

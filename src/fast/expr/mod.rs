@@ -1,0 +1,93 @@
+//! Fast evaluation of DWARF operation expressions: decode once, run many
+//! times without allocating per operation.
+//!
+//! Usage: [`evaluate`] for one-off calls, or [`Program::compile`] once and
+//! [`Program::run`] with a per-thread [`Scratch`]. Semantics follow
+//! hetero-2020 "DWARF Expressions" (on top of DWARF 5 §2.5) and the project
+//! decisions in `specs/rules/*.yaml`; this module is written apart from
+//! `crate::reference` and must agree with it on every outcome.
+
+mod arith;
+pub mod decode;
+mod exec;
+pub mod machine;
+#[cfg(test)]
+mod tests;
+
+pub use machine::Scratch;
+
+use crate::context::Context;
+use crate::outcome::Outcome;
+use decode::{DecodeError, Encoding, Insn};
+use machine::Ent;
+
+/// A decoded operation expression, ready to run against any context that
+/// has the same encoding parameters (vendor profile, address size, offset
+/// size, endianity) as the one it was compiled for.
+#[derive(Debug, Clone)]
+pub struct Program {
+    /// Decoded operations.
+    pub(crate) insns: Vec<Insn>,
+    /// The expression bytes (blocks are read from here).
+    pub(crate) bytes: Box<[u8]>,
+    /// The static decoding error, if the bytes do not decode.
+    pub(crate) error: Option<DecodeError>,
+}
+
+impl Program {
+    /// Decodes `expr` under the encoding of `ctx` (vendor profile,
+    /// `ctx.address_bytes()`, the unit's offset size, target endianity).
+    /// Never fails: a decoding error is kept and reported by [`Program::run`]
+    /// as `IllFormed { expr.decode.*, at }` (BRIEF "Decoding is static").
+    pub fn compile(expr: &[u8], ctx: &Context) -> Program {
+        let enc = Encoding {
+            vendor: ctx.vendor.clone(),
+            address_bytes: ctx.address_bytes(),
+            offset_bytes: ctx.cu.as_ref().map(|c| c.format.offset_bytes()).unwrap_or(4) as u8,
+            big_endian: ctx.target.endian == crate::target::Endian::Big,
+        };
+        let mut insns = Vec::new();
+        let error = if expr.len() > u32::MAX as usize - 1 {
+            Some(DecodeError { rule: crate::rules::id::EXPR_DECODE_TRUNCATED_OPERAND, at: 0 })
+        } else {
+            decode::decode(expr, &enc, &mut insns).err()
+        };
+        Program { insns, bytes: expr.into(), error }
+    }
+
+    /// Number of decoded operations.
+    pub fn len(&self) -> usize {
+        self.insns.len()
+    }
+
+    /// Whether the program has no operations.
+    pub fn is_empty(&self) -> bool {
+        self.insns.is_empty()
+    }
+
+    /// Evaluates the program in `ctx`, using `scratch` for all working
+    /// memory. Returns the same [`Outcome`] as `reference::expr::evaluate`.
+    pub fn run(&self, ctx: &Context, scratch: &mut Scratch) -> Outcome {
+        if let Some(e) = &self.error {
+            return Outcome::IllFormed { rule: e.rule.clone(), at: Some(e.at) };
+        }
+        scratch.reset();
+        for e in &ctx.initial_stack {
+            let ent: Ent = scratch.import(e);
+            scratch.stack.push(ent);
+        }
+        let ev = exec::Ev::new(ctx);
+        match ev.exec(self, scratch) {
+            Ok(()) => ev.finish(scratch),
+            Err(stop) => stop.outcome(),
+        }
+    }
+}
+
+/// Evaluates the operation expression `expr` in `ctx` (one-off form of
+/// [`Program::compile`] + [`Program::run`]).
+pub fn evaluate(expr: &[u8], ctx: &Context) -> Outcome {
+    let p = Program::compile(expr, ctx);
+    let mut s = Scratch::new();
+    p.run(ctx, &mut s)
+}

@@ -1,0 +1,485 @@
+//! Differential test: the fast evaluator must give exactly the reference
+//! interpreter's outcome (rule IDs and offsets included) on generated
+//! operation sequences, valid and slightly broken, in varied contexts.
+//! `DIFF_CASES=N` sets the number of generated cases (default 3000).
+
+use dwarfcheck::context::{CompUnit, Context, Entry, Format, MemorySegment, ResultKind};
+use dwarfcheck::encoding::leb128::{write_sleb, write_uleb};
+use dwarfcheck::encoding::{ate, VendorProfile};
+use dwarfcheck::fast::expr::{Program, Scratch};
+use dwarfcheck::outcome::{BaseType, NormalLocation, Outcome, SingleLocation, Source, Value};
+use dwarfcheck::target::{presets, AddressSpace, Endian, Target};
+use dwarfcheck::{fast, reference};
+use proptest::prelude::*;
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// Base type DIE offsets the generated context defines.
+const DIES: &[u64] = &[0x2a, 0x31, 0x40, 0x48, 0x50, 0x58, 0x60, 0x68];
+
+fn base_types(big: bool) -> BTreeMap<u64, BaseType> {
+    let mut bt = BTreeMap::new();
+    bt.insert(0x2a, BaseType::ate(ate::SIGNED, 32, big));
+    bt.insert(0x31, BaseType::ate(ate::FLOAT, 64, big));
+    bt.insert(0x40, BaseType::ate(ate::UNSIGNED, 128, big));
+    bt.insert(0x48, BaseType::ate(ate::FLOAT, 32, big));
+    bt.insert(0x50, BaseType::ate(ate::UNSIGNED, 8, big));
+    bt.insert(0x58, BaseType::ate(ate::SIGNED, 16, !big));
+    bt.insert(0x60, BaseType::ate(ate::BOOLEAN, 8, big));
+    bt.insert(0x68, BaseType::ate(ate::FLOAT, 80, big));
+    bt
+}
+
+/// A small big-endian 32-bit target with two address spaces.
+fn be32() -> Target {
+    let mut t = presets::aarch64();
+    t.name = "be32".into();
+    t.endian = Endian::Big;
+    t.address_spaces = vec![
+        AddressSpace { number: 0, name: "memory".into(), address_bits: 32, per_thread: false, per_lane: false },
+        AddressSpace { number: 1, name: "local".into(), address_bits: 16, per_thread: false, per_lane: false },
+    ];
+    t.registers.truncate(8);
+    t.validate().unwrap()
+}
+
+/// Context knobs chosen by the generator.
+#[derive(Debug, Clone)]
+struct Knobs {
+    target: u8,
+    result: u8,
+    cfa: bool,
+    frame_base: u8,
+    object: u8,
+    initial: u8,
+    tls: bool,
+    cu: u8,
+    synthetic: bool,
+    steps: u8,
+}
+
+fn knobs() -> impl Strategy<Value = Knobs> {
+    (0u8..3, 0u8..3, any::<bool>(), 0u8..6, 0u8..4, 0u8..4, any::<bool>(), 0u8..3, prop::bool::weighted(0.1), 0u8..8)
+        .prop_map(|(target, result, cfa, frame_base, object, initial, tls, cu, synthetic, steps)| Knobs {
+            target,
+            result,
+            cfa,
+            frame_base,
+            object,
+            initial,
+            tls,
+            cu,
+            synthetic,
+            steps,
+        })
+}
+
+fn mem_loc(a: u64) -> NormalLocation {
+    NormalLocation { places: vec![SingleLocation::Simple(Source::Memory { aspace: 0, bit_addr: u128::from(a) * 8 })] }
+}
+
+fn build_ctx(k: &Knobs) -> Context {
+    let target = match k.target {
+        0 => presets::x86_64(),
+        1 => presets::aarch64(),
+        _ => be32(),
+    };
+    let big = target.endian == Endian::Big;
+    let abytes = target.address_bytes() as usize;
+    let mut c = Context::new(Arc::new(target));
+    c.vendor = if k.target == 2 { VendorProfile::dwarf5() } else { VendorProfile::gnu() };
+    let word = |v: u64| -> Vec<u8> {
+        if big {
+            v.to_be_bytes()[8 - abytes..].to_vec()
+        } else {
+            v.to_le_bytes()[..abytes].to_vec()
+        }
+    };
+    let reg = |v: u64| -> Vec<u8> {
+        if big {
+            let mut w = word(v);
+            w.resize(8, 0xee);
+            w
+        } else {
+            v.to_le_bytes().to_vec()
+        }
+    };
+    c.registers.insert(0, reg(0x1010));
+    c.registers.insert(6, reg(0x1020));
+    c.registers.insert(7, reg(0x1000));
+    if k.target == 0 {
+        let mut x = 2.5f64.to_le_bytes().to_vec();
+        x.extend(1.5f32.to_le_bytes());
+        x.extend([0xff, 0xff, 0xff, 0x7f]);
+        c.registers.insert(17, x);
+    }
+    c.memory.push(MemorySegment { aspace: 0, address: 0x1000, bytes: (0..64u8).map(|i| i.wrapping_mul(37)).collect() });
+    c.memory.push(MemorySegment { aspace: 0, address: 0x1040, bytes: vec![0, 0, 0, 0, 0, 0, 0xf0, 0x3f] });
+    c.memory.push(MemorySegment { aspace: 1, address: 0x10, bytes: vec![9, 8, 7, 6, 5, 4, 3, 2] });
+    c.result_kind = match k.result {
+        0 => None,
+        1 => Some(ResultKind::Location),
+        _ => Some(ResultKind::Value),
+    };
+    if k.cfa {
+        c.cfa = Some(0x1030);
+    }
+    c.frame_base = match k.frame_base {
+        0 => None,
+        1 => Some(vec![0x9c]),       // call_frame_cfa
+        2 => Some(vec![0x56]),       // reg6
+        3 => Some(vec![0x76, 0x08]), // breg6 8
+        4 => Some(vec![0x35, 0x9f]), // lit5 stack_value (implicit)
+        _ => Some(vec![0x91, 0x00]), // fbreg 0 (recursive)
+    };
+    let gty = c.generic_type();
+    c.object = match k.object {
+        0 => None,
+        1 => Some(Entry::Location(mem_loc(0x1008))),
+        2 => Some(Entry::Value(Value::from_u128(gty, 0x1010))),
+        _ => Some(Entry::Location(NormalLocation {
+            places: vec![
+                SingleLocation::Simple(Source::Memory { aspace: 0, bit_addr: 0x1000 * 8 }),
+                SingleLocation::Simple(Source::Register { regno: 7, bit_offset: 0 }),
+            ],
+        })),
+    };
+    c.initial_stack = match k.initial {
+        0 => vec![],
+        1 => vec![Entry::Value(Value::from_u128(gty, 0x1004))],
+        2 => vec![Entry::Location(mem_loc(0x1000)), Entry::Value(Value::from_u128(gty, 3))],
+        _ => vec![Entry::Value(Value::from_u128(BaseType::ate(ate::SIGNED, 32, big), 0xffff_fff0))],
+    };
+    if k.tls {
+        c.tls_base = Some(0x1000);
+    }
+    if k.cu > 0 {
+        let mut debug_addr = Vec::new();
+        for v in [0x1000u64, 0x1008, 7, 0x1040] {
+            debug_addr.extend(word(v));
+        }
+        c.cu = Some(CompUnit {
+            version: 5,
+            format: if k.cu == 2 { Format::Dwarf64 } else { Format::Dwarf32 },
+            address_size: abytes as u8,
+            debug_addr: debug_addr.into(),
+            addr_base: 0,
+            base_types: base_types(big),
+        });
+    }
+    if k.synthetic {
+        c.synthetic = Some(42);
+    }
+    c.budgets.steps = [3, 10, 50, 200, 1000, 100_000, 100_000, 100_000][k.steps as usize];
+    c.budgets.stack = if k.steps == 1 { 4 } else { 1024 };
+    c
+}
+
+/// One generated operation: a choice and two raw numbers.
+type GenOp = (u8, u64, u64);
+
+fn emit(out: &mut Vec<u8>, op: &GenOp, big: bool, abytes: usize, obytes: usize) {
+    let (choice, a, b) = *op;
+    let die = DIES[(a % DIES.len() as u64) as usize];
+    let die = if b % 11 == 0 { b % 0x70 } else { die }; // sometimes invalid or 0 (generic)
+    let addr = 0x1000 + (a % 0x48);
+    let small = (a % 40) as i64 - 8;
+    let fixed = |out: &mut Vec<u8>, v: u64, n: usize| {
+        let b = v.to_le_bytes();
+        if big {
+            out.extend(b[..n].iter().rev());
+        } else {
+            out.extend(&b[..n]);
+        }
+    };
+    let c = choice % 64;
+    match c {
+        0 => out.push(0x30 + (a % 32) as u8),
+        1 => {
+            out.push(0x03);
+            fixed(out, addr, abytes);
+        }
+        2 => {
+            out.push(0x10);
+            write_uleb(out, if b % 2 == 0 { addr } else { a });
+        }
+        3 => {
+            out.push(0x11);
+            write_sleb(out, small);
+        }
+        4 => {
+            let (op, n) = [(0x08, 1), (0x09, 1), (0x0a, 2), (0x0b, 2), (0x0c, 4), (0x0d, 4), (0x0e, 8), (0x0f, 8)]
+                [(b % 8) as usize];
+            out.push(op);
+            fixed(out, a, n);
+        }
+        5..=10 => out.push([0x12, 0x13, 0x14, 0x16, 0x17, 0x96][(c - 5) as usize]),
+        11 => {
+            out.push(0x15);
+            out.push((a % 6) as u8);
+        }
+        12..=27 => out.push(
+            [0x19, 0x1a, 0x1b, 0x1c, 0x1d, 0x1e, 0x1f, 0x20, 0x21, 0x22, 0x24, 0x25, 0x26, 0x27, 0x29, 0x2d]
+                [(c - 12) as usize],
+        ),
+        28 => out.push([0x2a, 0x2b, 0x2c, 0x2e][(a % 4) as usize]),
+        29 => {
+            out.push(0x23);
+            write_uleb(out, a % 300);
+        }
+        30 | 31 => {
+            out.push(if c == 30 { 0x28 } else { 0x2f });
+            fixed(out, (small / 2) as u64, 2);
+        }
+        32 => out.push(0x50 + (a % 20) as u8),
+        33 => {
+            out.push(0x90);
+            write_uleb(out, a % 40);
+        }
+        34 => {
+            out.push(0x70 + [0, 6, 7, 17, 3, 25][(a % 6) as usize]);
+            write_sleb(out, small);
+        }
+        35 => {
+            out.push(0x92);
+            write_uleb(out, b % 20);
+            write_sleb(out, small);
+        }
+        36 => {
+            out.push(0x91);
+            write_sleb(out, small);
+        }
+        37 | 38 => {
+            out.push(0x93);
+            write_uleb(out, [1, 2, 4, 8, 16, 3, 0][(a % 7) as usize]);
+        }
+        39 => {
+            out.push(0x9d);
+            write_uleb(out, a % 70);
+            write_uleb(out, b % 70);
+        }
+        40 => {
+            out.push(0x94);
+            out.push((a % 10) as u8);
+        }
+        41 => out.push(0x06),
+        42 => {
+            out.push(0xa6);
+            out.push((b % 17) as u8);
+            write_uleb(out, die);
+        }
+        43 => out.push(0x18),
+        44 => {
+            out.push(0x95);
+            out.push((a % 9) as u8);
+        }
+        45 => out.push([0x97, 0x9b, 0x9c, 0xe0][(a % 4) as usize]),
+        46 => {
+            out.push(0x9e);
+            let n = (a % 10) as usize;
+            write_uleb(out, n as u64);
+            out.extend((0..n).map(|i| (b >> (i % 8 * 8)) as u8));
+        }
+        47 | 48 => out.push(0x9f),
+        49 => {
+            out.push(if a % 2 == 0 { 0xa0 } else { 0xf2 });
+            fixed(out, 0x40 + a % 4, obytes);
+            write_sleb(out, small);
+        }
+        50 => {
+            out.push(0xa1 + (a % 2) as u8);
+            write_uleb(out, b % 5);
+        }
+        51 | 52 => {
+            // const_type with the right or a wrong size.
+            out.push(0xa4);
+            write_uleb(out, die);
+            let size: u8 = match die {
+                0x2a | 0x48 => 4,
+                0x40 => 16,
+                0x50 | 0x60 => 1,
+                0x58 => 2,
+                0x68 => 10,
+                _ => abytes as u8,
+            };
+            let size = if b % 13 == 1 { size.wrapping_add(1) } else { size };
+            out.push(size);
+            out.extend((0..size as usize).map(|i| (a.rotate_left(i as u32 * 8) ^ b) as u8));
+        }
+        53 => {
+            out.push(0xa5);
+            write_uleb(out, [0, 7, 17, 99, 6][(b % 5) as usize]);
+            write_uleb(out, die);
+        }
+        54 | 55 => {
+            out.push(if c == 54 { 0xa8 } else { 0xa9 });
+            write_uleb(out, die);
+        }
+        56 => {
+            out.push(0xa7);
+            out.push((b % 17) as u8);
+            write_uleb(out, die);
+        }
+        57 => out.push(0xf0),
+        58 => out.push([0x98, 0xa3, 0xe1, 0xff][(a % 4) as usize]),
+        59 => {
+            out.push(0x9d);
+            write_uleb(out, [8, 16, 32, 64][(a % 4) as usize]);
+            write_uleb(out, [0, 8, 32, 63][(b % 4) as usize]);
+        }
+        60 => {
+            let op = 0xf4 + (a % 4) as u8; // GNU typed aliases
+            out.push(op);
+            match op {
+                0xf4 => {
+                    write_uleb(out, 0x2a);
+                    out.push(4);
+                    out.extend([1, 2, 3, 4]);
+                }
+                0xf5 => {
+                    write_uleb(out, 0);
+                    write_uleb(out, die);
+                }
+                0xf6 => {
+                    out.push(8);
+                    write_uleb(out, die);
+                }
+                _ => write_uleb(out, die),
+            }
+        }
+        _ => out.push(0x30 + (b % 32) as u8),
+    }
+}
+
+/// Operation choices that push an entry (used for a prelude, so later
+/// operations find operands more often).
+const PUSHES: &[u8] = &[0, 1, 2, 3, 4, 32, 34, 35, 45, 46, 49, 51, 53, 0, 1, 34];
+
+/// The expression bytes of a generated case.
+fn build_bytes(ctx: &Context, prelude: &[GenOp], ops: &[GenOp], m: (u8, u64, u8)) -> Vec<u8> {
+    let big = ctx.target.endian == Endian::Big;
+    let abytes = ctx.address_bytes() as usize;
+    let obytes = ctx.cu.as_ref().map(|c| c.format.offset_bytes()).unwrap_or(4);
+    let mut bytes = Vec::new();
+    for &(c, a, b) in prelude {
+        emit(&mut bytes, &(PUSHES[(c as usize) % PUSHES.len()], a, b), big, abytes, obytes);
+    }
+    for op in ops {
+        emit(&mut bytes, op, big, abytes, obytes);
+    }
+    mutate(&mut bytes, m);
+    bytes
+}
+
+/// How the bytes are broken after generation (5 in 8 are left alone).
+fn mutate(bytes: &mut Vec<u8>, m: (u8, u64, u8)) {
+    let (kind, pos, byte) = m;
+    if bytes.is_empty() {
+        return;
+    }
+    let p = (pos % bytes.len() as u64) as usize;
+    match kind % 8 {
+        0 => bytes.truncate(p),
+        1 => bytes[p] = byte,
+        2 => bytes.insert(p, byte),
+        _ => {}
+    }
+}
+
+/// The outcome for comparison: `Unsupported` texts are each evaluator's own
+/// words, so only the kind is compared for them.
+fn comparable(o: Outcome) -> Outcome {
+    match o {
+        Outcome::Unsupported { .. } => Outcome::Unsupported { what: String::new() },
+        o => o,
+    }
+}
+
+/// The reference's outcome, or `None` if it panicked.
+fn reference_outcome(bytes: &[u8], ctx: &Context) -> Option<Outcome> {
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| reference::expr::evaluate(bytes, ctx)));
+    r.ok().map(comparable)
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::new());
+}
+
+fn check(knobs: &Knobs, prelude: &[GenOp], ops: &[GenOp], m: (u8, u64, u8)) -> Result<(), TestCaseError> {
+    let ctx = build_ctx(knobs);
+    let bytes = build_bytes(&ctx, prelude, ops, m);
+    let Some(want) = reference_outcome(&bytes, &ctx) else {
+        // A reference panic is the reference's bug (reported separately);
+        // the fast evaluator must still not panic.
+        let _ = fast::expr::evaluate(&bytes, &ctx);
+        return Ok(());
+    };
+    let got = comparable(fast::expr::evaluate(&bytes, &ctx));
+    prop_assert_eq!(&got, &want, "bytes {:02x?} ctx {:?}", bytes, knobs);
+    // The compiled form with a reused scratch must agree too.
+    let prog = Program::compile(&bytes, &ctx);
+    let again = comparable(SCRATCH.with(|s| prog.run(&ctx, &mut s.borrow_mut())));
+    prop_assert_eq!(&again, &want, "reused scratch; bytes {:02x?}", bytes);
+    Ok(())
+}
+
+fn cases() -> u32 {
+    std::env::var("DIFF_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(3000)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(), max_shrink_iters: 4000, ..ProptestConfig::default() })]
+
+    #[test]
+    fn fast_agrees_with_reference(
+        k in knobs(),
+        prelude in prop::collection::vec((any::<u8>(), any::<u64>(), any::<u64>()), 0..4),
+        ops in prop::collection::vec((any::<u8>(), any::<u64>(), any::<u64>()), 0..14),
+        m in (any::<u8>(), any::<u64>(), any::<u8>()),
+    ) {
+        check(&k, &prelude, &ops, m)?;
+    }
+}
+
+/// Prints how generated cases end (run with `--nocapture`), so the
+/// generator's reach can be judged; also asserts agreement on each.
+#[test]
+fn outcome_mix() {
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::TestRunner;
+    let strat = (
+        knobs(),
+        prop::collection::vec((any::<u8>(), any::<u64>(), any::<u64>()), 0..4),
+        prop::collection::vec((any::<u8>(), any::<u64>(), any::<u64>()), 0..14),
+        (any::<u8>(), any::<u64>(), any::<u8>()),
+    );
+    let mut runner = TestRunner::deterministic();
+    let mut mix: BTreeMap<String, usize> = BTreeMap::new();
+    let mut panics = 0usize;
+    std::panic::set_hook(Box::new(|_| {}));
+    for _ in 0..cases() {
+        let (k, prelude, ops, m) = strat.new_tree(&mut runner).unwrap().current();
+        let ctx = build_ctx(&k);
+        let bytes = build_bytes(&ctx, &prelude, &ops, m);
+        let Some(want) = reference_outcome(&bytes, &ctx) else {
+            if panics < 3 {
+                println!("reference panicked on {bytes:02x?} {k:?}");
+            }
+            panics += 1;
+            continue;
+        };
+        let key = match &want {
+            Outcome::IllFormed { rule, .. } | Outcome::EvalError { rule, .. } => format!("{} {rule}", want.kind()),
+            Outcome::Budget { budget, .. } => format!("budget {budget:?}"),
+            o => o.kind().to_string(),
+        };
+        *mix.entry(key).or_default() += 1;
+        assert_eq!(comparable(fast::expr::evaluate(&bytes, &ctx)), want, "bytes {bytes:02x?} {k:?}");
+    }
+    let _ = std::panic::take_hook();
+    for (k, n) in &mix {
+        println!("{n:6} {k}");
+    }
+    println!("{panics:6} reference panics (skipped)");
+}
