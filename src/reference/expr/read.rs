@@ -157,8 +157,7 @@ fn read_source(ctx: &Context, src: &Source, n: u64) -> Result<Vec<u8>, Stop> {
 /// Maps a context failure to the evaluation error rule that names it.
 pub fn ctx_stop(e: ContextError) -> Stop {
     Stop::Eval(match e {
-        ContextError::Missing(what) if what.contains("compilation unit") => id::CTX_CU_MISSING,
-        ContextError::Missing(_) => id::CTX_ELEMENT_MISSING,
+        ContextError::Missing(_) => id::CTX_CU_MISSING,
         ContextError::NoSuchRegister(_) => id::REG_UNKNOWN_REGISTER_READ,
         ContextError::RegisterUnavailable(_) => id::CTX_REGISTER_UNAVAILABLE,
         ContextError::MemoryUnreadable { .. } => id::OP_DEREF_MEMORY_UNREADABLE,
