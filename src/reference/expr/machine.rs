@@ -110,7 +110,11 @@ impl<'c> Machine<'c> {
                 return Err((Stop::Budget(BudgetKind::Stack), at));
             }
             if let Some(t) = trace.as_deref_mut() {
-                t.push(TraceStep { at: insn.at as u64, op: insn.text(), stack: stack.iter().map(describe).collect() });
+                t.push(TraceStep {
+                    at: insn.at as u64,
+                    op: insn.text(&self.ctx.target),
+                    stack: stack.iter().map(describe).collect(),
+                });
             }
             match flow {
                 Flow::Next => i += 1,

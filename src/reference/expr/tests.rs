@@ -649,6 +649,10 @@ fn trace_lists_each_step() {
     assert_eq!(trace[1].op, "DW_OP_lit2");
     assert_eq!(trace[1].stack.len(), 2);
     assert_eq!(trace[2].stack, vec!["generic64:0x0000000000000003".to_string()]);
+    let (_, trace) = evaluate_traced(&[0x77, 0x10, 0x90, 0x11, 0x9e, 0x02, 0xaa, 0xbb], &ctx());
+    let ops: Vec<&str> = trace.iter().map(|t| t.op.as_str()).collect();
+    assert_eq!(ops, ["DW_OP_breg7 RSP+16", "DW_OP_regx XMM0", "DW_OP_implicit_value 0x2 0xaa 0xbb"]);
+    assert_eq!(trace[0].stack, vec!["mem[0x7ffc0010]".to_string()]);
 }
 
 // ---- robustness -------------------------------------------------------------------
