@@ -26,7 +26,9 @@ fn contexts() -> Vec<Context> {
         AddressSpace { number: 0, name: "m".into(), address_bits: 32, per_thread: false, per_lane: false },
         AddressSpace { number: 1, name: "l".into(), address_bits: 16, per_thread: false, per_lane: false },
     ];
+    t.registers.push(crate::target::Register { number: 40, name: "odd".into(), bits: 12 });
     let mut d = Context::new(Arc::new(t));
+    d.registers.insert(40, vec![0xff, 0x0f]);
     d.registers.insert(0, vec![0, 0, 0x10, 0, 1, 2, 3, 4]);
     d.memory.push(MemorySegment { aspace: 1, address: 0x10, bytes: vec![1, 2, 3, 4] });
     d.cu = a.cu.clone();
@@ -93,5 +95,16 @@ proptest! {
         }
         let c = &contexts()[which];
         let _ = evaluate(&bytes, c);
+    }
+}
+
+/// Every register of the odd-register target is reachable: a 12-bit
+/// register reads as far as the context can give whole bytes.
+#[test]
+fn odd_sized_register_does_not_panic() {
+    let d = &contexts()[3];
+    for e in [&[0x90, 0x28, 0x06][..], &[0x90, 0x28, 0x94, 0x01], &[0x92, 0x28, 0x00], &[0x90, 0x28, 0x9d, 0x04, 0x08]]
+    {
+        let _ = evaluate(e, d);
     }
 }
