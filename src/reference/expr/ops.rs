@@ -92,11 +92,29 @@ impl Machine<'_> {
                     Ok(Final::Value(_)) => unreachable!("result kind location gives a location"),
                     Err((stop, _)) => return Err(stop),
                 };
-                if let [Single { storage: Storage::Register { regno }, bit_offset: 0 }] = l.singles[..] {
-                    let a = self.register_address(regno)?;
-                    l = Loc::memory(0, a as u64);
+                let b = insn.s(0);
+                // A frame base that is a byte address in memory, or a register
+                // holding one (op.fbreg.register-frame-base), gives an
+                // address; B is added modulo the address size as for
+                // DW_OP_breg* (op.fbreg.memory-frame-base). Anything else is
+                // moved B bytes as by DW_OP_LLVM_offset.
+                let base = match l.singles[..] {
+                    [Single { storage: Storage::Register { regno }, bit_offset: 0 }] => {
+                        Some((0, self.register_address(regno)?))
+                    }
+                    [Single { storage: Storage::Memory { aspace }, bit_offset }] if bit_offset % 8 == 0 => {
+                        Some((aspace, bit_offset / 8))
+                    }
+                    _ => None,
+                };
+                match base {
+                    Some((aspace, a)) => {
+                        let abits = ctx.target.address_space(aspace).map(|s| s.address_bits).unwrap_or(64);
+                        let amask = if abits >= 64 { u128::from(u64::MAX) } else { (1u128 << abits) - 1 };
+                        l = Loc::memory(aspace, (a.wrapping_add(b as i128 as u128) & amask) as u64);
+                    }
+                    None => self.offset(&mut l, i128::from(b) * 8, id::OP_FBREG_OFFSET_OUT_OF_STORAGE)?,
                 }
-                self.offset(&mut l, i128::from(insn.s(0)) * 8, id::OP_FBREG_OFFSET_OUT_OF_STORAGE)?;
                 stack.push(Entry::Location(l));
             }
             // op.breg.register-plus-offset
