@@ -62,6 +62,24 @@ impl Verdict {
     }
 }
 
+/// Fast vs reference: identical outcomes, rule IDs and offsets included.
+/// The one exception is `Unsupported`, whose text is free-form: two
+/// evaluators that both do not implement something agree.
+pub fn same_evaluator_outcome(reference: &Outcome, fast: &Outcome) -> bool {
+    match (reference, fast) {
+        (Outcome::Unsupported { .. }, Outcome::Unsupported { .. }) => true,
+        _ => reference == fast,
+    }
+}
+
+/// [`same_evaluator_outcome`] for CFI outcomes.
+pub fn same_evaluator_cfi(reference: &CfiOutcome, fast: &CfiOutcome) -> bool {
+    match (reference, fast) {
+        (CfiOutcome::Unsupported { .. }, CfiOutcome::Unsupported { .. }) => true,
+        _ => reference == fast,
+    }
+}
+
 /// Strict comparison used for fast vs reference and for hand-derived
 /// expectations: equal outcomes; an expected `at` of `None` matches any.
 pub fn exact(expected: &Outcome, actual: &Outcome) -> bool {
@@ -132,13 +150,33 @@ pub fn judge(reference: &Outcome, other: &Outcome, unspecified: bool) -> Verdict
             }
         }
         Outcome::Value(_) | Outcome::Location(_) => {
-            if reference == other {
+            if reference == other || as_address(reference).is_some_and(|a| as_address(other) == Some(a)) {
                 Verdict::Agree
             } else {
                 Verdict::Disagree
             }
         }
         Outcome::Unsupported { .. } | Outcome::ConsumerFault { .. } => Verdict::Unsupported,
+    }
+}
+
+/// The address an outcome denotes under hetero-2020's implicit conversion
+/// ("Memory Location Description Operations"): a value of the generic type
+/// and a single memory location description in the default address space at
+/// a whole byte are interchangeable. A DWARF-5-era consumer that returns
+/// every final stack value as an address (gimli) is judged by this.
+fn as_address(o: &Outcome) -> Option<u128> {
+    match o {
+        Outcome::Value(v) if v.ty.encoding == crate::outcome::TypeEncoding::Generic => Some(v.to_u128()),
+        Outcome::Location(l) => match l.places.as_slice() {
+            [crate::outcome::SingleLocation::Simple(crate::outcome::Source::Memory { aspace: 0, bit_addr })]
+                if bit_addr % 8 == 0 =>
+            {
+                Some(bit_addr / 8)
+            }
+            _ => None,
+        },
+        _ => None,
     }
 }
 
@@ -210,6 +248,16 @@ mod tests {
         assert_eq!(judge(&v(1), &v(2), true), Verdict::Unspecified);
         assert_eq!(judge(&v(1), &Outcome::Unsupported { what: "x".into() }, false), Verdict::Unsupported);
         assert_eq!(judge(&v(1), &Outcome::ConsumerFault { what: "panic".into() }, false), Verdict::Disagree);
+        // A generic value and a default-address-space memory location at the
+        // same byte are the same answer (implicit conversion).
+        let mem = |a: u128| {
+            Outcome::Location(
+                crate::outcome::RawLocation::simple(crate::outcome::Source::Memory { aspace: 0, bit_addr: a * 8 })
+                    .normalize(),
+            )
+        };
+        assert_eq!(judge(&v(0x401000), &mem(0x401000), false), Verdict::Agree);
+        assert_eq!(judge(&v(0x401000), &mem(0x401001), false), Verdict::Disagree);
     }
 
     #[test]

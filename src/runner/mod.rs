@@ -86,6 +86,8 @@ pub struct Summary {
     pub reference_kinds: BTreeMap<String, usize>,
     /// Reference error outcomes by rule ID (ill-formed, evaluation error).
     pub reference_rules: BTreeMap<String, usize>,
+    /// `unspecified` rules the reference's answers rested on, with counts.
+    pub unspecified_rules: BTreeMap<String, usize>,
     /// Up to three example cases (origin and input) per reference error
     /// rule, so a surprising count on real input can be looked at.
     pub rule_examples: BTreeMap<String, Vec<String>>,
@@ -101,6 +103,7 @@ pub struct Summary {
 /// One case's judgements, before aggregation.
 struct CaseResult {
     rows: usize,
+    relied: Vec<String>,
     reference_rule: Option<String>,
     verdicts: Vec<(usize, Verdict)>,
     reference_kind: &'static str,
@@ -147,6 +150,9 @@ pub fn run(
             Case::Cfi(_) => s.cfi_cases += 1,
         }
         s.reference_rows += r.rows;
+        for rule in &r.relied {
+            *s.unspecified_rules.entry(rule.clone()).or_default() += 1;
+        }
         if let Some(rule) = &r.reference_rule {
             *s.reference_rules.entry(rule.clone()).or_default() += 1;
             let ex = s.rule_examples.entry(rule.clone()).or_default();
@@ -195,7 +201,8 @@ fn run_expr(
     others: &[Box<dyn Consumer>],
     opts: &Options,
 ) -> CaseResult {
-    let r = reference.evaluate(c);
+    let _ = reference;
+    let (r, relied) = crate::reference::expr::evaluate_noting_unspecified(&c.expr, &c.ctx);
     let f = fast.evaluate(c);
     let mut findings = Vec::new();
     let (ref_meets, fast_meets) = match &c.expect {
@@ -208,13 +215,13 @@ fn run_expr(
     if !fast_meets {
         findings.push(Finding::FastVsExpect);
     }
-    let fast_verdict = if r == f { Verdict::Agree } else { Verdict::Disagree };
+    let fast_verdict = if compare::same_evaluator_outcome(&r, &f) { Verdict::Agree } else { Verdict::Disagree };
     if fast_verdict == Verdict::Disagree {
         findings.push(Finding::FastVsReference);
     }
     let mut verdicts = vec![(0, fast_verdict)];
     let edition = if others.is_empty() { Edition::Dwarf5 } else { edition::of_expr_case(c) };
-    let unspecified = false;
+    let unspecified = !relied.is_empty();
     for (i, o) in others.iter().enumerate() {
         let s = o.supports();
         let v = if !s.expr || !s.editions.contains(&edition) {
@@ -232,6 +239,7 @@ fn run_expr(
     }
     CaseResult {
         rows: 0,
+        relied: relied.iter().map(|r| r.to_string()).collect(),
         reference_rule: r.rule().map(|x| x.to_string()),
         verdicts,
         reference_kind: r.kind(),
@@ -262,7 +270,7 @@ fn run_cfi(
     if !fast_meets {
         findings.push(Finding::FastVsExpect);
     }
-    let fast_verdict = if r == f { Verdict::Agree } else { Verdict::Disagree };
+    let fast_verdict = if compare::same_evaluator_cfi(&r, &f) { Verdict::Agree } else { Verdict::Disagree };
     if fast_verdict == Verdict::Disagree {
         findings.push(Finding::FastVsReference);
     }
@@ -289,6 +297,7 @@ fn run_cfi(
     };
     CaseResult {
         rows,
+        relied: Vec::new(),
         reference_rule: r.rule().map(|x| x.to_string()),
         verdicts,
         reference_kind: r.kind(),
@@ -324,7 +333,9 @@ fn describe(
             let input = input_text(case);
             let outcomes: Vec<(String, Outcome)> = all.iter().map(|k| (k.name().to_string(), k.evaluate(c))).collect();
             let (_, trace) = crate::reference::expr::evaluate_traced(&c.expr, &c.ctx);
+            let (_, relied) = crate::reference::expr::evaluate_noting_unspecified(&c.expr, &c.ctx);
             let mut rules = c.rules.clone();
+            rules.extend(relied.iter().map(|r| r.to_string()));
             if let Some(r) = outcomes[0].1.rule() {
                 if !rules.iter().any(|x| x == r.as_str()) {
                     rules.push(r.to_string());

@@ -56,6 +56,10 @@ pub fn text(title: &str, s: &Summary, show: usize) -> String {
         let more = if rules.len() > 8 { format!(", +{} more rules", rules.len() - 8) } else { String::new() };
         let _ = writeln!(out, "  reference error rules: {}{more}", top.join(", "));
     }
+    if !s.unspecified_rules.is_empty() {
+        let u: Vec<String> = s.unspecified_rules.iter().map(|(r, n)| format!("{r} {n}")).collect();
+        let _ = writeln!(out, "  answers resting on unspecified rules: {}", u.join(", "));
+    }
     if s.expectations > 0 {
         let _ = writeln!(
             out,

@@ -56,7 +56,7 @@ fn unsupported(what: &str, ty: &BaseType) -> Stop {
 }
 
 /// Mask of the low `bits` bits (1..=128).
-fn mask(bits: u32) -> u128 {
+pub(super) fn mask(bits: u32) -> u128 {
     if bits >= 128 {
         u128::MAX
     } else {
@@ -65,7 +65,7 @@ fn mask(bits: u32) -> u128 {
 }
 
 /// Sign-extends the low `bits` bits of `x`.
-fn sext(x: u128, bits: u32) -> i128 {
+pub(super) fn sext(x: u128, bits: u32) -> i128 {
     if bits >= 128 || bits == 0 {
         x as i128
     } else {
@@ -91,10 +91,10 @@ fn int_of(v: &Value, what: &str) -> Result<Option<(u32, u128, bool, bool)>, Stop
 const NAN32: u32 = 0x7fc0_0000;
 const NAN64: u64 = 0x7ff8_0000_0000_0000;
 
-fn f32_of(v: &Value) -> f32 {
+pub(super) fn f32_of(v: &Value) -> f32 {
     f32::from_bits(v.to_u128() as u32)
 }
-fn f64_of(v: &Value) -> f64 {
+pub(super) fn f64_of(v: &Value) -> f64 {
     f64::from_bits(v.to_u128() as u64)
 }
 fn from_f32(ty: BaseType, f: f32) -> Value {

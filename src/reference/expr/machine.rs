@@ -34,11 +34,14 @@ pub(super) struct Machine<'c> {
     pub(super) ctx: &'c Context,
     /// Operations executed so far, nested evaluations included.
     pub(super) steps: u64,
+    /// `unspecified` rules the evaluation's answer rests on, in the order
+    /// first relied on (see [`super::unspecified`]).
+    pub(super) unspecified: Vec<RuleId>,
 }
 
 /// Runs `expr` at top level and turns the result into an [`Outcome`].
-pub(super) fn evaluate(expr: &[u8], ctx: &Context, trace: Option<&mut Vec<TraceStep>>) -> Outcome {
-    let mut m = Machine { ctx, steps: 0 };
+pub(super) fn evaluate(expr: &[u8], ctx: &Context, trace: Option<&mut Vec<TraceStep>>) -> (Outcome, Vec<RuleId>) {
+    let mut m = Machine { ctx, steps: 0, unspecified: Vec::new() };
     let initial: Stack = ctx
         .initial_stack
         .iter()
@@ -47,7 +50,7 @@ pub(super) fn evaluate(expr: &[u8], ctx: &Context, trace: Option<&mut Vec<TraceS
             context::Entry::Location(l) => Entry::Location(Loc::from_normal(l)),
         })
         .collect();
-    match m.run(expr, ctx.result_kind, initial, 0, trace) {
+    let outcome = match m.run(expr, ctx.result_kind, initial, 0, trace) {
         Ok(Final::Value(v)) => Outcome::Value(v),
         Ok(Final::Location(l)) => Outcome::Location(l.normalize()),
         Err((stop, at)) => match stop {
@@ -56,7 +59,8 @@ pub(super) fn evaluate(expr: &[u8], ctx: &Context, trace: Option<&mut Vec<TraceS
             Stop::Budget(budget) => Outcome::Budget { budget, at },
             Stop::Unsupported(what) => Outcome::Unsupported { what },
         },
-    }
+    };
+    (outcome, m.unspecified)
 }
 
 pub(super) fn need(stack: &Stack, n: usize) -> Result<(), Stop> {
@@ -76,6 +80,15 @@ pub(super) fn not_incomplete(stack: &Stack, index: usize) -> Result<(), Stop> {
 }
 
 impl<'c> Machine<'c> {
+    /// Records that the answer rests on `rule` (an `unspecified` rule).
+    pub(super) fn rely_on(&mut self, rule: Option<RuleId>) {
+        if let Some(r) = rule {
+            if !self.unspecified.contains(&r) {
+                self.unspecified.push(r);
+            }
+        }
+    }
+
     pub(super) fn generic(&self) -> BaseType {
         self.ctx.generic_type()
     }

@@ -44,6 +44,7 @@ mod ops;
 pub mod read;
 #[cfg(test)]
 mod tests;
+mod unspecified;
 
 use crate::context::Context;
 use crate::outcome::{BudgetKind, Outcome};
@@ -82,6 +83,15 @@ pub struct TraceStep {
 /// result-kind check, which belongs to no operation). For the nested frame
 /// base evaluation of `DW_OP_fbreg`, `at` is the offset of the `DW_OP_fbreg`.
 pub fn evaluate(expr: &[u8], ctx: &Context) -> Outcome {
+    machine::evaluate(expr, ctx, None).0
+}
+
+/// Like [`evaluate`], and also returns the `unspecified` rules whose
+/// decision the answer rests on for these operands (a NaN produced, a sign
+/// bit where signedness is open, a shift count past the width, ...), so
+/// that a third party's different answer is recorded, not failed
+/// (DESIGN §8). Empty when the answer is fixed by the spec.
+pub fn evaluate_noting_unspecified(expr: &[u8], ctx: &Context) -> (Outcome, Vec<RuleId>) {
     machine::evaluate(expr, ctx, None)
 }
 
@@ -89,6 +99,6 @@ pub fn evaluate(expr: &[u8], ctx: &Context) -> Outcome {
 /// executed in `expr` (operations of nested evaluations are not listed).
 pub fn evaluate_traced(expr: &[u8], ctx: &Context) -> (Outcome, Vec<TraceStep>) {
     let mut trace = Vec::new();
-    let out = machine::evaluate(expr, ctx, Some(&mut trace));
+    let (out, _) = machine::evaluate(expr, ctx, Some(&mut trace));
     (out, trace)
 }

@@ -3,11 +3,11 @@
 //! Value, Stack, Arithmetic, Control Flow, Type Conversion, General,
 //! Implicit and Composite Location Description Operations).
 
-use super::arith;
 use super::decode::Insn;
 use super::entry::{Entry, Loc, Single, Storage};
 use super::machine::{debug_addr_stop, need, not_incomplete, Final, Flow, Machine, Stack};
 use super::Stop;
+use super::{arith, unspecified};
 use crate::context::{self, ResultKind};
 use crate::encoding::Op;
 use crate::outcome::value::mask_top;
@@ -270,7 +270,9 @@ impl Machine<'_> {
             Op::Abs | Op::Neg | Op::Not => {
                 need(stack, 1)?;
                 let v = self.pop_value(stack)?;
-                stack.push(Entry::Value(arith::unary(insn.op, &v)?));
+                let r = arith::unary(insn.op, &v)?;
+                self.rely_on(unspecified::unary(insn.op, &v));
+                stack.push(Entry::Value(r));
             }
             Op::And
             | Op::Div
@@ -286,7 +288,9 @@ impl Machine<'_> {
                 need(stack, 2)?;
                 let top = self.pop_value(stack)?;
                 let second = self.pop_value(stack)?;
-                stack.push(Entry::Value(arith::binary(insn.op, &second, &top)?));
+                let r = arith::binary(insn.op, &second, &top)?;
+                self.rely_on(unspecified::binary(insn.op, &second, &top, &r));
+                stack.push(Entry::Value(r));
             }
             // op.plus-uconst.adds
             Op::PlusUconst => {
@@ -303,7 +307,9 @@ impl Machine<'_> {
                 need(stack, 2)?;
                 let top = self.pop_value(stack)?;
                 let second = self.pop_value(stack)?;
-                stack.push(Entry::Value(arith::compare(insn.op, &second, &top, g)?));
+                let r = arith::compare(insn.op, &second, &top, g)?;
+                self.rely_on(unspecified::compare(&second, &top));
+                stack.push(Entry::Value(r));
             }
             // op.skip.branches
             Op::Skip => return self.branch(insn, insns, len, insn.s(0), true),
@@ -311,6 +317,11 @@ impl Machine<'_> {
             Op::Bra => {
                 need(stack, 1)?;
                 let v = self.pop_value(stack)?;
+                if !v.ty.is_integral() {
+                    // A non-integral condition is tested by its bits
+                    // (op.bra.condition-nonzero, an unspecified decision).
+                    self.rely_on(Some(id::OP_BRA_CONDITION_NONZERO));
+                }
                 if v.bytes.iter().any(|b| *b != 0) {
                     return self.branch(insn, insns, len, insn.s(0), false);
                 }
@@ -323,7 +334,9 @@ impl Machine<'_> {
                 self.type_budget(&t)?;
                 need(stack, 1)?;
                 let v = self.pop_value(stack)?;
-                stack.push(Entry::Value(arith::convert(&v, t)?));
+                let r = arith::convert(&v, t)?;
+                self.rely_on(unspecified::convert(&v, t, &r));
+                stack.push(Entry::Value(r));
             }
             // op.reinterpret.same-bits
             Op::Reinterpret | Op::GnuReinterpret => {

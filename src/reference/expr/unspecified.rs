@@ -1,0 +1,123 @@
+//! Where an operation's answer rests on a choice the spec leaves open: given
+//! the operands (and result) of one executed operation, the `unspecified`
+//! rules (docs/ambiguities.md) whose decision actually mattered.
+//!
+//! A rule is named only when the operands make the choice visible: a NaN
+//! produced or compared, a sign bit set where signedness is open, a shift
+//! count at or past the width, an overflow of a typed integer. The runner
+//! then records a third party's different answer instead of failing it
+//! (DESIGN §8).
+
+use super::arith::{class, f32_of, f64_of, mask, sext, Class};
+use crate::encoding::Op;
+use crate::outcome::{BaseType, Value};
+use crate::rules::{id, RuleId};
+
+/// Whether `v` is a float value that is NaN.
+fn is_nan(v: &Value) -> bool {
+    match class(&v.ty) {
+        Class::F32 => f32_of(v).is_nan(),
+        Class::F64 => f64_of(v).is_nan(),
+        _ => false,
+    }
+}
+
+fn int(v: &Value) -> Option<(u32, u128, bool, bool)> {
+    match class(&v.ty) {
+        Class::Int { bits, signed, generic } if (1..=128).contains(&bits) => {
+            Some((bits, v.to_u128() & mask(bits), signed, generic))
+        }
+        _ => None,
+    }
+}
+
+fn sign_bit(x: u128, w: u32) -> bool {
+    (x >> (w - 1)) & 1 == 1
+}
+
+/// Rules a binary arithmetic or logical operation `a op b = r` relied on.
+pub(super) fn binary(op: Op, a: &Value, b: &Value, r: &Value) -> Option<RuleId> {
+    if matches!(class(&a.ty), Class::F32 | Class::F64) {
+        return is_nan(r).then_some(id::OP_ARITH_FLOAT);
+    }
+    let (w, x, signed, generic) = int(a)?;
+    let y = b.to_u128() & mask(w);
+    let signed_view = signed || generic;
+    match op {
+        Op::Div => {
+            if signed_view && sext(x, w) == sext(1u128 << (w - 1), w) && y == mask(w) {
+                Some(id::OP_DIV_OVERFLOW)
+            } else if !generic && signed && (sign_bit(x, w) || sign_bit(y, w)) {
+                Some(id::OP_DIV_TYPED_SIGNEDNESS)
+            } else {
+                None
+            }
+        }
+        Op::Mod => (sign_bit(x, w) || sign_bit(y, w)).then_some(id::OP_MOD_SIGNEDNESS),
+        Op::Shl | Op::Shr | Op::Shra => (y >= u128::from(w)).then_some(id::OP_SHIFT_COUNT_TOO_LARGE),
+        Op::Plus | Op::Minus | Op::Mul if !generic => {
+            let overflow = if signed {
+                let (p, q) = (sext(x, w), sext(y, w));
+                let exact = match op {
+                    Op::Plus => p.checked_add(q),
+                    Op::Minus => p.checked_sub(q),
+                    _ => p.checked_mul(q),
+                };
+                exact.is_none_or(|e| e != sext(r.to_u128() & mask(w), w))
+            } else {
+                let exact = match op {
+                    Op::Plus => x.checked_add(y),
+                    Op::Minus => x.checked_sub(y),
+                    _ => x.checked_mul(y),
+                };
+                exact.is_none_or(|e| e != r.to_u128() & mask(w))
+            };
+            overflow.then_some(id::OP_ARITH_TYPED_WRAPS)
+        }
+        _ => None,
+    }
+}
+
+/// Rules `DW_OP_abs` / `DW_OP_neg` of `v` relied on.
+pub(super) fn unary(op: Op, v: &Value) -> Option<RuleId> {
+    let (w, x, signed, generic) = int(v)?;
+    let most_negative = x == 1u128 << (w - 1);
+    match op {
+        Op::Abs if !signed && !generic && sign_bit(x, w) => Some(id::OP_ABS_UNSIGNED_TYPE),
+        Op::Abs if most_negative => Some(id::OP_ABS_OVERFLOW),
+        Op::Neg if most_negative => Some(id::OP_NEG_OVERFLOW),
+        _ => None,
+    }
+}
+
+/// Rules a relational operation on `a` and `b` relied on.
+pub(super) fn compare(a: &Value, b: &Value) -> Option<RuleId> {
+    if matches!(class(&a.ty), Class::F32 | Class::F64) {
+        return (is_nan(a) || is_nan(b)).then_some(id::OP_RELATIONAL_FLOAT);
+    }
+    let (w, x, _, generic) = int(a)?;
+    let y = b.to_u128() & mask(w);
+    (!generic && (sign_bit(x, w) || sign_bit(y, w))).then_some(id::OP_RELATIONAL_TYPED_SIGNEDNESS)
+}
+
+/// Rules `DW_OP_convert` of `v` to `to`, giving `r`, relied on.
+pub(super) fn convert(v: &Value, to: BaseType, r: &Value) -> Option<RuleId> {
+    let from_float = matches!(class(&v.ty), Class::F32 | Class::F64);
+    let to_float = matches!(class(&to), Class::F32 | Class::F64);
+    if from_float || to_float {
+        // Float to integer out of range or NaN saturates; NaN results are
+        // canonical. Both are choices; ordinary conversions are IEEE 754.
+        let lossy_to_int = from_float && !to_float && {
+            let f = if class(&v.ty) == Class::F32 { f64::from(f32_of(v)) } else { f64_of(v) };
+            f.is_nan() || f.is_infinite() || f.abs() >= 2f64.powi(to.bits.min(127) as i32 - 1)
+        };
+        return (is_nan(v) || is_nan(r) || lossy_to_int).then_some(id::OP_CONVERT_FLOAT);
+    }
+    let (w, x, signed, generic) = int(v)?;
+    let (tw, tx, _, _) = int(r)?;
+    // Did the value survive? Compare its meaning before and after.
+    let before = if signed || generic { sext(x, w) } else { x as i128 };
+    let after_signed = sext(tx, tw);
+    let after_unsigned = tx as i128;
+    (before != after_signed && before != after_unsigned).then_some(id::OP_CONVERT_INTEGRAL)
+}
