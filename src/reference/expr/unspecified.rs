@@ -121,3 +121,47 @@ pub(super) fn convert(v: &Value, to: BaseType, r: &Value) -> Option<RuleId> {
     let after_unsigned = tx as i128;
     (before != after_signed && before != after_unsigned).then_some(id::OP_CONVERT_INTEGRAL)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::encoding::ate;
+
+    fn f64v(f: f64) -> Value {
+        Value::from_u128(BaseType::ate(ate::FLOAT, 64, false), u128::from(f.to_bits()))
+    }
+    fn g(v: u128) -> Value {
+        Value::from_u128(BaseType::generic(64, false), v)
+    }
+    fn s8(v: i8) -> Value {
+        Value::from_u128(BaseType::ate(ate::SIGNED, 8, false), u128::from(v as u8))
+    }
+
+    #[test]
+    fn float_answers_rest_on_a_choice_only_for_nan() {
+        // 1.5 * 2.0 = 3.0 exactly under IEEE 754: nothing open.
+        assert_eq!(binary(Op::Mul, &f64v(1.5), &f64v(2.0), &f64v(3.0)), None);
+        // 0/0 is a NaN whose bits the spec does not fix (op.arith.float).
+        assert_eq!(binary(Op::Div, &f64v(0.0), &f64v(0.0), &f64v(f64::NAN)), Some(id::OP_ARITH_FLOAT));
+        assert_eq!(compare(&f64v(f64::NAN), &f64v(1.0)), Some(id::OP_RELATIONAL_FLOAT));
+        assert_eq!(compare(&f64v(2.0), &f64v(1.0)), None);
+    }
+
+    #[test]
+    fn integer_choices_matter_only_for_some_operands() {
+        // Shift counts below the width are fixed; 64 on a 64-bit type is not.
+        assert_eq!(binary(Op::Shl, &g(1), &g(63), &g(1 << 63)), None);
+        assert_eq!(binary(Op::Shl, &g(1), &g(64), &g(0)), Some(id::OP_SHIFT_COUNT_TOO_LARGE));
+        // Generic mod of small positive numbers: signedness is irrelevant.
+        assert_eq!(binary(Op::Mod, &g(7), &g(3), &g(1)), None);
+        assert_eq!(binary(Op::Mod, &g(u64::MAX.into()), &g(3), &g(0)), Some(id::OP_MOD_SIGNEDNESS));
+        // signed8: 100 + 100 overflows, 100 + 27 does not.
+        assert_eq!(binary(Op::Plus, &s8(100), &s8(27), &s8(127)), None);
+        assert_eq!(binary(Op::Plus, &s8(100), &s8(100), &s8(-56)), Some(id::OP_ARITH_TYPED_WRAPS));
+        // Most negative signed8 divided by -1, negated, made absolute.
+        assert_eq!(binary(Op::Div, &s8(-128), &s8(-1), &s8(-128)), Some(id::OP_DIV_OVERFLOW));
+        assert_eq!(unary(Op::Neg, &s8(-128)), Some(id::OP_NEG_OVERFLOW));
+        assert_eq!(unary(Op::Abs, &s8(-128)), Some(id::OP_ABS_OVERFLOW));
+        assert_eq!(unary(Op::Abs, &s8(-5)), None);
+    }
+}
