@@ -116,22 +116,24 @@ fn sleb(v: i64) -> Vec<u8> {
 
 /// One call frame instruction, mostly valid, with small registers so that
 /// rules interact; occasionally odd values (huge offsets, unknown aspace).
-fn insn() -> impl Strategy<Value = Vec<u8>> {
-    let reg = prop_oneof![8 => 0u64..20, 1 => 30u64..40, 1 => any::<u64>()];
-    let off = prop_oneof![8 => 0u64..64, 1 => any::<u64>()];
-    let soff = prop_oneof![8 => -64i64..64, 1 => any::<i64>()];
+fn insn(cie: bool) -> impl Strategy<Value = Vec<u8>> {
+    let (adv, mid, low) = if cie { (1, 1, 1) } else { (8, 2, 1) };
+    let reg = prop_oneof![16 => 0u64..20, 2 => 30u64..40, 1 => any::<u64>()];
+    let off = prop_oneof![30 => 0u64..64, 1 => any::<u64>()];
+    let soff = prop_oneof![30 => -64i64..64, 1 => any::<i64>()];
+    let asp = prop_oneof![12 => Just(0u64), 1 => 1u64..3];
     let blk = prop::collection::vec(any::<u8>(), 0..4);
     prop_oneof![
-        4 => (0u8..8).prop_map(|d| vec![0x40 | d]),
-        1 => any::<u8>().prop_map(|d| vec![0x02, d]),
-        1 => (0u16..40).prop_map(|d| { let mut v = vec![0x03]; v.extend(d.to_le_bytes()); v }),
-        1 => (0u32..40).prop_map(|d| { let mut v = vec![0x04]; v.extend(d.to_le_bytes()); v }),
-        1 => (0u64..0x200).prop_map(|a| { let mut v = vec![0x01]; v.extend((0x1000 + a).to_le_bytes()); v }),
+        adv => (0u8..8).prop_map(|d| vec![0x40 | d]),
+        mid => any::<u8>().prop_map(|d| vec![0x02, d]),
+        low => (0u16..40).prop_map(|d| { let mut v = vec![0x03]; v.extend(d.to_le_bytes()); v }),
+        low => (0u32..40).prop_map(|d| { let mut v = vec![0x04]; v.extend(d.to_le_bytes()); v }),
+        low => (0u64..0x200).prop_map(|a| { let mut v = vec![0x01]; v.extend((0x1000 + a).to_le_bytes()); v }),
         3 => ((0u8..20), off.clone()).prop_map(|(r, o)| { let mut v = vec![0x80 | r]; v.extend(uleb(o)); v }),
-        2 => (0u8..20).prop_map(|r| vec![0xc0 | r]),
+        mid => (0u8..20).prop_map(|r| vec![0xc0 | r]),
         2 => Just(vec![0x00]),
         2 => Just(vec![0x0a]),
-        2 => Just(vec![0x0b]),
+        1 => Just(vec![0x0b]),
         1 => Just(vec![0x2d]),
         3 => (prop::sample::select(vec![0x05u8, 0x14, 0x2f, 0x0c, 0x09]), reg.clone(), off.clone()).prop_map(|(o, r, x)| {
             let mut v = vec![o]; v.extend(uleb(r)); v.extend(uleb(x)); v
@@ -147,14 +149,29 @@ fn insn() -> impl Strategy<Value = Vec<u8>> {
         2 => (prop::sample::select(vec![0x10u8, 0x16]), reg.clone(), blk).prop_map(|(o, r, b)| {
             let mut v = vec![o]; v.extend(uleb(r)); v.extend(uleb(b.len() as u64)); v.extend(b); v
         }),
-        1 => (reg.clone(), off, 0u64..3).prop_map(|(r, o, a)| { let mut v = vec![0x30]; v.extend(uleb(r)); v.extend(uleb(o)); v.extend(uleb(a)); v }),
-        1 => (reg, soff, 0u64..3).prop_map(|(r, o, a)| { let mut v = vec![0x31]; v.extend(uleb(r)); v.extend(sleb(o)); v.extend(uleb(a)); v }),
-        1 => prop::collection::vec(any::<u8>(), 1..4),
+        1 => (reg.clone(), off, asp.clone()).prop_map(|(r, o, a)| { let mut v = vec![0x30]; v.extend(uleb(r)); v.extend(uleb(o)); v.extend(uleb(a)); v }),
+        1 => (reg, soff, asp).prop_map(|(r, o, a)| { let mut v = vec![0x31]; v.extend(uleb(r)); v.extend(sleb(o)); v.extend(uleb(a)); v }),
     ]
 }
 
-fn stream(max: usize) -> impl Strategy<Value = Vec<u8>> {
-    prop::collection::vec(insn(), 0..max).prop_map(|v| v.concat())
+/// Instructions, with now and then a few random bytes.
+fn any_insn(cie: bool) -> impl Strategy<Value = Vec<u8>> {
+    prop_oneof![40 => insn(cie), 1 => prop::collection::vec(any::<u8>(), 1..4)]
+}
+
+/// CIE initial instructions without row-creation or restore instructions.
+fn clean_cie_stream() -> impl Strategy<Value = Vec<u8>> {
+    prop::collection::vec(
+        insn(true).prop_filter("no row creation or restore in a CIE", |v| {
+            !(v[0] >> 6 == 1 || v[0] >> 6 == 3 || (1..=4).contains(&v[0]) || v[0] == 6 || v[0] == 0x0b)
+        }),
+        0..4,
+    )
+    .prop_map(|v| v.concat())
+}
+
+fn stream(max: usize, cie: bool) -> impl Strategy<Value = Vec<u8>> {
+    prop::collection::vec(any_insn(cie), 0..max).prop_map(|v| v.concat())
 }
 
 #[derive(Debug, Clone)]
@@ -183,9 +200,9 @@ fn gen() -> impl Strategy<Value = Gen> {
         prop::sample::select(vec![-8i64, -4, 1]),
         0u8..3,
         // CIE: usually a def_cfa first, then a short stream.
-        (prop::bool::weighted(0.9), stream(4)),
-        stream(24),
-        prop::sample::select(vec![0u64, 0x10, 0x40, 0x200]),
+        (prop::bool::weighted(0.9), prop_oneof![4 => clean_cie_stream(), 1 => stream(4, true)]),
+        stream(24, false),
+        prop::sample::select(vec![0u64, 0x10, 0x200, 0x1000, 0x1000]),
     )
         .prop_map(|(eh, dwarf64, version, aug, enc, caf, daf, arch, (def, cie), fde, pc_range)| {
             let mut cie_insns = if def { vec![0x0c, 7, 8] } else { vec![] };
@@ -275,5 +292,29 @@ proptest! {
         let c = case("rand", sec.clone(), off);
         prop_assert_eq!(reference::cfi::frame_table(&c), fast::cfi::frame_table(&c));
         let _ = fast::cfi::build_all(&sec);
+    }
+}
+
+/// Diagnostics: how the generated cases split over outcome kinds and rules
+/// (`cargo test --test differential_cfi outcome_mix -- --ignored --nocapture`).
+#[test]
+#[ignore]
+fn outcome_mix() {
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::TestRunner;
+    let mut runner = TestRunner::deterministic();
+    let mut hist = std::collections::BTreeMap::<String, u32>::new();
+    for _ in 0..3000 {
+        let g = gen().new_tree(&mut runner).unwrap().current();
+        let Some((sec, off)) = section_of(&g) else { continue };
+        let o = reference::cfi::frame_table(&case("g", sec, off));
+        let key = match &o {
+            CfiOutcome::Table(t) => format!("table rows={}", t.rows.len().min(5)),
+            _ => format!("{} {}", o.kind(), o.rule().map(|r| r.to_string()).unwrap_or_default()),
+        };
+        *hist.entry(key).or_default() += 1;
+    }
+    for (k, v) in hist {
+        println!("{v:6} {k}");
     }
 }
