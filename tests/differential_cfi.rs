@@ -318,3 +318,26 @@ fn outcome_mix() {
         println!("{v:6} {k}");
     }
 }
+
+/// Writes every case's section to `$CFI_DUMP_DIR/<file>--<case>.{hex,kind}`
+/// for cross-checking with llvm-dwarfdump
+/// (`CFI_DUMP_DIR=/tmp/x cargo test --test differential_cfi dump -- --ignored`).
+#[test]
+#[ignore]
+fn dump_case_sections() {
+    let Ok(out) = std::env::var("CFI_DUMP_DIR") else { return };
+    std::fs::create_dir_all(&out).unwrap();
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("specs/cases/cfi");
+    for f in std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()) {
+        let file: File = yaml_serde::from_str(&std::fs::read_to_string(&f).unwrap()).unwrap();
+        let target = Arc::new(presets::by_name(&file.target).unwrap());
+        for c in &file.cases {
+            let (sec, off) = c.cfi.build(&target).unwrap();
+            let stem = format!("{}/{}--{}", out, f.file_stem().unwrap().to_string_lossy(), c.name);
+            let hex: Vec<String> = sec.bytes.iter().map(|b| format!("0x{b:02x}")).collect();
+            std::fs::write(format!("{stem}.hex"), hex.join(",")).unwrap();
+            let kind = if sec.kind == FrameKind::EhFrame { "eh_frame" } else { "debug_frame" };
+            std::fs::write(format!("{stem}.kind"), format!("{kind} {:#x} {off}", sec.address)).unwrap();
+        }
+    }
+}
