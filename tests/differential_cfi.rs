@@ -341,3 +341,100 @@ fn dump_case_sections() {
         }
     }
 }
+
+/// Real input: every FDE of an ELF's `.eh_frame` (default: libLLVM 19),
+/// reference vs fast, plus the time of `fast::cfi::build_all`. Run with
+/// `CFI_ELF=/path cargo test --release --test differential_cfi real_eh_frame -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn real_eh_frame() {
+    use object::{Object, ObjectSection};
+    let path = std::env::var("CFI_ELF").unwrap_or_else(|_| "/usr/lib/llvm-19/lib/libLLVM.so.19.1".into());
+    let Ok(data) = std::fs::read(&path) else { return };
+    let obj = object::File::parse(&*data).unwrap();
+    let target = Arc::new(presets::x86_64());
+    for name in [".eh_frame", ".debug_frame"] {
+        let Some(s) = obj.section_by_name(name) else { continue };
+        let kind = if name == ".eh_frame" { FrameKind::EhFrame } else { FrameKind::DebugFrame };
+        let mut sec = CfiSection::new(kind, s.data().unwrap().to_vec(), s.address(), target.clone());
+        sec.text_base = obj.section_by_name(".text").map(|t| t.address());
+        sec.data_base = obj.section_by_name(".got").map(|t| t.address());
+        let sec = Arc::new(sec);
+        // Timing of the whole-section fast build (best of 5).
+        let mut best = std::time::Duration::MAX;
+        let mut stats = None;
+        let loops: usize = std::env::var("CFI_LOOPS").ok().and_then(|v| v.parse().ok()).unwrap_or(5);
+        for _ in 0..loops {
+            let t = std::time::Instant::now();
+            let r = fast::cfi::build_all(&sec);
+            best = best.min(t.elapsed());
+            stats = Some(r);
+        }
+        let (st, sink) = stats.unwrap();
+        println!(
+            "{path} {name}: {} FDEs ({} ok), {} rows, {} cells; fast build_all best {:?}",
+            st.fdes, st.ok, sink.rows, sink.cells, best
+        );
+        if std::env::var("CFI_FAST_ONLY").is_ok() {
+            continue;
+        }
+        if kind == FrameKind::EhFrame {
+            // The same work by gimli, on this machine now (timing baseline only).
+            use gimli::{BaseAddresses, CieOrFde, EhFrame, LittleEndian, UnwindContext, UnwindSection};
+            let eh = EhFrame::new(&sec.bytes, LittleEndian);
+            let mut bases = BaseAddresses::default().set_eh_frame(sec.address);
+            if let Some(t) = sec.text_base {
+                bases = bases.set_text(t);
+            }
+            if let Some(g) = sec.data_base {
+                bases = bases.set_got(g);
+            }
+            let mut best = std::time::Duration::MAX;
+            let mut rows = 0u64;
+            for _ in 0..loops {
+                let t = std::time::Instant::now();
+                let mut ctx = UnwindContext::new();
+                let mut entries = eh.entries(&bases);
+                rows = 0;
+                while let Ok(Some(e)) = entries.next() {
+                    if let CieOrFde::Fde(p) = e {
+                        let Ok(fde) = p.parse(|s, b, o| s.cie_from_offset(b, o)) else { continue };
+                        let Ok(mut table) = fde.rows(&eh, &bases, &mut ctx) else { continue };
+                        while let Ok(Some(_)) = table.next_row() {
+                            rows += 1;
+                        }
+                    }
+                }
+                best = best.min(t.elapsed());
+            }
+            println!("  gimli 0.34 same machine: {rows} rows, best {best:?}");
+        }
+        // Reference vs fast on every FDE; tally outcomes.
+        let mut hist = std::collections::BTreeMap::<String, u64>::new();
+        let mut rows = 0u64;
+        let mut disagree = 0;
+        let t = std::time::Instant::now();
+        for off in sec.fde_offsets() {
+            let off = off.unwrap();
+            let c = case("real", sec.clone(), off);
+            let r = reference::cfi::frame_table(&c);
+            let f = fast::cfi::frame_table(&c);
+            if r != f {
+                disagree += 1;
+                if disagree < 5 {
+                    println!("DISAGREE at {off:#x}:\n  ref  {r:?}\n  fast {f:?}");
+                }
+            }
+            let key = match &r {
+                CfiOutcome::Table(t) => {
+                    rows += t.rows.len() as u64;
+                    "table".to_string()
+                }
+                o => format!("{} {}", o.kind(), o.rule().map(|x| x.to_string()).unwrap_or_default()),
+            };
+            *hist.entry(key).or_default() += 1;
+        }
+        println!("  reference+fast per-FDE tables in {:?}; normalised rows {rows}; outcomes {hist:?}", t.elapsed());
+        assert_eq!(disagree, 0);
+    }
+}

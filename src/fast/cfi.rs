@@ -282,17 +282,28 @@ impl Builder {
             let op = b[p];
             p += 1;
             let dec = |r: RuleId| Stop::Decode(ill(r, at));
-            // Decode; `act` is what to execute.
-            let act: Act = match op >> 6 {
-                1 => Act::Advance(u64::from(op & 0x3f)),
-                2 => Act::Set(u64::from(op & 0x3f), Val::OffU(uleb(b, &mut p, lim).map_err(dec)?)),
-                3 => Act::Restore(u64::from(op & 0x3f)),
+            // Execute in place (one dispatch per instruction); after an
+            // execution error only decode (cfi.insn.static-decoding).
+            macro_rules! run {
+                ($a:expr) => {{
+                    let a = $a;
+                    if pending.is_none() {
+                        if let Err(e) = self.exec(c, a, at, in_cie, loc, sink) {
+                            *pending = Some(e);
+                        }
+                    }
+                }};
+            }
+            match op >> 6 {
+                1 => run!(Act::Advance(u64::from(op & 0x3f))),
+                2 => run!(Act::Set(u64::from(op & 0x3f), Val::OffU(uleb(b, &mut p, lim).map_err(dec)?))),
+                3 => run!(Act::Restore(u64::from(op & 0x3f))),
                 _ => match op {
-                    0x00 => Act::Nop,
+                    0x00 => run!(Act::Nop),
                     0x01 => match c.sec.read_set_loc(cie, c.pc_begin, p as u64, lim as u64) {
                         Ok((a, next)) => {
                             p = next as usize;
-                            Act::SetLoc(a)
+                            run!(Act::SetLoc(a))
                         }
                         Err(e) => {
                             let o = match e.kind {
@@ -306,28 +317,28 @@ impl Builder {
                             return Err(Stop::Decode(o));
                         }
                     },
-                    0x02 => Act::Advance(fixed(b, &mut p, lim, 1, c.big).map_err(dec)?),
-                    0x03 => Act::Advance(fixed(b, &mut p, lim, 2, c.big).map_err(dec)?),
-                    0x04 => Act::Advance(fixed(b, &mut p, lim, 4, c.big).map_err(dec)?),
+                    0x02 => run!(Act::Advance(fixed(b, &mut p, lim, 1, c.big).map_err(dec)?)),
+                    0x03 => run!(Act::Advance(fixed(b, &mut p, lim, 2, c.big).map_err(dec)?)),
+                    0x04 => run!(Act::Advance(fixed(b, &mut p, lim, 4, c.big).map_err(dec)?)),
                     0x05 => {
                         let r = uleb(b, &mut p, lim).map_err(dec)?;
-                        Act::Set(r, Val::OffU(uleb(b, &mut p, lim).map_err(dec)?))
+                        run!(Act::Set(r, Val::OffU(uleb(b, &mut p, lim).map_err(dec)?)))
                     }
-                    0x06 => Act::Restore(uleb(b, &mut p, lim).map_err(dec)?),
-                    0x07 => Act::Set(uleb(b, &mut p, lim).map_err(dec)?, Val::Plain(Rule::Undefined)),
-                    0x08 => Act::Set(uleb(b, &mut p, lim).map_err(dec)?, Val::Plain(Rule::Same)),
+                    0x06 => run!(Act::Restore(uleb(b, &mut p, lim).map_err(dec)?)),
+                    0x07 => run!(Act::Set(uleb(b, &mut p, lim).map_err(dec)?, Val::Plain(Rule::Undefined))),
+                    0x08 => run!(Act::Set(uleb(b, &mut p, lim).map_err(dec)?, Val::Plain(Rule::Same))),
                     0x09 => {
                         let r = uleb(b, &mut p, lim).map_err(dec)?;
-                        Act::Set(r, Val::Plain(Rule::Register(uleb(b, &mut p, lim).map_err(dec)?)))
+                        run!(Act::Set(r, Val::Plain(Rule::Register(uleb(b, &mut p, lim).map_err(dec)?))))
                     }
-                    0x0a => Act::Remember,
-                    0x0b => Act::RestoreState,
+                    0x0a => run!(Act::Remember),
+                    0x0b => run!(Act::RestoreState),
                     0x0c => {
                         let r = uleb(b, &mut p, lim).map_err(dec)?;
-                        Act::DefCfa(r, Val::OffRaw(uleb(b, &mut p, lim).map_err(dec)?), 0, false)
+                        run!(Act::DefCfa(r, Val::OffRaw(uleb(b, &mut p, lim).map_err(dec)?), 0, false))
                     }
-                    0x0d => Act::DefCfaReg(uleb(b, &mut p, lim).map_err(dec)?),
-                    0x0e => Act::DefCfaOff(Val::OffRaw(uleb(b, &mut p, lim).map_err(dec)?)),
+                    0x0d => run!(Act::DefCfaReg(uleb(b, &mut p, lim).map_err(dec)?)),
+                    0x0e => run!(Act::DefCfaOff(Val::OffRaw(uleb(b, &mut p, lim).map_err(dec)?))),
                     0x0f => {
                         let len = uleb(b, &mut p, lim).map_err(dec)?;
                         if len > (lim - p) as u64 {
@@ -335,7 +346,7 @@ impl Builder {
                         }
                         let s = p as u64;
                         p += len as usize;
-                        Act::CfaExpr(s, len)
+                        run!(Act::CfaExpr(s, len))
                     }
                     0x10 | 0x16 => {
                         let r = uleb(b, &mut p, lim).map_err(dec)?;
@@ -345,52 +356,49 @@ impl Builder {
                         }
                         let s = p as u64;
                         p += len as usize;
-                        Act::Set(r, Val::Plain(if op == 0x10 { Rule::Expr(s, len) } else { Rule::ValExpr(s, len) }))
+                        run!(Act::Set(
+                            r,
+                            Val::Plain(if op == 0x10 { Rule::Expr(s, len) } else { Rule::ValExpr(s, len) })
+                        ))
                     }
                     0x11 => {
                         let r = uleb(b, &mut p, lim).map_err(dec)?;
-                        Act::Set(r, Val::OffS(sleb(b, &mut p, lim).map_err(dec)?))
+                        run!(Act::Set(r, Val::OffS(sleb(b, &mut p, lim).map_err(dec)?)))
                     }
                     0x12 => {
                         let r = uleb(b, &mut p, lim).map_err(dec)?;
-                        Act::DefCfa(r, Val::OffS(sleb(b, &mut p, lim).map_err(dec)?), 0, false)
+                        run!(Act::DefCfa(r, Val::OffS(sleb(b, &mut p, lim).map_err(dec)?), 0, false))
                     }
-                    0x13 => Act::DefCfaOff(Val::OffS(sleb(b, &mut p, lim).map_err(dec)?)),
+                    0x13 => run!(Act::DefCfaOff(Val::OffS(sleb(b, &mut p, lim).map_err(dec)?))),
                     0x14 => {
                         let r = uleb(b, &mut p, lim).map_err(dec)?;
-                        Act::Set(r, Val::ValOffU(uleb(b, &mut p, lim).map_err(dec)?))
+                        run!(Act::Set(r, Val::ValU(uleb(b, &mut p, lim).map_err(dec)?)))
                     }
                     0x15 => {
                         let r = uleb(b, &mut p, lim).map_err(dec)?;
-                        Act::Set(r, Val::ValOffS(sleb(b, &mut p, lim).map_err(dec)?))
+                        run!(Act::Set(r, Val::ValS(sleb(b, &mut p, lim).map_err(dec)?)))
                     }
-                    0x2d => Act::Op2d,
+                    0x2d => run!(Act::Op2d),
                     0x2e => {
                         uleb(b, &mut p, lim).map_err(dec)?;
-                        Act::Nop
+                        run!(Act::Nop)
                     }
                     0x2f => {
                         let r = uleb(b, &mut p, lim).map_err(dec)?;
-                        Act::Set(r, Val::OffNeg(uleb(b, &mut p, lim).map_err(dec)?))
+                        run!(Act::Set(r, Val::OffNeg(uleb(b, &mut p, lim).map_err(dec)?)))
                     }
                     0x30 => {
                         let r = uleb(b, &mut p, lim).map_err(dec)?;
                         let o = uleb(b, &mut p, lim).map_err(dec)?;
-                        Act::DefCfa(r, Val::OffRaw(o), uleb(b, &mut p, lim).map_err(dec)?, true)
+                        run!(Act::DefCfa(r, Val::OffRaw(o), uleb(b, &mut p, lim).map_err(dec)?, true))
                     }
                     0x31 => {
                         let r = uleb(b, &mut p, lim).map_err(dec)?;
                         let o = sleb(b, &mut p, lim).map_err(dec)?;
-                        Act::DefCfa(r, Val::OffS(o), uleb(b, &mut p, lim).map_err(dec)?, true)
+                        run!(Act::DefCfa(r, Val::OffS(o), uleb(b, &mut p, lim).map_err(dec)?, true))
                     }
                     _ => return Err(dec(id::CFI_INSN_UNKNOWN_OPCODE)),
                 },
-            };
-            if pending.is_some() {
-                continue;
-            }
-            if let Err(e) = self.exec(c, act, at, in_cie, loc, sink) {
-                *pending = Some(e);
             }
         }
         Ok(())
@@ -403,14 +411,14 @@ impl Builder {
             Val::OffU(n) => (Self::factored(cie, i128::from(n), at)?, false),
             Val::OffS(n) => (Self::factored(cie, i128::from(n), at)?, false),
             Val::OffNeg(n) => (Self::factored(cie, -i128::from(n), at)?, false),
-            Val::ValOffU(n) => (Self::factored(cie, i128::from(n), at)?, true),
-            Val::ValOffS(n) => (Self::factored(cie, i128::from(n), at)?, true),
+            Val::ValU(n) => (Self::factored(cie, i128::from(n), at)?, true),
+            Val::ValS(n) => (Self::factored(cie, i128::from(n), at)?, true),
             Val::OffRaw(n) => (i64::try_from(n).map_err(|_| ill(id::CFI_INSN_OFFSET_OVERFLOW, at))?, false),
             Val::Plain(_) => (0, false),
         })
     }
 
-    #[inline]
+    #[inline(always)]
     fn exec<S: RowSink>(
         &mut self,
         c: &Ctx<'_>,
@@ -647,9 +655,9 @@ enum Val {
     /// Negated unsigned factored offset.
     OffNeg(u64),
     /// Unsigned factored → val_offset(N).
-    ValOffU(u64),
+    ValU(u64),
     /// Signed factored → val_offset(N).
-    ValOffS(i64),
+    ValS(i64),
     /// Non-factored unsigned byte offset (CFA).
     OffRaw(u64),
 }
