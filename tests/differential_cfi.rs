@@ -438,3 +438,153 @@ fn real_eh_frame() {
         assert_eq!(disagree, 0);
     }
 }
+
+// ---------------------------------------------------------------- budgets
+
+/// x86-64 `.debug_frame`, version 4 CIE "def_cfa r7+8" (padded to 24
+/// bytes), one FDE at 24 whose instructions start at 48.
+fn one_fde(fde_insns: Vec<u8>) -> (Arc<CfiSection>, u64) {
+    let target = Arc::new(presets::x86_64());
+    let layout = SectionLayout {
+        kind: FrameKind::DebugFrame,
+        format: Format::Dwarf32,
+        address: 0,
+        text_base: None,
+        data_base: None,
+        pad: true,
+        cie: CieLayout {
+            version: 4,
+            augmentation: vec![],
+            address_size: None,
+            segment_selector_size: 0,
+            code_align: 1,
+            data_align: -8,
+            return_address_register: 16,
+            eh_ptr: 0,
+            fde_encoding: None,
+            lsda_encoding: None,
+            personality: None,
+            augmentation_data: None,
+            instructions: vec![0x0c, 7, 8],
+        },
+        fdes: vec![FdeLayout { pc_begin: 0x1000, pc_range: 0x10, instructions: fde_insns, ..Default::default() }],
+    };
+    let (bytes, offs) = build(&layout, &target).unwrap();
+    assert_eq!(offs[0], 24);
+    (Arc::new(CfiSection::new(FrameKind::DebugFrame, bytes, 0, target)), 24)
+}
+
+fn both(sec: Arc<CfiSection>, off: u64) -> CfiOutcome {
+    let c = case("budget", sec, off);
+    let r = reference::cfi::frame_table(&c);
+    assert_eq!(r, fast::cfi::frame_table(&c));
+    r
+}
+
+#[test]
+fn instruction_budget() {
+    use dwarfcheck::cfi::MAX_INSTRUCTIONS;
+    use dwarfcheck::outcome::BudgetKind;
+    let n = MAX_INSTRUCTIONS as usize;
+    // The CIE holds 7 instructions: def_cfa and 6 padding nops (18 bytes
+    // padded to 24). An FDE of n - 7 nops (sized to need no padding) fits.
+    let fit = n - 7 - (48 + n - 7) % 8;
+    let (s, o) = one_fde(vec![0; fit]);
+    assert!(matches!(both(s, o), CfiOutcome::Table(_)));
+    // With n nops in the FDE, instruction number n + 1 is FDE nop number
+    // n - 6 (1-based), at 48 + n - 7.
+    let (s, o) = one_fde(vec![0; n]);
+    assert_eq!(both(s, o), CfiOutcome::Budget { budget: BudgetKind::Steps, at: Some(48 + n as u64 - 7) });
+}
+
+#[test]
+fn register_rule_budget() {
+    use dwarfcheck::cfi::MAX_REGISTER_RULES;
+    use dwarfcheck::outcome::BudgetKind;
+    assert_eq!(MAX_REGISTER_RULES, 256);
+    // DW_CFA_undefined regN for N = 0..=256: 2 bytes for N < 128, 3 after.
+    let mut insns = Vec::new();
+    for r in 0..=256u64 {
+        insns.push(0x07);
+        insns.extend(uleb(r));
+    }
+    let (s, o) = one_fde(insns.clone());
+    // The 257th register (N = 256) is at 48 + 128 * 2 + 128 * 3 = 688.
+    assert_eq!(both(s, o), CfiOutcome::Budget { budget: BudgetKind::Size, at: Some(688) });
+    // 256 registers fit; re-setting one of them is not a new register.
+    insns.truncate(insns.len() - 3);
+    insns.extend([0x08, 5]);
+    let (s, o) = one_fde(insns);
+    let CfiOutcome::Table(t) = both(s, o) else { panic!("expected a table") };
+    assert_eq!(t.rows[0].registers.len(), 256);
+}
+
+#[test]
+fn fde_offsets_stop_at_eh_frame_terminator() {
+    let target = Arc::new(presets::x86_64());
+    // CIE (24 bytes), two FDEs of 20 bytes each (at 24 and 44), terminator
+    // at 64, then bytes that are no entry at all.
+    let cie = "14000000 00000000 01 7a5200 01 78 10 01 03 0c0708 9001 0000";
+    let fde1 = "10000000 1c000000 00100000 10000000 00 000000";
+    let fde2 = "10000000 30000000 00200000 10000000 00 000000";
+    let hex = format!("{cie} {fde1} {fde2} 00000000 ffffffff ff");
+    let bytes = dwarfcheck::cfi::spec::parse_hex(&hex).unwrap();
+    let sec = Arc::new(CfiSection::new(FrameKind::EhFrame, bytes.clone(), 0, target.clone()));
+    let offs: Vec<_> = sec.fde_offsets().collect::<Result<_, _>>().unwrap();
+    assert_eq!(offs, vec![24, 44]);
+    assert!(matches!(both(sec.clone(), 44), CfiOutcome::Table(ref t) if t.rows[0].start == 0x2000));
+    // The same bytes as .debug_frame: no terminator; the zero length at 64
+    // is an entry too short for its id, and the walk reports it.
+    let dbg = CfiSection::new(FrameKind::DebugFrame, bytes, 0, target);
+    let walked: Vec<_> = dbg.entries().collect();
+    assert!(walked.last().unwrap().is_err());
+}
+
+// ------------------------------------------------- whole-section builder
+
+/// Concatenates generated `.eh_frame` sections (relative CIE pointers keep
+/// working; inner terminators dropped) so that FDEs of different CIEs
+/// alternate, then checks that the section walk (which caches each CIE's
+/// initial state) builds exactly what per-FDE builds do.
+fn multi_section(gs: &[Gen], target: Arc<Target>) -> Option<Arc<CfiSection>> {
+    let mut bytes = Vec::new();
+    for g in gs {
+        let mut g = g.clone();
+        g.eh = true;
+        g.arch = 0;
+        let (s, _) = section_of(&g)?;
+        // Both halves are written at address 0x4000; pcrel pointers shift
+        // with the concatenation, which is fine for this comparison.
+        bytes.extend_from_slice(&s.bytes[..s.bytes.len() - 4]);
+    }
+    bytes.extend([0, 0, 0, 0]);
+    Some(Arc::new(CfiSection::new(FrameKind::EhFrame, bytes, 0x4000, target)))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    #[test]
+    fn section_walk_equals_per_fde_builds(gs in prop::collection::vec(gen(), 1..4)) {
+        let target = Arc::new(presets::x86_64());
+        let Some(sec) = multi_section(&gs, target) else { return Ok(()) };
+        let (st, sink) = fast::cfi::build_all(&sec);
+        let mut rows = 0;
+        let mut cells = 0;
+        let mut ok = 0;
+        let mut fdes = 0;
+        for off in sec.fde_offsets() {
+            let off = off.unwrap();
+            fdes += 1;
+            let r = reference::cfi::frame_table(&case("m", sec.clone(), off));
+            let Ok((fde, cie)) = sec.parse_fde(off) else { continue };
+            let mut one = fast::cfi::CountingSink::default();
+            let res = fast::cfi::Builder::new().build_fde(&sec, &fde, &cie, &mut one);
+            prop_assert_eq!(res.is_ok(), matches!(r, CfiOutcome::Table(_)));
+            ok += u64::from(res.is_ok());
+            rows += one.rows;
+            cells += one.cells;
+        }
+        prop_assert_eq!((st.fdes, st.ok, sink.rows, sink.cells), (fdes, ok, rows, cells));
+    }
+}

@@ -580,6 +580,13 @@ impl CfiSection {
     /// walking a whole section without re-decoding shared CIEs.
     pub fn parse_fde_using(&self, offset: u64, cache: &mut Option<Cie>) -> Result<Fde, CfiError> {
         let e = self.entry_at(offset)?;
+        self.parse_fde_entry(&e, cache)
+    }
+
+    /// As [`CfiSection::parse_fde_using`], for an entry already delimited
+    /// by [`CfiSection::entries`] (saves reading its length twice).
+    pub fn parse_fde_entry(&self, e: &Entry, cache: &mut Option<Cie>) -> Result<Fde, CfiError> {
+        let offset = e.offset;
         let EntryKind::Fde { cie_offset } = e.kind else {
             return Err(CfiError::ill(id::CFI_FDE_CIE_POINTER_INVALID, offset, "not an FDE"));
         };

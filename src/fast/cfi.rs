@@ -622,14 +622,17 @@ impl Builder {
         let mut st = SectionStats::default();
         self.cie = None;
         self.cie_state = None;
-        for off in sec.fde_offsets() {
-            let Ok(off) = off else {
+        for entry in sec.entries() {
+            let Ok(entry) = entry else {
                 st.walk_error = true;
                 break;
             };
+            if !matches!(entry.kind, crate::cfi::EntryKind::Fde { .. }) {
+                continue;
+            }
             st.fdes += 1;
             let mut cache = self.cie.take();
-            let fde = sec.parse_fde_using(off, &mut cache);
+            let fde = sec.parse_fde_entry(&entry, &mut cache);
             if cache.as_ref().map(|c| c.offset) != self.cie_state.map(|s| s.0) {
                 self.cie_state = None;
             }
