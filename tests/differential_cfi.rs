@@ -122,7 +122,13 @@ fn insn(cie: bool) -> impl Strategy<Value = Vec<u8>> {
     let off = prop_oneof![30 => 0u64..64, 1 => any::<u64>()];
     let soff = prop_oneof![30 => -64i64..64, 1 => any::<i64>()];
     let asp = prop_oneof![12 => Just(0u64), 1 => 1u64..3];
-    let blk = prop::collection::vec(any::<u8>(), 0..4);
+    // Expression bytes: operations (some forbidden in CFI) mixed with operands.
+    let op_byte = prop_oneof![
+        12 => prop::sample::select(vec![0x0cu8, 0x92, 0x77, 0x08, 0x06, 0x22, 0x03, 0x96, 0xe9, 0x10]),
+        1 => prop::sample::select(vec![0x9cu8, 0x97, 0xa1, 0xa3, 0xf3, 0x91]),
+        2 => any::<u8>(),
+    ];
+    let blk = prop::collection::vec(op_byte, 0..6);
     prop_oneof![
         adv => (0u8..8).prop_map(|d| vec![0x40 | d]),
         mid => any::<u8>().prop_map(|d| vec![0x02, d]),

@@ -457,6 +457,10 @@ impl Builder {
             }
             Act::Set(reg, v) => {
                 let rule = match v {
+                    Val::Plain(r @ (Rule::Expr(s, l) | Rule::ValExpr(s, l))) => {
+                        scan_expr(c, s, l, at)?;
+                        r
+                    }
                     Val::Plain(r) => r,
                     _ => {
                         let (o, val) = Self::offset_of(c.cie, v, at)?;
@@ -517,7 +521,10 @@ impl Builder {
                 }
                 _ => return Err(ill(id::CFI_DEF_CFA_OFFSET_REQUIRES_REG_OFFSET, at)),
             },
-            Act::CfaExpr(s, l) => self.cfa = Some(Cfa::Expr(s, l)),
+            Act::CfaExpr(s, l) => {
+                scan_expr(c, s, l, at)?;
+                self.cfa = Some(Cfa::Expr(s, l));
+            }
             Act::Op2d => {
                 if c.aarch64 {
                     let now = match self.get(AARCH64_RA_SIGN_STATE) {
@@ -680,6 +687,98 @@ enum Act {
     DefCfaOff(Val),
     CfaExpr(u64, u64),
     Op2d,
+}
+
+/// Rejects operations CFI expressions must not use
+/// (`cfi.expression.forbidden-op`); operations are skipped by operand
+/// shape until the end or the first byte that does not decode.
+#[cold]
+fn scan_expr(c: &Ctx<'_>, start: u64, len: u64, at: u64) -> Result<(), CfiOutcome> {
+    use crate::encoding::op::{lookup, lookup_llvm_user, Decoded, Op, Operand as O};
+    let e = &c.bytes[start as usize..(start + len) as usize];
+    let mut i = 0usize;
+    while i < e.len() {
+        let spec = match lookup(&c.target.vendor, e[i]) {
+            Decoded::Op(s) => s,
+            Decoded::LlvmUser => match read_uleb(&e[i + 1..]) {
+                Ok((sub, n)) => {
+                    i += n;
+                    match lookup_llvm_user(sub) {
+                        Some(s) => s,
+                        None => return Ok(()),
+                    }
+                }
+                Err(_) => return Ok(()),
+            },
+            Decoded::Unknown => return Ok(()),
+        };
+        i += 1;
+        use Op::*;
+        if let Addrx
+        | Call2
+        | Call4
+        | CallRef
+        | ConstType
+        | Constx
+        | Convert
+        | DerefType
+        | RegvalType
+        | Reinterpret
+        | Fbreg
+        | ImplicitPointer
+        | XderefType
+        | PushObjectAddress
+        | LlvmPushLane
+        | CallFrameCfa
+        | EntryValue
+        | GnuEntryValue
+        | GnuConstType
+        | GnuRegvalType
+        | GnuDerefType
+        | GnuConvert
+        | GnuReinterpret
+        | GnuAddrIndex
+        | GnuConstIndex
+        | GnuImplicitPointer
+        | GnuParameterRef
+        | GnuVariableValue
+        | LlvmAspaceImplicitPointer = spec.op
+        {
+            return Err(ill(id::CFI_EXPRESSION_FORBIDDEN_OP, at));
+        }
+        for o in spec.operands {
+            let r = &e[i..];
+            let n = match o {
+                O::U8 | O::I8 => 1,
+                O::U16 | O::I16 | O::Branch => 2,
+                O::U32 | O::I32 => 4,
+                O::U64 | O::I64 => 8,
+                O::Addr => c.cie.address_size as usize,
+                O::DieOffset => c.cie.format.offset_bytes(),
+                O::Uleb => match read_uleb(r) {
+                    Ok((_, n)) => n,
+                    Err(_) => return Ok(()),
+                },
+                O::Sleb => match read_sleb(r) {
+                    Ok((_, n)) => n,
+                    Err(_) => return Ok(()),
+                },
+                O::Block => match read_uleb(r) {
+                    Ok((l, n)) if l <= (r.len() - n) as u64 => n + l as usize,
+                    _ => return Ok(()),
+                },
+                O::Block1 => match r.first() {
+                    Some(&l) => 1 + l as usize,
+                    None => return Ok(()),
+                },
+            };
+            if n > r.len() {
+                return Ok(());
+            }
+            i += n;
+        }
+    }
+    Ok(())
 }
 
 /// Builds the row table of the FDE at `case.fde_offset` in one pass.

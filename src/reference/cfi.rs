@@ -324,6 +324,95 @@ impl Machine<'_> {
         i64::try_from(offset).map_err(|_| ill(id::CFI_INSN_OFFSET_OVERFLOW, at))
     }
 
+    /// DWARF 5 §6.4.2 / hetero-2020 "Call Frame Instructions": the
+    /// operations an expression operand of a call frame instruction must
+    /// not use (rule `cfi.expression.forbidden-op`). Walks the expression
+    /// operation by operation under the target's vendor profile; stops
+    /// quietly at the first byte that does not decode (that is the
+    /// expression evaluator's business).
+    fn check_expression(&self, expr: &[u8], at: u64) -> Result<(), CfiOutcome> {
+        use crate::encoding::op::{lookup, lookup_llvm_user, Decoded, Op, Operand};
+        let mut pos = 0usize;
+        while pos < expr.len() {
+            let opcode = expr[pos];
+            pos += 1;
+            let spec = match lookup(&self.target.vendor, opcode) {
+                Decoded::Op(spec) => spec,
+                Decoded::LlvmUser => {
+                    let Ok((sub, n)) = read_uleb(&expr[pos..]) else { return Ok(()) };
+                    pos += n;
+                    match lookup_llvm_user(sub) {
+                        Some(spec) => spec,
+                        None => return Ok(()),
+                    }
+                }
+                Decoded::Unknown => return Ok(()),
+            };
+            let forbidden = matches!(
+                spec.op,
+                // Depend on other debug sections.
+                Op::Addrx
+                    | Op::Call2
+                    | Op::Call4
+                    | Op::CallRef
+                    | Op::ConstType
+                    | Op::Constx
+                    | Op::Convert
+                    | Op::DerefType
+                    | Op::RegvalType
+                    | Op::Reinterpret
+                    | Op::Fbreg
+                    | Op::ImplicitPointer
+                    | Op::XderefType
+                    | Op::GnuConstType
+                    | Op::GnuRegvalType
+                    | Op::GnuDerefType
+                    | Op::GnuConvert
+                    | Op::GnuReinterpret
+                    | Op::GnuAddrIndex
+                    | Op::GnuConstIndex
+                    | Op::GnuImplicitPointer
+                    | Op::GnuParameterRef
+                    | Op::GnuVariableValue
+                    | Op::LlvmAspaceImplicitPointer
+                    // No object to push.
+                    | Op::PushObjectAddress
+                    // Whole thread, not a lane.
+                    | Op::LlvmPushLane
+                    // Circular.
+                    | Op::CallFrameCfa
+                    | Op::EntryValue
+                    | Op::GnuEntryValue
+            );
+            if forbidden {
+                return Err(ill(id::CFI_EXPRESSION_FORBIDDEN_OP, at));
+            }
+            // Skip the operands to reach the next operation.
+            for operand in spec.operands {
+                let rest = expr.get(pos..).unwrap_or_default();
+                let size = match operand {
+                    Operand::U8 | Operand::I8 => Some(1),
+                    Operand::U16 | Operand::I16 | Operand::Branch => Some(2),
+                    Operand::U32 | Operand::I32 => Some(4),
+                    Operand::U64 | Operand::I64 => Some(8),
+                    Operand::Addr => Some(usize::from(self.cie.address_size)),
+                    Operand::DieOffset => Some(self.cie.format.offset_bytes()),
+                    Operand::Uleb => read_uleb(rest).ok().map(|(_, n)| n),
+                    Operand::Sleb => read_sleb(rest).ok().map(|(_, n)| n),
+                    Operand::Block => read_uleb(rest)
+                        .ok()
+                        .and_then(|(len, n)| usize::try_from(len).ok().and_then(|l| l.checked_add(n))),
+                    Operand::Block1 => rest.first().map(|&len| 1 + usize::from(len)),
+                };
+                match size {
+                    Some(n) if n <= rest.len() => pos += n,
+                    _ => return Ok(()),
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Sets the rule of one register column, within the register budget.
     fn set_rule(&mut self, register: u64, rule: RegisterRule, at: u64) -> Result<(), CfiOutcome> {
         if !self.current.registers.contains_key(&register) && self.current.registers.len() >= MAX_REGISTER_RULES {
@@ -449,6 +538,7 @@ impl Machine<'_> {
             Instruction::DefCfaExpression { expr } => {
                 // "establish that expression as the means by which the
                 // current CFA is computed".
+                self.check_expression(expr, at)?;
                 self.current.cfa = Some(CfaRule::Expression { expr: expr.clone() });
                 Ok(())
             }
@@ -481,9 +571,11 @@ impl Machine<'_> {
                 self.set_rule(*register, RegisterRule::Register { register: *from }, at)
             }
             Instruction::Expression { register, expr } => {
+                self.check_expression(expr, at)?;
                 self.set_rule(*register, RegisterRule::Expression { expr: expr.clone() }, at)
             }
             Instruction::ValExpression { register, expr } => {
+                self.check_expression(expr, at)?;
                 self.set_rule(*register, RegisterRule::ValExpression { expr: expr.clone() }, at)
             }
             Instruction::Restore { register } => {
