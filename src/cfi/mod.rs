@@ -4,7 +4,7 @@
 //!
 //! - [`header`]: entry iteration, CIE/FDE header decoding, `DW_EH_PE_*`
 //!   pointer decoding ([`CfiSection::read_pointer`]);
-//! - [`write`]: building section bytes from a description (case files,
+//! - [`mod@write`]: building section bytes from a description (case files,
 //!   tests, fuzzing);
 //! - [`spec`]: the `cfi:` part of a YAML case and its expectations.
 //!

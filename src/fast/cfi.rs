@@ -566,7 +566,22 @@ impl Builder {
         Ok(())
     }
 
-    /// Builds one FDE's rows into `sink`. `cie` must be the FDE's CIE.
+    /// Forgets the cached CIE state (call it before reusing a builder on
+    /// another section: the cache is keyed by CIE offset).
+    pub fn reset(&mut self) {
+        self.cie = None;
+        self.cie_state = None;
+    }
+
+    /// Builds one FDE's rows into `sink`, rows in address order, each
+    /// handed over borrowed as it is closed. `cie` must be the FDE's CIE
+    /// (both from `CfiSection::parse_fde`). The initial rules of the last
+    /// CIE are cached by its offset: use one builder per section, or call
+    /// [`Builder::reset`] in between.
+    ///
+    /// Errors: the same `CfiOutcome` the reference reports (rules in
+    /// `specs/rules/cfi-instructions.yaml`, budgets in `crate::cfi`). Rows
+    /// handed to `sink` before an error are not retracted.
     pub fn build_fde<S: RowSink>(
         &mut self,
         sec: &CfiSection,
@@ -627,8 +642,7 @@ impl Builder {
     /// Returns totals; errors of single FDEs are counted, not returned.
     pub fn run_section<S: RowSink>(&mut self, sec: &CfiSection, sink: &mut S) -> SectionStats {
         let mut st = SectionStats::default();
-        self.cie = None;
-        self.cie_state = None;
+        self.reset();
         for entry in sec.entries() {
             let Ok(entry) = entry else {
                 st.walk_error = true;
