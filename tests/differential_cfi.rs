@@ -450,6 +450,10 @@ fn real_eh_frame() {
 /// x86-64 `.debug_frame`, version 4 CIE "def_cfa r7+8" (padded to 24
 /// bytes), one FDE at 24 whose instructions start at 48.
 fn one_fde(fde_insns: Vec<u8>) -> (Arc<CfiSection>, u64) {
+    one_fde_range(fde_insns, 0x10)
+}
+
+fn one_fde_range(fde_insns: Vec<u8>, pc_range: u64) -> (Arc<CfiSection>, u64) {
     let target = Arc::new(presets::x86_64());
     let layout = SectionLayout {
         kind: FrameKind::DebugFrame,
@@ -473,7 +477,7 @@ fn one_fde(fde_insns: Vec<u8>) -> (Arc<CfiSection>, u64) {
             augmentation_data: None,
             instructions: vec![0x0c, 7, 8],
         },
-        fdes: vec![FdeLayout { pc_begin: 0x1000, pc_range: 0x10, instructions: fde_insns, ..Default::default() }],
+        fdes: vec![FdeLayout { pc_begin: 0x1000, pc_range, instructions: fde_insns, ..Default::default() }],
     };
     let (bytes, offs) = build(&layout, &target).unwrap();
     assert_eq!(offs[0], 24);
@@ -523,6 +527,29 @@ fn register_rule_budget() {
     let (s, o) = one_fde(insns);
     let CfiOutcome::Table(t) = both(s, o) else { panic!("expected a table") };
     assert_eq!(t.rows[0].registers.len(), 256);
+}
+
+#[test]
+fn table_cells_budget() {
+    use dwarfcheck::cfi::MAX_TABLE_CELLS;
+    use dwarfcheck::outcome::BudgetKind;
+    assert_eq!(MAX_TABLE_CELLS, 1 << 20);
+    // 127 registers (DW_CFA_undefined reg0..reg126, 2 bytes each): each
+    // row costs 1 + 127 = 128 cells, so 8192 rows make exactly 2^20 and
+    // the row closed by the 8193rd DW_CFA_advance_loc(1) is one too many.
+    let mut insns = Vec::new();
+    for r in 0..127u8 {
+        insns.extend([0x07, r]);
+    }
+    let mut ok = insns.clone();
+    ok.extend(std::iter::repeat_n(0x41, 8191)); // 8191 rows + the last one = 8192
+    let (s, o) = one_fde_range(ok, 0x10000);
+    let CfiOutcome::Table(t) = both(s, o) else { panic!("8192 rows fit") };
+    // Equal rules in every row: the normal form merges them into one.
+    assert_eq!((t.rows.len(), t.rows[0].start, t.rows[0].end), (1, 0x1000, 0x11000));
+    insns.extend(std::iter::repeat_n(0x41, 8193));
+    let (s, o) = one_fde_range(insns, 0x10000);
+    assert_eq!(both(s, o), CfiOutcome::Budget { budget: BudgetKind::Size, at: Some(48 + 254 + 8192) });
 }
 
 #[test]

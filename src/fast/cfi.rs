@@ -16,6 +16,7 @@
 use crate::case::CfiCase;
 use crate::cfi::{
     CfiSection, Cie, Fde, AARCH64_RA_SIGN_STATE, MAX_INSTRUCTIONS, MAX_REGISTER_RULES, MAX_REMEMBER_DEPTH,
+    MAX_TABLE_CELLS,
 };
 use crate::encoding::leb128::{read_sleb, read_uleb, LebError};
 use crate::outcome::{BudgetKind, CfaRule, CfiOutcome, RegisterRule, Row, RowTable};
@@ -142,6 +143,7 @@ pub struct Builder {
     stack: Vec<(Cfa, usize)>,
     stack_regs: Vec<(u64, Rule)>,
     executed: u64,
+    cells: u64,
     /// Cached CIE header and, when clean, its initial state.
     cie: Option<Cie>,
     cie_state: Option<(u64, Cfa, u64)>, // (cie offset, cfa, executed)
@@ -558,7 +560,13 @@ impl Builder {
     ) -> Result<(), CfiOutcome> {
         if new > *loc {
             match self.cfa {
-                Some(cfa) => sink.row(*loc, new, &cfa, &self.regs, c.bytes),
+                Some(cfa) => {
+                    self.cells += 1 + self.regs.len() as u64;
+                    if self.cells > MAX_TABLE_CELLS {
+                        return Err(CfiOutcome::Budget { budget: BudgetKind::Size, at: Some(at) });
+                    }
+                    sink.row(*loc, new, &cfa, &self.regs, c.bytes)
+                }
                 None => return Err(ill(id::CFI_TABLE_CFA_UNDEFINED, at)),
             }
         }
@@ -601,6 +609,7 @@ impl Builder {
         };
         let mut loc = fde.pc_begin;
         let mut pending = None;
+        self.cells = 0;
         let cached = matches!(self.cie_state, Some((o, _, _)) if o == cie.offset);
         self.stack.clear();
         self.stack_regs.clear();

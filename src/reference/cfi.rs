@@ -20,6 +20,7 @@
 use crate::case::CfiCase;
 use crate::cfi::{
     CfiSection, Cie, Fde, AARCH64_RA_SIGN_STATE, MAX_INSTRUCTIONS, MAX_REGISTER_RULES, MAX_REMEMBER_DEPTH,
+    MAX_TABLE_CELLS,
 };
 use crate::encoding::cfa::{self, Cfa};
 use crate::encoding::leb128::{read_sleb, read_uleb, LebError};
@@ -309,6 +310,8 @@ struct Machine<'a> {
     rows: Vec<Row>,
     /// Instructions executed (budget).
     executed: u64,
+    /// Cells of the rows produced so far (budget).
+    cells: u64,
 }
 
 impl Machine<'_> {
@@ -440,6 +443,11 @@ impl Machine<'_> {
                 // Project decision: cfi.table.cfa-undefined.
                 return Err(ill(id::CFI_TABLE_CFA_UNDEFINED, at));
             };
+            // Budget: the table's size (crate::cfi::MAX_TABLE_CELLS).
+            self.cells += 1 + self.current.registers.len() as u64;
+            if self.cells > MAX_TABLE_CELLS {
+                return Err(CfiOutcome::Budget { budget: BudgetKind::Size, at: Some(at) });
+            }
             self.rows.push(Row {
                 start: self.location,
                 end: new_location,
@@ -683,6 +691,7 @@ fn build(sec: &CfiSection, fde: &Fde, cie: &Cie) -> Result<Vec<Row>, CfiOutcome>
         end: fde.pc_begin + fde.pc_range,
         rows: Vec::new(),
         executed: 0,
+        cells: 0,
     };
     // §6.4.3 step 1: "Initialize a register set by reading the
     // initial_instructions field of the associated CIE."
