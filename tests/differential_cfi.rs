@@ -621,3 +621,24 @@ proptest! {
         prop_assert_eq!((st.fdes, st.ok, sink.rows, sink.cells), (fdes, ok, rows, cells));
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1500, ..ProptestConfig::default() })]
+
+    /// Valid sections with a few bytes overwritten: headers, augmentation
+    /// data and instructions all get damaged; the builders must agree and
+    /// never panic.
+    #[test]
+    fn mutated_sections_agree(g in gen(), edits in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..4)) {
+        let Some((sec, off)) = section_of(&g) else { return Ok(()) };
+        let mut bytes = sec.bytes.to_vec();
+        for (i, b) in &edits {
+            let at = i.index(bytes.len());
+            bytes[at] = *b;
+        }
+        let sec = Arc::new(CfiSection::new(sec.kind, bytes, sec.address, sec.target.clone()));
+        let c = case("mutated", sec.clone(), off);
+        prop_assert_eq!(reference::cfi::frame_table(&c), fast::cfi::frame_table(&c));
+        let _ = fast::cfi::build_all(&sec);
+    }
+}
