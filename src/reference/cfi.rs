@@ -11,11 +11,11 @@
 //!    `initial_location`, closing a row at each row-creation instruction
 //!    and at the end (`cfi.table.last-row-end`).
 //!
-//! Each instruction's action is written next to the sentence it comes
+//! Each instruction's action carries the section it comes
 //! from (DWARF 5 §6.4.2.x, hetero-2020 "CFA Definition Instructions" /
 //! "Register Rule Instructions", LSB/psABI extensions, AADWARF64).
 //! Budgets: `crate::cfi::{MAX_INSTRUCTIONS, MAX_REMEMBER_DEPTH,
-//! MAX_REGISTER_RULES}`.
+//! MAX_REGISTER_RULES, MAX_TABLE_CELLS}`.
 
 use crate::case::CfiCase;
 use crate::cfi::{
@@ -435,8 +435,8 @@ impl Machine<'_> {
     }
 
     /// Closes the current row at `new_location` and starts a new one
-    /// there with the same rules (§6.4.2.1: "All other values in the new
-    /// row are initially identical to the current row").
+    /// there; the new row starts with the same rules as the one it follows
+    /// (§6.4.2.1).
     fn new_row(&mut self, new_location: u64, at: u64) -> Result<(), CfiOutcome> {
         if new_location > self.location {
             let Some(cfa) = self.current.cfa.clone() else {
@@ -472,7 +472,7 @@ impl Machine<'_> {
                 if self.in_cie {
                     return Err(ill(id::CFI_CIE_ROW_CREATION_IN_INITIAL_INSTRUCTIONS, at));
                 }
-                // "The new location value is always greater than the current one."
+                // §6.4.2.1: the location set must exceed the current one.
                 if *address <= self.location {
                     return Err(ill(id::CFI_SET_LOC_NOT_INCREASING, at));
                 }
@@ -486,7 +486,7 @@ impl Machine<'_> {
                 if self.in_cie {
                     return Err(ill(id::CFI_CIE_ROW_CREATION_IN_INITIAL_INSTRUCTIONS, at));
                 }
-                // "adding the value of delta * code_alignment_factor".
+                // §6.4.2.1: new location = current + delta × code alignment factor.
                 let new = u128::from(self.location) + u128::from(*delta) * u128::from(self.cie.code_align);
                 if new > u128::from(self.end) {
                     return Err(ill(id::CFI_ADVANCE_PAST_RANGE, at));
@@ -506,8 +506,8 @@ impl Machine<'_> {
                 Ok(())
             }
             Instruction::LlvmDefAspaceCfa { register, offset, aspace } => {
-                // "If AS is not one of the values defined by the target
-                // architecture specific DW_ASPACE_* values ... ill-formed."
+                // hetero-2020: an address space the target does not define
+                // makes the instruction ill-formed.
                 if self.target.address_space(*aspace).is_none() {
                     return Err(ill(id::CFI_LLVM_DEF_ASPACE_CFA_UNKNOWN_ASPACE, at));
                 }
@@ -524,14 +524,14 @@ impl Machine<'_> {
                 Ok(())
             }
             Instruction::DefCfaRegister { register } => {
-                // "use the provided register (but to keep the old offset)";
-                // valid only for a register+offset rule.
+                // §6.4.2.2: new register, same offset (and address space);
+                // only allowed when the CFA rule is register + offset.
                 let (_, offset, aspace) = self.reg_offset_cfa(id::CFI_DEF_CFA_REGISTER_REQUIRES_REG_OFFSET, at)?;
                 self.current.cfa = Some(CfaRule::RegOffset { register: *register, offset, aspace });
                 Ok(())
             }
             Instruction::DefCfaOffset { offset } => {
-                // "use the provided offset (but to keep the old register)".
+                // §6.4.2.2: new offset, same register (and address space).
                 let (register, _, aspace) = self.reg_offset_cfa(id::CFI_DEF_CFA_OFFSET_REQUIRES_REG_OFFSET, at)?;
                 let offset = self.unfactored(*offset, at)?;
                 self.current.cfa = Some(CfaRule::RegOffset { register, offset, aspace });
@@ -544,8 +544,7 @@ impl Machine<'_> {
                 Ok(())
             }
             Instruction::DefCfaExpression { expr } => {
-                // "establish that expression as the means by which the
-                // current CFA is computed".
+                // §6.4.2.2: from now on the expression computes the CFA.
                 self.check_expression(expr, at)?;
                 self.current.cfa = Some(CfaRule::Expression { expr: expr.clone() });
                 Ok(())
@@ -554,7 +553,7 @@ impl Machine<'_> {
             Instruction::Undefined { register } => self.set_rule(*register, RegisterRule::Undefined, at),
             Instruction::SameValue { register } => self.set_rule(*register, RegisterRule::SameValue, at),
             Instruction::Offset { register, factored } => {
-                // "offset(N) rule where N is factored offset * data_alignment_factor".
+                // §6.4.2.3: offset(N), N = operand × data alignment factor.
                 let offset = self.data_factored(i128::from(*factored), at)?;
                 self.set_rule(*register, RegisterRule::Offset { offset }, at)
             }
@@ -587,8 +586,8 @@ impl Machine<'_> {
                 self.set_rule(*register, RegisterRule::ValExpression { expr: expr.clone() }, at)
             }
             Instruction::Restore { register } => {
-                // "change the rule for the indicated register to the rule
-                // assigned it by the initial_instructions in the CIE".
+                // §6.4.2.3: back to the rule the CIE's initial instructions
+                // left for this register.
                 if self.in_cie {
                     return Err(ill(id::CFI_CIE_RESTORE_IN_INITIAL_INSTRUCTIONS, at));
                 }
@@ -603,8 +602,8 @@ impl Machine<'_> {
             }
             // §6.4.2.4 Row State Instructions.
             Instruction::RememberState => {
-                // "push the set of rules for every register onto an
-                // implicit stack" (CFA included: cfi.remember-state.includes-cfa).
+                // §6.4.2.4: save all register rules on the implicit stack
+                // (the CFA rule too: cfi.remember-state.includes-cfa).
                 if self.stack.len() >= MAX_REMEMBER_DEPTH {
                     return Err(CfiOutcome::Budget { budget: BudgetKind::Stack, at: Some(at) });
                 }
@@ -612,8 +611,7 @@ impl Machine<'_> {
                 Ok(())
             }
             Instruction::RestoreState => {
-                // "pop the set of rules off the implicit stack and place
-                // them in the current row".
+                // §6.4.2.4: the most recently saved rules become current.
                 match self.stack.pop() {
                     Some(set) => {
                         self.current = set;
@@ -622,7 +620,7 @@ impl Machine<'_> {
                     None => Err(ill(id::CFI_RESTORE_STATE_EMPTY_STACK, at)),
                 }
             }
-            // §6.4.2.5: "no operands and no required actions".
+            // §6.4.2.5: padding; nothing to do.
             Instruction::Nop => Ok(()),
             // psABI: records the outgoing argument area size only.
             Instruction::ArgsSize => Ok(()),
@@ -681,8 +679,8 @@ fn build(sec: &CfiSection, fde: &Fde, cie: &Cie) -> Result<Vec<Row>, CfiOutcome>
         cie,
         arch: sec.target.arch,
         target: &sec.target,
-        // "The default rule for all columns before interpretation of the
-        // initial instructions is the undefined rule" — kept implicit.
+        // §6.4.1 item 10: before the initial instructions every column has
+        // the default (undefined) rule, represented by absence.
         current: RuleSet { cfa: None, registers: BTreeMap::new() },
         initial: BTreeMap::new(),
         stack: Vec::new(),
@@ -693,15 +691,13 @@ fn build(sec: &CfiSection, fde: &Fde, cie: &Cie) -> Result<Vec<Row>, CfiOutcome>
         executed: 0,
         cells: 0,
     };
-    // §6.4.3 step 1: "Initialize a register set by reading the
-    // initial_instructions field of the associated CIE."
+    // §6.4.3 step 1: the CIE's initial instructions set up the rules.
     for l in &initial_instructions {
         m.execute(l)?;
     }
     m.initial = m.current.registers.clone();
     m.in_cie = false;
-    // Step 2-3: "Set L2 to the value of the initial_location field";
-    // process the FDE's instructions.
+    // Steps 2-3: from initial_location on, run the FDE's instructions.
     for l in &instructions {
         m.execute(l)?;
     }
