@@ -92,6 +92,8 @@ enum Instruction {
 /// An instruction with the section offset of its opcode.
 struct Located {
     at: u64,
+    /// Section offset just past the instruction.
+    end: u64,
     insn: Instruction,
 }
 
@@ -276,7 +278,7 @@ fn decode_all(
                 }
             })
         })()?;
-        out.push(Located { at, insn });
+        out.push(Located { at, end: r.pos, insn });
     }
     Ok(out)
 }
@@ -660,18 +662,81 @@ impl Machine<'_> {
 /// `cfi.def-cfa-*.requires-reg-offset`, `cfi.restore-state.empty-stack`,
 /// ...), or `Budget` (see `crate::cfi` for the limits).
 pub fn frame_table(case: &CfiCase) -> CfiOutcome {
+    run(case, None)
+}
+
+/// One executed instruction of [`frame_table_traced`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TraceStep {
+    /// Section offset of the instruction's opcode.
+    pub at: u64,
+    /// The instruction in `asm::cfi` spelling (offsets unfactored).
+    pub insn: String,
+    /// Current location after it.
+    pub location: u64,
+    /// The rules after it, llvm-dwarfdump style:
+    /// `CFA=reg7+16: reg6=[CFA-16], reg16=[CFA-8]`.
+    pub rules: String,
+}
+
+/// As [`frame_table`], also returning each executed instruction with the
+/// rules after it (for disagreement reports). The last step is the
+/// instruction that failed, if one did (its rules are those before it).
+pub fn frame_table_traced(case: &CfiCase) -> (CfiOutcome, Vec<TraceStep>) {
+    let mut trace = Vec::new();
+    let o = run(case, Some(&mut trace));
+    (o, trace)
+}
+
+fn run(case: &CfiCase, trace: Option<&mut Vec<TraceStep>>) -> CfiOutcome {
     let sec = &*case.section;
     let (fde, cie) = match sec.parse_fde(case.fde_offset) {
         Ok(x) => x,
         Err(e) => return e.to_outcome(),
     };
-    match build(sec, &fde, &cie) {
+    match build(sec, &fde, &cie, trace) {
         Ok(rows) => CfiOutcome::Table(RowTable { fde_offset: case.fde_offset, rows }.normalize()),
         Err(o) => o,
     }
 }
 
-fn build(sec: &CfiSection, fde: &Fde, cie: &Cie) -> Result<Vec<Row>, CfiOutcome> {
+/// Renders a rule set like llvm-dwarfdump's row lines (for traces).
+fn render(set: &RuleSet) -> String {
+    let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<Vec<_>>().join(" ");
+    let cfa = match &set.cfa {
+        None => "unspecified".to_string(),
+        Some(CfaRule::RegOffset { register, offset, aspace }) => {
+            let a = if *aspace != 0 { format!(" in addrspace{aspace}") } else { String::new() };
+            format!("reg{register}{offset:+}{a}")
+        }
+        Some(CfaRule::Expression { expr }) => format!("{{{}}}", hex(expr)),
+    };
+    let regs: Vec<String> = set
+        .registers
+        .iter()
+        .map(|(r, rule)| {
+            let t = match rule {
+                RegisterRule::Undefined => "undefined".to_string(),
+                RegisterRule::SameValue => "same".to_string(),
+                RegisterRule::Offset { offset } => format!("[CFA{offset:+}]"),
+                RegisterRule::ValOffset { offset } => format!("CFA{offset:+}"),
+                RegisterRule::Register { register } => format!("reg{register}"),
+                RegisterRule::Expression { expr } => format!("[{{{}}}]", hex(expr)),
+                RegisterRule::ValExpression { expr } => format!("{{{}}}", hex(expr)),
+                RegisterRule::RaSigned { signed } => (if *signed { "signed" } else { "not-signed" }).to_string(),
+            };
+            format!("reg{r}={t}")
+        })
+        .collect();
+    format!("CFA={cfa}: {}", regs.join(", "))
+}
+
+fn build(
+    sec: &CfiSection,
+    fde: &Fde,
+    cie: &Cie,
+    mut trace: Option<&mut Vec<TraceStep>>,
+) -> Result<Vec<Row>, CfiOutcome> {
     // Decoding is static (cfi.insn.static-decoding): CIE first, then FDE.
     let initial_instructions = decode_all(sec, cie, fde.pc_begin, cie.instructions.clone())?;
     let instructions = decode_all(sec, cie, fde.pc_begin, fde.instructions.clone())?;
@@ -691,19 +756,73 @@ fn build(sec: &CfiSection, fde: &Fde, cie: &Cie) -> Result<Vec<Row>, CfiOutcome>
         executed: 0,
         cells: 0,
     };
+    let params = crate::asm::cfi::CfiAsmParams::from_cie(cie);
+    let mut step = |m: &mut Machine<'_>, l: &Located| -> Result<(), CfiOutcome> {
+        let r = m.execute(l);
+        if let Some(t) = trace.as_deref_mut() {
+            let bytes = &sec.bytes[l.at as usize..l.end as usize];
+            let insn = crate::asm::cfi::decode(bytes, &sec.target, &params)
+                .first()
+                .map(|d| d.text.clone())
+                .unwrap_or_default();
+            t.push(TraceStep { at: l.at, insn, location: m.location, rules: render(&m.current) });
+        }
+        r
+    };
     // §6.4.3 step 1: the CIE's initial instructions set up the rules.
     for l in &initial_instructions {
-        m.execute(l)?;
+        step(&mut m, l)?;
     }
     m.initial = m.current.registers.clone();
     m.in_cie = false;
     // Steps 2-3: from initial_location on, run the FDE's instructions.
     for l in &instructions {
-        m.execute(l)?;
+        step(&mut m, l)?;
     }
     // Step 4: the end of the stream acts as DW_CFA_set_loc(initial_location
     // + address_range). An FDE with no instructions still has its row.
     let end = m.end;
     m.new_row(end, fde.instructions.end)?;
     Ok(m.rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cfi::spec::CfiSpec;
+    use crate::target::presets;
+    use std::sync::Arc;
+
+    fn case_of(yaml: &str) -> CfiCase {
+        let spec: CfiSpec = yaml_serde::from_str(yaml).unwrap();
+        let (section, fde_offset) = spec.build(&Arc::new(presets::x86_64())).unwrap();
+        CfiCase { name: "t".into(), origin: String::new(), section, fde_offset, rules: vec![], expect: None }
+    }
+
+    /// The trace, derived by hand: each instruction with the rules after it.
+    #[test]
+    fn trace_steps() {
+        let c = case_of(
+            "cie: { version: 4, instructions: 'DW_CFA_def_cfa: reg7 +8; DW_CFA_offset: reg16 -8' }\n\
+             fde: { pc_begin: 0x1000, pc_range: 0x10, instructions: 'DW_CFA_advance_loc: 1; DW_CFA_def_cfa_offset: +16; DW_CFA_restore_state' }",
+        );
+        let (o, t) = frame_table_traced(&c);
+        // advance_loc at 48 (1 byte), def_cfa_offset at 49 (2 bytes), restore_state at 51.
+        assert_eq!(o, CfiOutcome::IllFormed { rule: id::CFI_RESTORE_STATE_EMPTY_STACK, at: Some(51) });
+        let steps: Vec<(u64, &str, u64, &str)> = t
+            .iter()
+            .filter(|s| s.insn != "DW_CFA_nop:")
+            .map(|s| (s.at, s.insn.as_str(), s.location, s.rules.as_str()))
+            .collect();
+        assert_eq!(
+            steps,
+            vec![
+                (15, "DW_CFA_def_cfa: reg7 +8", 0x1000, "CFA=reg7+8: "),
+                (18, "DW_CFA_offset: reg16 -8", 0x1000, "CFA=reg7+8: reg16=[CFA-8]"),
+                (48, "DW_CFA_advance_loc: 1", 0x1001, "CFA=reg7+8: reg16=[CFA-8]"),
+                (49, "DW_CFA_def_cfa_offset: +16", 0x1001, "CFA=reg7+16: reg16=[CFA-8]"),
+                (51, "DW_CFA_restore_state:", 0x1001, "CFA=reg7+16: reg16=[CFA-8]"),
+            ]
+        );
+    }
 }
