@@ -106,6 +106,12 @@ pub fn exact_cfi(expected: &CfiOutcome, actual: &CfiOutcome) -> bool {
     }
 }
 
+/// Whether a case is written to exercise an `unspecified` rule: its answer
+/// is the project's choice, so a third party's different one is recorded.
+pub fn exercises_unspecified(rules: &[String]) -> bool {
+    rules.iter().any(|r| is_unspecified(r))
+}
+
 fn is_unspecified(rule: &str) -> bool {
     Catalogue::get().kind(rule) == Some(RuleKind::Unspecified)
 }
@@ -181,7 +187,7 @@ fn as_address(o: &Outcome) -> Option<u128> {
 }
 
 /// Judges a third-party CFI outcome against the reference's (see [`judge`]).
-pub fn judge_cfi(reference: &CfiOutcome, other: &CfiOutcome) -> Verdict {
+pub fn judge_cfi(reference: &CfiOutcome, other: &CfiOutcome, unspecified: bool) -> Verdict {
     match other {
         CfiOutcome::Unsupported { .. } => return Verdict::Unsupported,
         CfiOutcome::ConsumerFault { .. } => return Verdict::Disagree,
@@ -197,7 +203,8 @@ pub fn judge_cfi(reference: &CfiOutcome, other: &CfiOutcome) -> Verdict {
             }
         }
         CfiOutcome::Budget { .. } => Verdict::ReferenceBudget,
-        CfiOutcome::EvalError { rule, .. } if is_unspecified(rule.as_str()) => Verdict::Unspecified,
+        CfiOutcome::EvalError { rule, .. } if unspecified || is_unspecified(rule.as_str()) => Verdict::Unspecified,
+        _ if unspecified => Verdict::Unspecified,
         CfiOutcome::EvalError { .. } => {
             if matches!(other, CfiOutcome::EvalError { .. } | CfiOutcome::IllFormed { .. } | CfiOutcome::Budget { .. })
             {

@@ -221,7 +221,7 @@ fn run_expr(
     }
     let mut verdicts = vec![(0, fast_verdict)];
     let edition = if others.is_empty() { Edition::Dwarf5 } else { edition::of_expr_case(c) };
-    let unspecified = !relied.is_empty();
+    let unspecified = !relied.is_empty() || compare::exercises_unspecified(&c.rules);
     for (i, o) in others.iter().enumerate() {
         let s = o.supports();
         let v = if !s.expr || !s.editions.contains(&edition) {
@@ -281,7 +281,7 @@ fn run_cfi(
         let v = if !s.cfi || !s.editions.contains(&edition) {
             Verdict::OutsideEdition
         } else {
-            compare::judge_cfi(&r, &o.frame_table(c))
+            compare::judge_cfi(&r, &o.frame_table(c), compare::exercises_unspecified(&c.rules))
         };
         if v == Verdict::Disagree {
             findings.push(Finding::Consumer {
