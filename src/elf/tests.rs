@@ -227,3 +227,39 @@ fn gimli_survey() {
         println!("{lib}: {} FDEs, {rows} rows in {:?}: {kinds:?}", x.cfi.len(), t.elapsed());
     }
 }
+
+#[test]
+#[ignore = "survey: gimli against the reference over the largest debug file"]
+fn gimli_vs_reference_survey() {
+    use crate::consumer::{gimli::Gimli, Consumer};
+    use crate::outcome::Outcome;
+    use std::collections::BTreeMap;
+    let Some(path) = largest_debug_file() else { return };
+    let x = extract(&path, &Options::default()).unwrap();
+    let mut cats: BTreeMap<String, (usize, String)> = BTreeMap::new();
+    for c in &x.exprs {
+        let g = Gimli.evaluate(c);
+        let r = crate::reference::expr::evaluate(&c.expr, &c.ctx);
+        let same = match (&g, &r) {
+            (Outcome::Value(_) | Outcome::Location(_), _) => g == r,
+            _ => g.kind() == r.kind(),
+        };
+        let key = if same {
+            format!("agree {}", r.kind())
+        } else {
+            let gk = match &g {
+                Outcome::Unsupported { what } => format!("unsupported({what})"),
+                o => format!("{} {}", o.kind(), o.rule().map(|r| r.to_string()).unwrap_or_default()),
+            };
+            format!("gimli {gk} / reference {} {}", r.kind(), r.rule().map(|r| r.to_string()).unwrap_or_default())
+        };
+        let e = cats.entry(key).or_insert((0, String::new()));
+        if e.0 == 0 {
+            e.1 = format!("{} {:02x?}\n      gimli {g}\n      ref   {r}", c.origin, &c.expr[..]);
+        }
+        e.0 += 1;
+    }
+    for (k, (n, ex)) in cats {
+        println!("{n:8} {k}\n      e.g. {ex}");
+    }
+}
