@@ -43,6 +43,26 @@ fn truncated_and_corrupted_real_file_never_panics() {
 }
 
 #[test]
+fn corrupted_debug_info_never_panics() {
+    // Bytes flipped inside the DWARF sections of a split debug file: the
+    // walk must end with cases and warnings or an error, never a panic.
+    let Some(path) = largest_debug_file() else { return };
+    let data = std::fs::read(&path).unwrap();
+    let rounds: u64 = std::env::var("DWARFCHECK_CORRUPT_ROUNDS").ok().and_then(|v| v.parse().ok()).unwrap_or(3);
+    for round in 0..rounds {
+        let mut bad = data.clone();
+        let mut z = round;
+        for _ in 0..200 {
+            z = crate::context::synthetic::mix(z);
+            // Leave the ELF header and program headers alone.
+            let i = 0x1000 + (z as usize) % (bad.len() - 0x1000);
+            bad[i] = (z >> 32) as u8;
+        }
+        let _ = extract_bytes(&bad, "corrupted", &Options::default());
+    }
+}
+
+#[test]
 fn libc_eh_frame_fdes_match_readelf() {
     let path = Path::new(LIBC);
     if !path.exists() {

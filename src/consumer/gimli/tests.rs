@@ -330,3 +330,37 @@ fn eh_frame_datarel_uses_the_data_base() {
     // Without a data base gimli cannot resolve it: an evaluation error.
     assert_eq!(eh_frame_case(0x3b, None).kind(), "eval-error");
 }
+
+#[test]
+fn random_bytes_never_fault() {
+    // Deterministic pseudo-random expressions, with a synthetic context so
+    // every register and memory read succeeds: gimli and the adapter must
+    // answer every one without panicking.
+    let mut c = ctx();
+    c.synthetic = Some(1);
+    c.cfa = Some(0x1000);
+    c.tls_base = Some(0x2000);
+    c.frame_base = Some(vec![0x9c]);
+    c.budgets.steps = 1000;
+    let c = Arc::new(c);
+    let mut z = 7u64;
+    for n in 0..20_000usize {
+        let len = 1 + n % 12;
+        let bytes: Vec<u8> = (0..len)
+            .map(|_| {
+                z = crate::context::synthetic::mix(z);
+                z as u8
+            })
+            .collect();
+        let case = ExprCase {
+            name: "r".into(),
+            origin: "random".into(),
+            expr: Arc::from(&bytes[..]),
+            ctx: c.clone(),
+            rules: vec![],
+            expect: None,
+        };
+        let o = Gimli.evaluate(&case);
+        assert!(!matches!(o, Outcome::ConsumerFault { .. }), "{bytes:02x?}: {o}");
+    }
+}
