@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// Base type DIE offsets the generated context defines.
-const DIES: &[u64] = &[0x2a, 0x31, 0x40, 0x48, 0x50, 0x58, 0x60, 0x68];
+const DIES: &[u64] = &[0x2a, 0x31, 0x40, 0x48, 0x50, 0x58, 0x60, 0x68, 0x70, 0x78, 0x2a, 0x31];
 
 fn base_types(big: bool) -> BTreeMap<u64, BaseType> {
     let mut bt = BTreeMap::new();
@@ -28,6 +28,8 @@ fn base_types(big: bool) -> BTreeMap<u64, BaseType> {
     bt.insert(0x58, BaseType::ate(ate::SIGNED, 16, !big));
     bt.insert(0x60, BaseType::ate(ate::BOOLEAN, 8, big));
     bt.insert(0x68, BaseType::ate(ate::FLOAT, 80, big));
+    bt.insert(0x70, BaseType::ate(ate::UNSIGNED, 256, big));
+    bt.insert(0x78, BaseType::ate(ate::SIGNED, 12, big));
     bt
 }
 
@@ -60,7 +62,7 @@ struct Knobs {
 }
 
 fn knobs() -> impl Strategy<Value = Knobs> {
-    (0u8..3, 0u8..3, any::<bool>(), 0u8..6, 0u8..4, 0u8..4, any::<bool>(), 0u8..3, prop::bool::weighted(0.1), 0u8..8)
+    (0u8..3, 0u8..3, any::<bool>(), 0u8..8, 0u8..5, 0u8..5, any::<bool>(), 0u8..3, prop::bool::weighted(0.1), 0u8..8)
         .prop_map(|(target, result, cfa, frame_base, object, initial, tls, cu, synthetic, steps)| Knobs {
             target,
             result,
@@ -77,6 +79,26 @@ fn knobs() -> impl Strategy<Value = Knobs> {
 
 fn mem_loc(a: u64) -> NormalLocation {
     NormalLocation { places: vec![SingleLocation::Simple(Source::Memory { aspace: 0, bit_addr: u128::from(a) * 8 })] }
+}
+
+/// A complete composite: 16 bits of memory at 0x1002, 8 bits of register 0
+/// from bit 8, 8 bits that are in both 0x1000 and implicit storage.
+fn composite() -> NormalLocation {
+    use dwarfcheck::outcome::Piece;
+    use std::collections::BTreeSet;
+    NormalLocation {
+        places: vec![SingleLocation::Composite(vec![
+            Piece { bits: 16, sources: BTreeSet::from([Source::Memory { aspace: 0, bit_addr: 0x1002 * 8 }]) },
+            Piece { bits: 8, sources: BTreeSet::from([Source::Register { regno: 0, bit_offset: 8 }]) },
+            Piece {
+                bits: 8,
+                sources: BTreeSet::from([
+                    Source::Memory { aspace: 0, bit_addr: 0x1000 * 8 },
+                    Source::Implicit { bytes: vec![0, 0x42], bit_offset: 0 },
+                ]),
+            },
+        ])],
+    }
 }
 
 fn build_ctx(k: &Knobs) -> Context {
@@ -127,29 +149,33 @@ fn build_ctx(k: &Knobs) -> Context {
     }
     c.frame_base = match k.frame_base {
         0 => None,
-        1 => Some(vec![0x9c]),       // call_frame_cfa
-        2 => Some(vec![0x56]),       // reg6
-        3 => Some(vec![0x76, 0x08]), // breg6 8
-        4 => Some(vec![0x35, 0x9f]), // lit5 stack_value (implicit)
-        _ => Some(vec![0x91, 0x00]), // fbreg 0 (recursive)
+        1 => Some(vec![0x9c]),                               // call_frame_cfa
+        2 => Some(vec![0x56]),                               // reg6
+        3 => Some(vec![0x76, 0x08]),                         // breg6 8
+        4 => Some(vec![0x35, 0x9f]),                         // lit5 stack_value (implicit)
+        5 => Some(vec![0x91, 0x00]),                         // fbreg 0 (recursive)
+        6 => Some(vec![0x50, 0x93, 0x04, 0x56, 0x93, 0x04]), // reg0 piece 4 reg6 piece 4 (composite)
+        _ => Some(vec![0x0a, 0x00, 0x10, 0x9e, 0x02, 0x01]), // const2u 0x1000, implicit_value 2 (truncated)
     };
     let gty = c.generic_type();
     c.object = match k.object {
         0 => None,
         1 => Some(Entry::Location(mem_loc(0x1008))),
         2 => Some(Entry::Value(Value::from_u128(gty, 0x1010))),
-        _ => Some(Entry::Location(NormalLocation {
+        3 => Some(Entry::Location(NormalLocation {
             places: vec![
                 SingleLocation::Simple(Source::Memory { aspace: 0, bit_addr: 0x1000 * 8 }),
                 SingleLocation::Simple(Source::Register { regno: 7, bit_offset: 0 }),
             ],
         })),
+        _ => Some(Entry::Location(composite())),
     };
     c.initial_stack = match k.initial {
         0 => vec![],
         1 => vec![Entry::Value(Value::from_u128(gty, 0x1004))],
         2 => vec![Entry::Location(mem_loc(0x1000)), Entry::Value(Value::from_u128(gty, 3))],
-        _ => vec![Entry::Value(Value::from_u128(BaseType::ate(ate::SIGNED, 32, big), 0xffff_fff0))],
+        3 => vec![Entry::Value(Value::from_u128(BaseType::ate(ate::SIGNED, 32, big), 0xffff_fff0))],
+        _ => vec![Entry::Location(composite())],
     };
     if k.tls {
         c.tls_base = Some(0x1000);
@@ -301,6 +327,8 @@ fn emit(out: &mut Vec<u8>, op: &GenOp, big: bool, abytes: usize, obytes: usize) 
                 0x50 | 0x60 => 1,
                 0x58 => 2,
                 0x68 => 10,
+                0x70 => 32,
+                0x78 => 2,
                 _ => abytes as u8,
             };
             let size = if b % 13 == 1 { size.wrapping_add(1) } else { size };

@@ -206,6 +206,24 @@ impl Scratch {
         }
     }
 
+    /// The low 128 bits of a value of any width.
+    pub fn low128(&self, v: &Val) -> u128 {
+        if v.wide == NONE {
+            return v.lo;
+        }
+        let mut b = [0u8; 16];
+        b.copy_from_slice(&self.bytes[v.wide as usize..v.wide as usize + 16]);
+        u128::from_le_bytes(b)
+    }
+
+    /// The value as an unsigned number if it fits in 64 bits.
+    pub fn as_u64(&self, v: &Val) -> Option<u64> {
+        if v.wide != NONE && self.bytes[v.wide as usize + 16..v.wide as usize + v.ty.bytes()].iter().any(|&b| b != 0) {
+            return None;
+        }
+        u64::try_from(self.low128(v)).ok()
+    }
+
     /// A value of type `ty` from its bytes, least significant first.
     /// `le` must be at least `ty.bytes()` long; bits above `ty.bits` are cleared.
     pub fn make_val(&mut self, ty: BaseType, le: &[u8]) -> Val {
