@@ -511,3 +511,68 @@ fn outcome_mix() {
     }
     println!("{panics:6} reference panics (skipped)");
 }
+
+/// Rough timing of typical location expressions (run with
+/// `cargo test --release --test differential_expr timing -- --ignored --nocapture`).
+#[test]
+#[ignore]
+fn timing() {
+    use std::time::Instant;
+    let mut ctx = build_ctx(&Knobs {
+        target: 0,
+        result: 0,
+        cfa: true,
+        frame_base: 1,
+        object: 0,
+        initial: 0,
+        tls: true,
+        cu: 1,
+        synthetic: false,
+        steps: 7,
+    });
+    ctx.synthetic = Some(7);
+    let exprs: Vec<Vec<u8>> = vec![
+        vec![0x91, 0x6c],                                                                   // fbreg -20
+        vec![0x77, 0x08],                                                                   // breg7 8
+        vec![0x50],                                                                         // reg0
+        vec![0x53, 0x93, 0x08, 0x54, 0x93, 0x08],                                           // reg3 piece 8 reg4 piece 8
+        vec![0x03, 0, 0x10, 0, 0, 0, 0, 0, 0],                                              // addr
+        vec![0x76, 0x68, 0x06],                                                             // breg6 -24 deref
+        vec![0x30, 0x9f],                                                                   // lit0 stack_value
+        vec![0x75, 0x00, 0x31, 0x1c, 0x9f], // breg5 0 lit1 minus stack_value
+        vec![0x5c, 0xf0],                   // reg12 GNU_uninit
+        vec![0xa5, 0x11, 0x31, 0xa4, 0x31, 0x08, 0, 0, 0, 0, 0, 0, 0xf0, 0x3f, 0x1e, 0x9f], // regval*const mul
+    ];
+    let n = 200_000;
+    for (name, compiled) in [("evaluate", false), ("compiled run", true)] {
+        let progs: Vec<Program> = exprs.iter().map(|e| Program::compile(e, &ctx)).collect();
+        let mut s = Scratch::new();
+        let t = Instant::now();
+        let mut sink = 0usize;
+        for _ in 0..n {
+            for (i, e) in exprs.iter().enumerate() {
+                let o = if compiled { progs[i].run(&ctx, &mut s) } else { fast::expr::evaluate(e, &ctx) };
+                sink += o.kind().len();
+            }
+        }
+        let ns = t.elapsed().as_nanos() as f64 / (n * exprs.len()) as f64;
+        println!("fast {name}: {ns:.1} ns/expr ({sink})");
+    }
+    let progs: Vec<Program> = exprs.iter().map(|e| Program::compile(e, &ctx)).collect();
+    let mut s = Scratch::new();
+    for (i, p) in progs.iter().enumerate() {
+        let t = Instant::now();
+        for _ in 0..n / 10 {
+            std::hint::black_box(p.run(&ctx, &mut s));
+        }
+        println!("  expr {i}: {:.1} ns", t.elapsed().as_nanos() as f64 / (n / 10) as f64);
+    }
+    let t = Instant::now();
+    let m = n / 20;
+    for _ in 0..m {
+        for e in &exprs {
+            std::hint::black_box(reference::expr::evaluate(e, &ctx));
+        }
+    }
+    println!("reference: {:.1} ns/expr", t.elapsed().as_nanos() as f64 / (m * exprs.len()) as f64);
+}

@@ -724,14 +724,12 @@ impl<'a> Ev<'a> {
         s.frame_base = Some(fbp);
         let l = r?;
         let disp = ins.b as i64;
-        match l {
-            Loc::Reg { regno, bit: 0 } => {
-                let a = self.reg_address(s, regno)?;
-                let a = mask(a.wrapping_add(disp as i128 as u128), self.gbits());
-                Ok(Loc::Mem { aspace: 0, bit: a * 8 })
-            }
-            other => self.move_loc(s, other, i128::from(disp) * 8, R::OP_FBREG_OFFSET_OUT_OF_STORAGE),
-        }
+        let base = match l {
+            // A register frame base holds the address (like DW_OP_bregx R 0).
+            Loc::Reg { regno, bit: 0 } => Loc::Mem { aspace: 0, bit: self.reg_address(s, regno)? * 8 },
+            other => other,
+        };
+        self.move_loc(s, base, i128::from(disp) * 8, R::OP_FBREG_OFFSET_OUT_OF_STORAGE)
     }
 
     /// `l` moved by `bits` bits (as `DW_OP_LLVM_bit_offset`): an evaluation
