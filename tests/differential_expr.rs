@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// Base type DIE offsets the generated context defines.
-const DIES: &[u64] = &[0x2a, 0x31, 0x40, 0x48, 0x50, 0x58, 0x60, 0x68];
+const DIES: &[u64] = &[0x2a, 0x31, 0x40, 0x48, 0x50, 0x58, 0x60, 0x68, 0x70, 0x78, 0x2a, 0x31];
 
 fn base_types(big: bool) -> BTreeMap<u64, BaseType> {
     let mut bt = BTreeMap::new();
@@ -28,6 +28,8 @@ fn base_types(big: bool) -> BTreeMap<u64, BaseType> {
     bt.insert(0x58, BaseType::ate(ate::SIGNED, 16, !big));
     bt.insert(0x60, BaseType::ate(ate::BOOLEAN, 8, big));
     bt.insert(0x68, BaseType::ate(ate::FLOAT, 80, big));
+    bt.insert(0x70, BaseType::ate(ate::UNSIGNED, 256, big));
+    bt.insert(0x78, BaseType::ate(ate::SIGNED, 12, big));
     bt
 }
 
@@ -60,7 +62,7 @@ struct Knobs {
 }
 
 fn knobs() -> impl Strategy<Value = Knobs> {
-    (0u8..3, 0u8..3, any::<bool>(), 0u8..6, 0u8..4, 0u8..4, any::<bool>(), 0u8..3, prop::bool::weighted(0.1), 0u8..8)
+    (0u8..3, 0u8..3, any::<bool>(), 0u8..8, 0u8..5, 0u8..5, any::<bool>(), 0u8..3, prop::bool::weighted(0.1), 0u8..8)
         .prop_map(|(target, result, cfa, frame_base, object, initial, tls, cu, synthetic, steps)| Knobs {
             target,
             result,
@@ -77,6 +79,26 @@ fn knobs() -> impl Strategy<Value = Knobs> {
 
 fn mem_loc(a: u64) -> NormalLocation {
     NormalLocation { places: vec![SingleLocation::Simple(Source::Memory { aspace: 0, bit_addr: u128::from(a) * 8 })] }
+}
+
+/// A complete composite: 16 bits of memory at 0x1002, 8 bits of register 0
+/// from bit 8, 8 bits that are in both 0x1000 and implicit storage.
+fn composite() -> NormalLocation {
+    use dwarfcheck::outcome::Piece;
+    use std::collections::BTreeSet;
+    NormalLocation {
+        places: vec![SingleLocation::Composite(vec![
+            Piece { bits: 16, sources: BTreeSet::from([Source::Memory { aspace: 0, bit_addr: 0x1002 * 8 }]) },
+            Piece { bits: 8, sources: BTreeSet::from([Source::Register { regno: 0, bit_offset: 8 }]) },
+            Piece {
+                bits: 8,
+                sources: BTreeSet::from([
+                    Source::Memory { aspace: 0, bit_addr: 0x1000 * 8 },
+                    Source::Implicit { bytes: vec![0, 0x42], bit_offset: 0 },
+                ]),
+            },
+        ])],
+    }
 }
 
 fn build_ctx(k: &Knobs) -> Context {
@@ -127,29 +149,33 @@ fn build_ctx(k: &Knobs) -> Context {
     }
     c.frame_base = match k.frame_base {
         0 => None,
-        1 => Some(vec![0x9c]),       // call_frame_cfa
-        2 => Some(vec![0x56]),       // reg6
-        3 => Some(vec![0x76, 0x08]), // breg6 8
-        4 => Some(vec![0x35, 0x9f]), // lit5 stack_value (implicit)
-        _ => Some(vec![0x91, 0x00]), // fbreg 0 (recursive)
+        1 => Some(vec![0x9c]),                               // call_frame_cfa
+        2 => Some(vec![0x56]),                               // reg6
+        3 => Some(vec![0x76, 0x08]),                         // breg6 8
+        4 => Some(vec![0x35, 0x9f]),                         // lit5 stack_value (implicit)
+        5 => Some(vec![0x91, 0x00]),                         // fbreg 0 (recursive)
+        6 => Some(vec![0x50, 0x93, 0x04, 0x56, 0x93, 0x04]), // reg0 piece 4 reg6 piece 4 (composite)
+        _ => Some(vec![0x0a, 0x00, 0x10, 0x9e, 0x02, 0x01]), // const2u 0x1000, implicit_value 2 (truncated)
     };
     let gty = c.generic_type();
     c.object = match k.object {
         0 => None,
         1 => Some(Entry::Location(mem_loc(0x1008))),
         2 => Some(Entry::Value(Value::from_u128(gty, 0x1010))),
-        _ => Some(Entry::Location(NormalLocation {
+        3 => Some(Entry::Location(NormalLocation {
             places: vec![
                 SingleLocation::Simple(Source::Memory { aspace: 0, bit_addr: 0x1000 * 8 }),
                 SingleLocation::Simple(Source::Register { regno: 7, bit_offset: 0 }),
             ],
         })),
+        _ => Some(Entry::Location(composite())),
     };
     c.initial_stack = match k.initial {
         0 => vec![],
         1 => vec![Entry::Value(Value::from_u128(gty, 0x1004))],
         2 => vec![Entry::Location(mem_loc(0x1000)), Entry::Value(Value::from_u128(gty, 3))],
-        _ => vec![Entry::Value(Value::from_u128(BaseType::ate(ate::SIGNED, 32, big), 0xffff_fff0))],
+        3 => vec![Entry::Value(Value::from_u128(BaseType::ate(ate::SIGNED, 32, big), 0xffff_fff0))],
+        _ => vec![Entry::Location(composite())],
     };
     if k.tls {
         c.tls_base = Some(0x1000);
@@ -301,6 +327,8 @@ fn emit(out: &mut Vec<u8>, op: &GenOp, big: bool, abytes: usize, obytes: usize) 
                 0x50 | 0x60 => 1,
                 0x58 => 2,
                 0x68 => 10,
+                0x70 => 32,
+                0x78 => 2,
                 _ => abytes as u8,
             };
             let size = if b % 13 == 1 { size.wrapping_add(1) } else { size };
@@ -352,6 +380,26 @@ fn emit(out: &mut Vec<u8>, op: &GenOp, big: bool, abytes: usize, obytes: usize) 
     }
 }
 
+/// Operation choices that push an entry (used for a prelude, so later
+/// operations find operands more often).
+const PUSHES: &[u8] = &[0, 1, 2, 3, 4, 32, 34, 35, 45, 46, 49, 51, 53, 0, 1, 34];
+
+/// The expression bytes of a generated case.
+fn build_bytes(ctx: &Context, prelude: &[GenOp], ops: &[GenOp], m: (u8, u64, u8)) -> Vec<u8> {
+    let big = ctx.target.endian == Endian::Big;
+    let abytes = ctx.address_bytes() as usize;
+    let obytes = ctx.cu.as_ref().map(|c| c.format.offset_bytes()).unwrap_or(4);
+    let mut bytes = Vec::new();
+    for &(c, a, b) in prelude {
+        emit(&mut bytes, &(PUSHES[(c as usize) % PUSHES.len()], a, b), big, abytes, obytes);
+    }
+    for op in ops {
+        emit(&mut bytes, op, big, abytes, obytes);
+    }
+    mutate(&mut bytes, m);
+    bytes
+}
+
 /// How the bytes are broken after generation (5 in 8 are left alone).
 fn mutate(bytes: &mut Vec<u8>, m: (u8, u64, u8)) {
     let (kind, pos, byte) = m;
@@ -376,21 +424,25 @@ fn comparable(o: Outcome) -> Outcome {
     }
 }
 
+/// The reference's outcome, or `None` if it panicked.
+fn reference_outcome(bytes: &[u8], ctx: &Context) -> Option<Outcome> {
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| reference::expr::evaluate(bytes, ctx)));
+    r.ok().map(comparable)
+}
+
 thread_local! {
     static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::new());
 }
 
-fn check(knobs: &Knobs, ops: &[GenOp], m: (u8, u64, u8)) -> Result<(), TestCaseError> {
+fn check(knobs: &Knobs, prelude: &[GenOp], ops: &[GenOp], m: (u8, u64, u8)) -> Result<(), TestCaseError> {
     let ctx = build_ctx(knobs);
-    let big = ctx.target.endian == Endian::Big;
-    let abytes = ctx.address_bytes() as usize;
-    let obytes = ctx.cu.as_ref().map(|c| c.format.offset_bytes()).unwrap_or(4);
-    let mut bytes = Vec::new();
-    for op in ops {
-        emit(&mut bytes, op, big, abytes, obytes);
-    }
-    mutate(&mut bytes, m);
-    let want = comparable(reference::expr::evaluate(&bytes, &ctx));
+    let bytes = build_bytes(&ctx, prelude, ops, m);
+    let Some(want) = reference_outcome(&bytes, &ctx) else {
+        // A reference panic is the reference's bug (reported separately);
+        // the fast evaluator must still not panic.
+        let _ = fast::expr::evaluate(&bytes, &ctx);
+        return Ok(());
+    };
     let got = comparable(fast::expr::evaluate(&bytes, &ctx));
     prop_assert_eq!(&got, &want, "bytes {:02x?} ctx {:?}", bytes, knobs);
     // The compiled form with a reused scratch must agree too.
@@ -410,10 +462,11 @@ proptest! {
     #[test]
     fn fast_agrees_with_reference(
         k in knobs(),
+        prelude in prop::collection::vec((any::<u8>(), any::<u64>(), any::<u64>()), 0..4),
         ops in prop::collection::vec((any::<u8>(), any::<u64>(), any::<u64>()), 0..14),
         m in (any::<u8>(), any::<u64>(), any::<u8>()),
     ) {
-        check(&k, &ops, m)?;
+        check(&k, &prelude, &ops, m)?;
     }
 }
 
@@ -425,32 +478,101 @@ fn outcome_mix() {
     use proptest::test_runner::TestRunner;
     let strat = (
         knobs(),
+        prop::collection::vec((any::<u8>(), any::<u64>(), any::<u64>()), 0..4),
         prop::collection::vec((any::<u8>(), any::<u64>(), any::<u64>()), 0..14),
         (any::<u8>(), any::<u64>(), any::<u8>()),
     );
     let mut runner = TestRunner::deterministic();
     let mut mix: BTreeMap<String, usize> = BTreeMap::new();
+    let mut panics = 0usize;
+    std::panic::set_hook(Box::new(|_| {}));
     for _ in 0..cases() {
-        let (k, ops, m) = strat.new_tree(&mut runner).unwrap().current();
+        let (k, prelude, ops, m) = strat.new_tree(&mut runner).unwrap().current();
         let ctx = build_ctx(&k);
-        let big = ctx.target.endian == Endian::Big;
-        let abytes = ctx.address_bytes() as usize;
-        let obytes = ctx.cu.as_ref().map(|c| c.format.offset_bytes()).unwrap_or(4);
-        let mut bytes = Vec::new();
-        for op in &ops {
-            emit(&mut bytes, op, big, abytes, obytes);
-        }
-        mutate(&mut bytes, m);
-        let want = reference::expr::evaluate(&bytes, &ctx);
+        let bytes = build_bytes(&ctx, &prelude, &ops, m);
+        let Some(want) = reference_outcome(&bytes, &ctx) else {
+            if panics < 3 {
+                println!("reference panicked on {bytes:02x?} {k:?}");
+            }
+            panics += 1;
+            continue;
+        };
         let key = match &want {
             Outcome::IllFormed { rule, .. } | Outcome::EvalError { rule, .. } => format!("{} {rule}", want.kind()),
             Outcome::Budget { budget, .. } => format!("budget {budget:?}"),
             o => o.kind().to_string(),
         };
         *mix.entry(key).or_default() += 1;
-        assert_eq!(comparable(fast::expr::evaluate(&bytes, &ctx)), comparable(want), "bytes {bytes:02x?} {k:?}");
+        assert_eq!(comparable(fast::expr::evaluate(&bytes, &ctx)), want, "bytes {bytes:02x?} {k:?}");
     }
+    let _ = std::panic::take_hook();
     for (k, n) in &mix {
         println!("{n:6} {k}");
     }
+    println!("{panics:6} reference panics (skipped)");
+}
+
+/// Rough timing of typical location expressions (run with
+/// `cargo test --release --test differential_expr timing -- --ignored --nocapture`).
+#[test]
+#[ignore]
+fn timing() {
+    use std::time::Instant;
+    let mut ctx = build_ctx(&Knobs {
+        target: 0,
+        result: 0,
+        cfa: true,
+        frame_base: 1,
+        object: 0,
+        initial: 0,
+        tls: true,
+        cu: 1,
+        synthetic: false,
+        steps: 7,
+    });
+    ctx.synthetic = Some(7);
+    let exprs: Vec<Vec<u8>> = vec![
+        vec![0x91, 0x6c],                                                                   // fbreg -20
+        vec![0x77, 0x08],                                                                   // breg7 8
+        vec![0x50],                                                                         // reg0
+        vec![0x53, 0x93, 0x08, 0x54, 0x93, 0x08],                                           // reg3 piece 8 reg4 piece 8
+        vec![0x03, 0, 0x10, 0, 0, 0, 0, 0, 0],                                              // addr
+        vec![0x76, 0x68, 0x06],                                                             // breg6 -24 deref
+        vec![0x30, 0x9f],                                                                   // lit0 stack_value
+        vec![0x75, 0x00, 0x31, 0x1c, 0x9f], // breg5 0 lit1 minus stack_value
+        vec![0x5c, 0xf0],                   // reg12 GNU_uninit
+        vec![0xa5, 0x11, 0x31, 0xa4, 0x31, 0x08, 0, 0, 0, 0, 0, 0, 0xf0, 0x3f, 0x1e, 0x9f], // regval*const mul
+    ];
+    let n = 200_000;
+    for (name, compiled) in [("evaluate", false), ("compiled run", true)] {
+        let progs: Vec<Program> = exprs.iter().map(|e| Program::compile(e, &ctx)).collect();
+        let mut s = Scratch::new();
+        let t = Instant::now();
+        let mut sink = 0usize;
+        for _ in 0..n {
+            for (i, e) in exprs.iter().enumerate() {
+                let o = if compiled { progs[i].run(&ctx, &mut s) } else { fast::expr::evaluate(e, &ctx) };
+                sink += o.kind().len();
+            }
+        }
+        let ns = t.elapsed().as_nanos() as f64 / (n * exprs.len()) as f64;
+        println!("fast {name}: {ns:.1} ns/expr ({sink})");
+    }
+    let progs: Vec<Program> = exprs.iter().map(|e| Program::compile(e, &ctx)).collect();
+    let mut s = Scratch::new();
+    for (i, p) in progs.iter().enumerate() {
+        let t = Instant::now();
+        for _ in 0..n / 10 {
+            std::hint::black_box(p.run(&ctx, &mut s));
+        }
+        println!("  expr {i}: {:.1} ns", t.elapsed().as_nanos() as f64 / (n / 10) as f64);
+    }
+    let t = Instant::now();
+    let m = n / 20;
+    for _ in 0..m {
+        for e in &exprs {
+            std::hint::black_box(reference::expr::evaluate(e, &ctx));
+        }
+    }
+    println!("reference: {:.1} ns/expr", t.elapsed().as_nanos() as f64 / (m * exprs.len()) as f64);
 }

@@ -301,7 +301,7 @@ pub fn parse_register(s: &str, target: &Target) -> Option<u64> {
 pub fn parse_block(s: &str) -> Option<Vec<u8>> {
     let inner = s.strip_prefix('{')?.strip_suffix('}')?;
     let hex: String = inner.chars().filter(|c| !c.is_whitespace()).collect();
-    if hex.len() % 2 != 0 {
+    if !hex.len().is_multiple_of(2) {
         return None;
     }
     (0..hex.len()).step_by(2).map(|i| u8::from_str_radix(&hex[i..i + 2], 16).ok()).collect()

@@ -204,7 +204,7 @@ impl<'a> Reader<'a> {
     }
 
     fn window(&self) -> &'a [u8] {
-        &self.bytes[self.pos as usize..self.limit as usize]
+        self.bytes.get(self.pos as usize..self.limit as usize).unwrap_or_default()
     }
 
     fn uleb(&mut self, what: &str, overflow: RuleId) -> Result<u64, CfiError> {
@@ -324,6 +324,38 @@ impl CfiSection {
             indirect: enc & eh_pe::INDIRECT != 0,
             next: r.pos,
         })
+    }
+
+    /// Reads the operand of a `DW_CFA_set_loc` at section offset `pos`
+    /// (instructions end at `end`): a segment selector when the CIE has
+    /// one, then an address in the CIE's FDE pointer encoding (`funcrel`
+    /// relative to `pc_begin`). Rules `cfi.set-loc`, `cfi.cie.segment-selector`.
+    /// Returns the address and the offset past the operand.
+    ///
+    /// Errors (with `at` = the field's offset; callers report the opcode's):
+    /// `cfi.insn.truncated`, `cfi.insn.leb128-overflow`, `cfi.eh-pe.base-unknown`,
+    /// `cfi.eh-pe.indirect-unreadable` (evaluation errors).
+    pub fn read_set_loc(&self, cie: &Cie, pc_begin: u64, pos: u64, end: u64) -> Result<(u64, u64), CfiError> {
+        let mut r = Reader::new(self, pos, end, id::CFI_INSN_TRUNCATED);
+        if cie.segment_selector_size > 0 {
+            r.uint(u64::from(cie.segment_selector_size), "segment selector")?;
+        }
+        let p = self
+            .read_pointer(cie.fde_encoding, r.pos, end, cie.address_size, Some(pc_begin), id::CFI_INSN_TRUNCATED)
+            .map_err(|mut e| {
+                if e.rule == id::CFI_ENTRY_LEB128_OVERFLOW {
+                    e.rule = id::CFI_INSN_LEB128_OVERFLOW;
+                }
+                e
+            })?;
+        if p.indirect {
+            return Err(CfiError::eval(
+                id::CFI_EH_PE_INDIRECT_UNREADABLE,
+                pos,
+                "indirect DW_CFA_set_loc operand: the memory it points at is not available",
+            ));
+        }
+        Ok((p.value, p.next))
     }
 
     /// Walks the entries of the section from offset 0 (rule
@@ -538,6 +570,15 @@ impl CfiSection {
     /// `cfi.augmentation.data-overrun`. Asking for an FDE where there is a
     /// CIE or terminator reports `cfi.fde.cie-pointer-invalid` at `offset`.
     pub fn parse_fde(&self, offset: u64) -> Result<(Fde, Cie), CfiError> {
+        let mut cache = None;
+        let fde = self.parse_fde_using(offset, &mut cache)?;
+        Ok((fde, cache.expect("parse_fde_using fills the cache on success")))
+    }
+
+    /// As [`CfiSection::parse_fde`], reusing `cache` when it holds the
+    /// FDE's CIE (same offset) and leaving that CIE in it on success. For
+    /// walking a whole section without re-decoding shared CIEs.
+    pub fn parse_fde_using(&self, offset: u64, cache: &mut Option<Cie>) -> Result<Fde, CfiError> {
         let e = self.entry_at(offset)?;
         let EntryKind::Fde { cie_offset } = e.kind else {
             return Err(CfiError::ill(id::CFI_FDE_CIE_POINTER_INVALID, offset, "not an FDE"));
@@ -550,15 +591,19 @@ impl CfiSection {
                 format!("CIE pointer leads to {cie_offset:#x}, which is not a CIE"),
             )
         };
-        if cie_offset >= self.bytes.len() as u64 {
-            return Err(bad_ptr());
+        if cache.as_ref().is_none_or(|c| c.offset != cie_offset) {
+            *cache = None;
+            if cie_offset >= self.bytes.len() as u64 {
+                return Err(bad_ptr());
+            }
+            match self.entry_at(cie_offset) {
+                Ok(Entry { kind: EntryKind::Cie, .. }) => {}
+                Ok(_) => return Err(bad_ptr()),
+                Err(_) => return Err(bad_ptr()),
+            }
+            *cache = Some(self.parse_cie(cie_offset)?);
         }
-        match self.entry_at(cie_offset) {
-            Ok(Entry { kind: EntryKind::Cie, .. }) => {}
-            Ok(_) => return Err(bad_ptr()),
-            Err(_) => return Err(bad_ptr()),
-        }
-        let cie = self.parse_cie(cie_offset)?;
+        let cie = cache.as_ref().expect("filled above");
         let mut r = Reader::new(self, e.body, e.end, id::CFI_ENTRY_HEADER_OVERRUN);
         let segment = if cie.segment_selector_size > 0 {
             r.uint(u64::from(cie.segment_selector_size), "segment selector")?
@@ -615,7 +660,7 @@ impl CfiSection {
             lsda,
             instructions: r.pos..e.end,
         };
-        Ok((fde, cie))
+        Ok(fde)
     }
 }
 

@@ -262,7 +262,7 @@ pub struct CfiSpec {
 /// Parses hex bytes (`"0c 07 08"`, `"0c0708"`, optional `0x`).
 pub fn parse_hex(s: &str) -> Result<Vec<u8>, String> {
     let h: String = s.split_whitespace().map(|w| w.trim_start_matches("0x")).collect();
-    if h.len() % 2 != 0 || !h.chars().all(|c| c.is_ascii_hexdigit()) {
+    if !h.len().is_multiple_of(2) || !h.chars().all(|c| c.is_ascii_hexdigit()) {
         return Err(format!("expected hex bytes such as \"0c 07 08\", found {s:?}"));
     }
     (0..h.len()).step_by(2).map(|i| u8::from_str_radix(&h[i..i + 2], 16).map_err(|e| e.to_string())).collect()

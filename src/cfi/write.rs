@@ -116,7 +116,7 @@ fn write_pointer(
     let app = enc & eh_pe::APPLICATION_MASK;
     if app == eh_pe::ALIGNED {
         let a = u64::from(asize.max(1));
-        while (l.address.wrapping_add(w.out.len() as u64)) % a != 0 {
+        while !l.address.wrapping_add(w.out.len() as u64).is_multiple_of(a) {
             w.out.push(0);
         }
     }
@@ -163,7 +163,7 @@ fn begin(w: &mut W, format: Format) -> usize {
 fn finish(w: &mut W, at: usize, format: Format, pad: bool, asize: u8) {
     if pad {
         let a = usize::from(asize.max(1));
-        while (w.out.len() - at) % a != 0 {
+        while !(w.out.len() - at).is_multiple_of(a) {
             w.out.push(0);
         }
     }

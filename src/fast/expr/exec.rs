@@ -306,11 +306,8 @@ impl<'a> Ev<'a> {
                     self.gty
                 };
                 self.need(s, 2)?;
-                let a = self.pop_val(s)?;
-                let asp = self.pop_val(s)?;
-                if !a.ty.is_integral() || !asp.ty.is_integral() {
-                    return Err(Fail::Ill(R::OP_XDEREF_REQUIRES_INTEGRAL));
-                }
+                let a = self.pop_integral(s, R::OP_XDEREF_REQUIRES_INTEGRAL)?;
+                let asp = self.pop_integral(s, R::OP_XDEREF_REQUIRES_INTEGRAL)?;
                 let l = self.aspace_address(s, &asp, &a)?;
                 let e =
                     if ins.kind == Kind::XderefSize { self.deref_size(s, &l, ins.a)? } else { self.deref(s, &l, t)? };
@@ -365,8 +362,8 @@ impl<'a> Ev<'a> {
                 let l = self.fbreg(ins, s)?;
                 self.push(s, Ent::Loc(l));
             }
-            Kind::Piece => self.piece(s, ins.a.saturating_mul(8), 0)?,
-            Kind::BitPiece => self.piece(s, ins.a, ins.b)?,
+            Kind::Piece => self.piece(s, ins.a.saturating_mul(8), None)?,
+            Kind::BitPiece => self.piece(s, ins.a, Some(ins.b))?,
             Kind::Nop => {}
             Kind::PushObjectAddress => {
                 let o = self.ctx.object.as_ref().ok_or(Fail::Eval(R::CTX_OBJECT_MISSING))?;
@@ -376,7 +373,8 @@ impl<'a> Ev<'a> {
             Kind::FormTlsAddress => {
                 let v = self.pop_integral(s, R::OP_FORM_TLS_ADDRESS_REQUIRES_INTEGRAL)?;
                 let base = self.ctx.tls_base.ok_or(Fail::Eval(R::CTX_TLS_BASE_MISSING))?;
-                self.push_mem(s, u128::from(base).wrapping_add(v.lo));
+                let ta = s.low128(&v);
+                self.push_mem(s, u128::from(base).wrapping_add(ta));
             }
             Kind::CallFrameCfa => {
                 let cfa = self.ctx.cfa.ok_or(Fail::Eval(R::CTX_CFA_MISSING))?;
@@ -488,10 +486,10 @@ impl<'a> Ev<'a> {
 
     /// The memory location an xderef operation reads (rules
     /// `op.xderef.address-space`, `op.xderef.unknown-address-space`).
-    fn aspace_address(&self, _s: &Scratch, asp: &Val, a: &Val) -> Res<Loc> {
-        let asp_id = u64::try_from(asp.lo).map_err(|_| Fail::Ill(R::OP_XDEREF_UNKNOWN_ADDRESS_SPACE))?;
+    fn aspace_address(&self, s: &Scratch, asp: &Val, a: &Val) -> Res<Loc> {
+        let asp_id = s.as_u64(asp).ok_or(Fail::Ill(R::OP_XDEREF_UNKNOWN_ADDRESS_SPACE))?;
         let space = self.ctx.target.address_space(asp_id).ok_or(Fail::Ill(R::OP_XDEREF_UNKNOWN_ADDRESS_SPACE))?;
-        let addr = mask(a.lo, space.address_bits);
+        let addr = mask(s.low128(a), space.address_bits);
         Ok(Loc::Mem { aspace: asp_id, bit: addr * 8 })
     }
 
@@ -625,9 +623,10 @@ impl<'a> Ev<'a> {
             }
             Loc::ImpPtr { die, disp, aspace, bit } => {
                 let ip = Ipv { die, disp, aspace };
-                let st = bit.checked_add(extra).ok_or(Fail::Eval(R::OP_DEREF_PAST_STORAGE_END))?;
+                // Reading past its end is also a read that is not the whole storage.
+                let st = bit.checked_add(extra).ok_or(Fail::Eval(R::OP_IMPLICIT_POINTER_PARTIAL_READ))?;
                 if st.checked_add(n).is_none_or(|e| e > self.ip_bits(&ip)) {
-                    return Err(Fail::Eval(R::OP_DEREF_PAST_STORAGE_END));
+                    return Err(Fail::Eval(R::OP_IMPLICIT_POINTER_PARTIAL_READ));
                 }
                 match track.ip {
                     None => {
@@ -725,23 +724,18 @@ impl<'a> Ev<'a> {
         s.frame_base = Some(fbp);
         let l = r?;
         let disp = ins.b as i64;
-        match l {
-            Loc::Reg { regno, bit: 0 } => {
-                let a = self.reg_address(s, regno)?;
-                let a = mask(a.wrapping_add(disp as i128 as u128), self.gbits());
-                Ok(Loc::Mem { aspace: 0, bit: a * 8 })
-            }
-            other => self.move_loc(s, other, i128::from(disp) * 8, R::OP_FBREG_OFFSET_OUT_OF_STORAGE),
-        }
+        let base = match l {
+            // A register frame base holds the address (like DW_OP_bregx R 0).
+            Loc::Reg { regno, bit: 0 } => Loc::Mem { aspace: 0, bit: self.reg_address(s, regno)? * 8 },
+            other => other,
+        };
+        self.move_loc(s, base, i128::from(disp) * 8, R::OP_FBREG_OFFSET_OUT_OF_STORAGE)
     }
 
     /// `l` moved by `bits` bits (as `DW_OP_LLVM_bit_offset`): an evaluation
     /// error `rule` if the new offset is negative or at/after the end of the
     /// storage; undefined stays undefined (rule `loc.undefined.no-size`).
     fn move_loc(&self, s: &mut Scratch, l: Loc, bits: i128, rule: RuleId) -> Res<Loc> {
-        if bits == 0 {
-            return Ok(l);
-        }
         if let Loc::Multi { start, len } = l {
             let first = s.multi.len() as u32;
             for i in start..start + len {
@@ -807,8 +801,9 @@ impl<'a> Ev<'a> {
     }
 
     /// `DW_OP_piece` / `DW_OP_bit_piece` (hetero-2020 "Composite Location
-    /// Description Operations"): `bits` part size, `offset` bit displacement.
-    fn piece(&self, s: &mut Scratch, bits: u64, offset: u64) -> Res<()> {
+    /// Description Operations"): `bits` part size, `offset` the bit
+    /// displacement of `DW_OP_bit_piece` (`None` for `DW_OP_piece`).
+    fn piece(&self, s: &mut Scratch, bits: u64, offset: Option<u64>) -> Res<()> {
         if bits > self.ctx.budgets.size_bytes.saturating_mul(8) {
             return Err(Fail::Budget(BudgetKind::Size));
         }
@@ -829,7 +824,10 @@ impl<'a> Ev<'a> {
                     }
                     Err(f) => return Err(f),
                 };
-                let pl = self.move_loc(s, pl, i128::from(offset), R::OP_BIT_PIECE_OFFSET_PAST_STORAGE)?;
+                let pl = match offset {
+                    Some(b) => self.move_loc(s, pl, i128::from(b), R::OP_BIT_PIECE_OFFSET_PAST_STORAGE)?,
+                    None => pl,
+                };
                 self.check_part_fits(s, &pl, bits)?;
                 s.stack.pop();
                 match self.top(s) {

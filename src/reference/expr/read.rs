@@ -123,8 +123,8 @@ fn read_source(ctx: &Context, src: &Source, n: u64) -> Result<Vec<u8>, Stop> {
         Source::Undefined => return Err(Stop::Eval(id::OP_DEREF_UNDEFINED_STORAGE)),
         Source::Memory { aspace, bit_addr } => {
             let abits = ctx.target.address_space(*aspace).map(|a| a.address_bits).unwrap_or(64);
-            let size = (1u128 << abits) * 8;
-            let end = bit_addr + u128::from(n);
+            let size = super::entry::memory_bits(abits);
+            let end = bit_addr.checked_add(u128::from(n)).ok_or(Stop::Eval(id::OP_DEREF_PAST_STORAGE_END))?;
             if end > size {
                 return Err(Stop::Eval(id::OP_DEREF_PAST_STORAGE_END));
             }
@@ -139,7 +139,7 @@ fn read_source(ctx: &Context, src: &Source, n: u64) -> Result<Vec<u8>, Stop> {
             if u128::from(*bit_offset) + u128::from(n) > u128::from(reg.bits) {
                 return Err(Stop::Eval(id::OP_DEREF_PAST_STORAGE_END));
             }
-            let mut buf = vec![0u8; (reg.bits / 8) as usize];
+            let mut buf = vec![0u8; reg.bits.div_ceil(8) as usize];
             ctx.read_register(*regno, 0, &mut buf).map_err(ctx_stop)?;
             copy_bits(&buf, *bit_offset, &mut out, 0, n);
         }
