@@ -155,8 +155,20 @@ fn bench_cfi(c: &mut Criterion) {
             }
         })
     });
-    // TODO: `reference::cfi::frame_table` and `fast::cfi::frame_table` once
-    // they exist.
+    g.bench_function("reference", |b| {
+        b.iter(|| {
+            for case in &cases {
+                black_box(dwarfcheck::reference::cfi::frame_table(black_box(case)));
+            }
+        })
+    });
+    g.bench_function("fast", |b| {
+        b.iter(|| {
+            for case in &cases {
+                black_box(dwarfcheck::fast::cfi::frame_table(black_box(case)));
+            }
+        })
+    });
     g.finish();
 }
 

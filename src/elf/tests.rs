@@ -283,3 +283,35 @@ fn gimli_vs_reference_survey() {
         println!("{n:8} {k}\n      e.g. {ex}");
     }
 }
+
+#[test]
+#[ignore = "survey: gimli against the reference on the FDEs of libc.so.6, libstdc++.so.6 and libLLVM"]
+fn gimli_vs_reference_cfi_survey() {
+    use crate::consumer::{gimli::Gimli, Consumer};
+    use crate::outcome::CfiOutcome;
+    use std::collections::BTreeMap;
+    for lib in [LIBC, "/usr/lib/x86_64-linux-gnu/libstdc++.so.6", "/usr/lib/x86_64-linux-gnu/libLLVM.so.19.1"] {
+        let Ok(x) = extract(Path::new(lib), &Options { expressions: false, ..Options::default() }) else { continue };
+        let mut cats: BTreeMap<String, (usize, String)> = BTreeMap::new();
+        for c in &x.cfi {
+            let g = Gimli.frame_table(c);
+            let r = crate::reference::cfi::frame_table(c);
+            let key = match (&g, &r) {
+                (CfiOutcome::Table(a), CfiOutcome::Table(b)) if a == b => "agree table".to_string(),
+                (CfiOutcome::Table(_), CfiOutcome::Table(_)) => "tables differ".to_string(),
+                _ if g.kind() == r.kind() => format!("agree {}", g.kind()),
+                _ => format!("gimli {} {:?} / reference {} {:?}", g.kind(), g.rule(), r.kind(), r.rule()),
+            };
+            let e = cats.entry(key).or_insert((0, String::new()));
+            if e.0 == 0 {
+                e.1 = format!("{}\n      gimli {g:?}\n      ref   {r:?}", c.origin);
+            }
+            e.0 += 1;
+        }
+        println!("{lib}: {} FDEs", x.cfi.len());
+        for (k, (n, ex)) in cats {
+            let ex: String = ex.chars().take(1500).collect();
+            println!("{n:8} {k}\n      e.g. {ex}");
+        }
+    }
+}
