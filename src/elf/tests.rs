@@ -315,3 +315,64 @@ fn gimli_vs_reference_cfi_survey() {
         }
     }
 }
+
+#[test]
+fn aarch64_object_negate_ra_state() {
+    // An AArch64 object assembled by llvm-mc (skipped if not installed):
+    // paciasp; stp x29, x30, [sp, #-16]!; ... with the CFI directives below.
+    use crate::consumer::{gimli::Gimli, Consumer};
+    use crate::outcome::{CfaRule, CfiOutcome, RegisterRule};
+    use std::collections::BTreeMap;
+    let mc = Path::new("/usr/lib/llvm-19/bin/llvm-mc");
+    if !mc.exists() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("dwarfcheck-a64-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let src = dir.join("a.s");
+    let obj = dir.join("a.o");
+    std::fs::write(
+        &src,
+        "\t.text\nf:\n\t.cfi_startproc\n\tpaciasp\n\t.cfi_negate_ra_state\n\tstp x29, x30, [sp, #-16]!\n\
+         \t.cfi_def_cfa_offset 16\n\t.cfi_offset w30, -8\n\t.cfi_offset w29, -16\n\tmov x29, sp\n\
+         \tldp x29, x30, [sp], #16\n\tautiasp\n\tret\n\t.cfi_endproc\n",
+    )
+    .unwrap();
+    let ok = std::process::Command::new(mc)
+        .args(["-triple=aarch64-linux-gnu", "-filetype=obj", "-o"])
+        .arg(&obj)
+        .arg(&src)
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(ok, "llvm-mc could not assemble the test input");
+    let x = extract(&obj, &Options::default()).expect("aarch64 object extracts");
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(x.counts.eh_frame_fdes, 1);
+    assert_eq!(x.cfi[0].section.target.name, "aarch64");
+    let CfiOutcome::Table(t) = Gimli.frame_table(&x.cfi[0]) else { panic!("no table") };
+    // Hand-derived from the directives: CIE CFA = sp+0 (reg 31); after 4
+    // bytes the RA is signed (RA_SIGN_STATE, reg 34); after 8 bytes CFA =
+    // sp+16, x30 at CFA-8, x29 at CFA-16; the function is 0x18 bytes.
+    let s = t.rows[0].start;
+    let rel: Vec<(u64, u64, CfaRule, BTreeMap<u64, RegisterRule>)> =
+        t.rows.iter().map(|r| (r.start - s, r.end - s, r.cfa.clone(), r.registers.clone())).collect();
+    let cfa = |o| CfaRule::RegOffset { register: 31, offset: o, aspace: 0 };
+    let signed = (34, RegisterRule::RaSigned { signed: true });
+    assert_eq!(
+        rel,
+        vec![
+            (0, 4, cfa(0), BTreeMap::new()),
+            (4, 8, cfa(0), BTreeMap::from([signed.clone()])),
+            (
+                8,
+                0x18,
+                cfa(16),
+                BTreeMap::from([
+                    signed,
+                    (30, RegisterRule::Offset { offset: -8 }),
+                    (29, RegisterRule::Offset { offset: -16 })
+                ])
+            ),
+        ]
+    );
+}
