@@ -178,12 +178,7 @@ fn survey() {
     for p in &dbg {
         match extract(p, &Options::default()) {
             Ok(x) => {
-                total.units += x.counts.units;
-                total.expressions += x.counts.expressions;
-                total.loclist_entries += x.counts.loclist_entries;
-                total.frame_bases += x.counts.frame_bases;
-                total.eh_frame_fdes += x.counts.eh_frame_fdes;
-                total.debug_frame_fdes += x.counts.debug_frame_fdes;
+                total += x.counts;
                 warnings += x.warnings.len();
                 for w in x.warnings.iter().take(2) {
                     println!("warning: {w}");

@@ -364,3 +364,11 @@ fn random_bytes_never_fault() {
         assert!(!matches!(o, Outcome::ConsumerFault { .. }), "{bytes:02x?}: {o}");
     }
 }
+
+#[test]
+fn empty_expression_is_gimli_stack_underflow() {
+    // DWARF 5 §2.6.1.1.1 / hetero-2020: an empty expression is an undefined
+    // location; gimli pops an empty stack. Recorded here so the known
+    // disagreement in docs/consumers.md stays true.
+    assert_eq!(eval(&[], ctx()).rule().map(|r| r.as_str()), Some("gimli:NotEnoughStackItems"));
+}
