@@ -193,7 +193,18 @@ fn survey() {
     for p in files {
         let t = std::time::Instant::now();
         match extract(&p, &Options::default()) {
-            Ok(x) => println!("{}: {:?} warnings {:?} in {:?}", p.display(), x.counts, x.warnings, t.elapsed()),
+            Ok(x) => {
+                let el = t.elapsed();
+                let ctxs: std::collections::HashSet<*const crate::context::Context> =
+                    x.exprs.iter().map(|c| std::sync::Arc::as_ptr(&c.ctx)).collect();
+                println!(
+                    "{}: {:?} warnings {:?} in {el:?}, {} distinct contexts",
+                    p.display(),
+                    x.counts,
+                    x.warnings,
+                    ctxs.len()
+                );
+            }
             Err(e) => println!("{}: error {e:#}", p.display()),
         }
     }

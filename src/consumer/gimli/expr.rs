@@ -296,7 +296,16 @@ impl<'c> Driver<'c> {
 
     /// Turns gimli's completed result into the outcome the context asks for.
     fn finish(&self, pieces: &[Piece<R<'_>>], value: Option<gimli::Value>) -> Outcome {
-        if self.ctx.result_kind == Some(ResultKind::Value) {
+        // A value is wanted, or the result kind is unspecified and the top
+        // entry is a typed value (only generic values stand for memory
+        // locations, hetero-2020 "Memory Location Description Operations").
+        let typed = matches!(value, Some(v) if v.value_type() != ValueType::Generic);
+        let want_value = match self.ctx.result_kind {
+            Some(ResultKind::Value) => true,
+            None => typed,
+            Some(ResultKind::Location) => false,
+        };
+        if want_value {
             if let Some(v) = value {
                 return match self.value_outcome(v) {
                     Ok(v) => Outcome::Value(v),

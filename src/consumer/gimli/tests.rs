@@ -372,3 +372,16 @@ fn empty_expression_is_gimli_stack_underflow() {
     // disagreement in docs/consumers.md stays true.
     assert_eq!(eval(&[], ctx()).rule().map(|r| r.as_str()), Some("gimli:NotEnoughStackItems"));
 }
+
+#[test]
+fn unspecified_result_kind_keeps_a_typed_value() {
+    // DW_OP_const_type <unsigned 16 at 0x30> 2 "34 12", no result kind: the
+    // top entry is a typed value, returned as the value 0x1234.
+    let mut c = ctx();
+    c.result_kind = None;
+    let u16t = BaseType::ate(crate::encoding::ate::UNSIGNED, 16, false);
+    let mut cu = CompUnit { version: 5, address_size: 8, ..Default::default() };
+    cu.base_types.insert(0x30, u16t);
+    c.cu = Some(cu);
+    assert_eq!(eval(&[0xa4, 0x30, 0x02, 0x34, 0x12], c), Outcome::Value(Value::from_u128(u16t, 0x1234)));
+}
