@@ -544,6 +544,28 @@ fn timing() {
         vec![0xa5, 0x11, 0x31, 0xa4, 0x31, 0x08, 0, 0, 0, 0, 0, 0, 0xf0, 0x3f, 0x1e, 0x9f], // regval*const mul
     ];
     let n = 200_000;
+    if let Some(i) = std::env::var("TIMING_EXPR").ok().and_then(|v| v.parse::<usize>().ok()) {
+        // One expression only, for instruction counts under `perf stat`.
+        let compiled = std::env::var("TIMING_EVALUATE").is_err();
+        let p = Program::compile(&exprs[i], &ctx);
+        let mut s = Scratch::new();
+        if std::env::var("TIMING_GIMLI").is_ok() {
+            let iters: usize = std::env::var("TIMING_ITERS").ok().and_then(|v| v.parse().ok()).unwrap_or(1_000_000);
+            for _ in 0..iters {
+                std::hint::black_box(gimli_eval(&exprs[i]));
+            }
+            return;
+        }
+        let iters: usize = std::env::var("TIMING_ITERS").ok().and_then(|v| v.parse().ok()).unwrap_or(1_000_000);
+        for _ in 0..iters {
+            if compiled {
+                std::hint::black_box(p.run(&ctx, &mut s));
+            } else {
+                std::hint::black_box(fast::expr::evaluate(&exprs[i], &ctx));
+            }
+        }
+        return;
+    }
     for (name, compiled) in [("evaluate", false), ("compiled run", true)] {
         let progs: Vec<Program> = exprs.iter().map(|e| Program::compile(e, &ctx)).collect();
         let mut s = Scratch::new();
@@ -575,4 +597,28 @@ fn timing() {
         }
     }
     println!("reference: {:.1} ns/expr", t.elapsed().as_nanos() as f64 / (m * exprs.len()) as f64);
+}
+
+/// gimli's evaluation of `bytes` with every request answered (for timing
+/// comparisons only).
+fn gimli_eval(bytes: &[u8]) -> usize {
+    use gimli::{EndianSlice, EvaluationResult, Expression, LittleEndian};
+    let enc = gimli::Encoding { format: gimli::Format::Dwarf32, version: 5, address_size: 8 };
+    let mut eval = Expression(EndianSlice::new(bytes, LittleEndian)).evaluation(enc);
+    let mut r = eval.evaluate();
+    loop {
+        match r {
+            Ok(EvaluationResult::Complete) => break,
+            Ok(EvaluationResult::RequiresRegister { .. }) => {
+                r = eval.resume_with_register(gimli::Value::Generic(0x1000))
+            }
+            Ok(EvaluationResult::RequiresFrameBase) => r = eval.resume_with_frame_base(0x1030),
+            Ok(EvaluationResult::RequiresMemory { .. }) => r = eval.resume_with_memory(gimli::Value::Generic(0x1234)),
+            Ok(EvaluationResult::RequiresBaseType(_)) => {
+                r = eval.resume_with_base_type(gimli::ValueType::F64);
+            }
+            _ => return 0,
+        }
+    }
+    eval.result().len()
 }

@@ -514,6 +514,9 @@ impl<'a> Ev<'a> {
         if u64::from(t.bits) > self.ctx.budgets.size_bytes.saturating_mul(8) {
             return Err(Fail::Budget(BudgetKind::Size));
         }
+        if let Some(r) = self.deref_fast(l, t) {
+            return r;
+        }
         let mut buf = std::mem::take(&mut s.tmp);
         buf.clear();
         buf.resize(n, 0);
@@ -534,6 +537,59 @@ impl<'a> Ev<'a> {
         out
     }
 
+    /// The common reads without the general bit machinery: whole bytes (at
+    /// most 16) from a byte-aligned memory or register location. `None`
+    /// when the general path must be taken. Same checks, same order.
+    #[inline]
+    fn deref_fast(&self, l: &Loc, t: BaseType) -> Option<Res<Ent>> {
+        if t.bits == 0 || t.bits > 128 || t.bits % 8 != 0 {
+            return None;
+        }
+        let n = (t.bits / 8) as usize;
+        let mut b = [0u8; 16];
+        let r = match *l {
+            Loc::Mem { aspace, bit } if bit % 8 == 0 => {
+                let size_bits = self.storage_bits_mem(aspace);
+                if bit.checked_add(u128::from(t.bits)).is_none_or(|e| e > size_bits) {
+                    return Some(Err(Fail::Eval(R::OP_DEREF_PAST_STORAGE_END)));
+                }
+                self.ctx
+                    .read_memory(aspace, (bit / 8) as u64, &mut b[..n])
+                    .map_err(|_| Fail::Eval(R::OP_DEREF_MEMORY_UNREADABLE))
+            }
+            Loc::Reg { regno, bit } if bit % 8 == 0 => {
+                let Some(reg) = self.ctx.target.register(regno) else {
+                    return Some(Err(Fail::Eval(R::REG_UNKNOWN_REGISTER_READ)));
+                };
+                if bit.checked_add(u64::from(t.bits)).is_none_or(|e| e > u64::from(reg.bits)) {
+                    return Some(Err(Fail::Eval(R::OP_DEREF_PAST_STORAGE_END)));
+                }
+                self.ctx.read_register(regno, (bit / 8) as usize, &mut b[..n]).map_err(|e| match e {
+                    ContextError::NoSuchRegister(_) => Fail::Eval(R::REG_UNKNOWN_REGISTER_READ),
+                    _ => Fail::Eval(R::CTX_REGISTER_UNAVAILABLE),
+                })
+            }
+            _ => return None,
+        };
+        Some(r.map(|()| {
+            if t.big_endian {
+                b[..n].reverse();
+            }
+            Ent::Val(Val { ty: t, lo: u128::from_le_bytes(b), wide: NONE })
+        }))
+    }
+
+    /// Size in **bits** of the memory storage of address space `aspace`.
+    #[inline]
+    fn storage_bits_mem(&self, aspace: u64) -> u128 {
+        let abits = if aspace == 0 {
+            self.gbits()
+        } else {
+            self.ctx.target.address_space(aspace).map(|a| a.address_bits).unwrap_or(64)
+        };
+        1u128 << (abits + 3)
+    }
+
     /// Size in **bits** of implicit pointer storage: the address size of its space.
     fn ip_bits(&self, ip: &Ipv) -> u64 {
         match ip.aspace {
@@ -547,10 +603,7 @@ impl<'a> Ev<'a> {
     fn storage_bits(&self, s: &Scratch, l: &Loc) -> Option<u128> {
         match *l {
             Loc::Undef | Loc::Multi { .. } => None,
-            Loc::Mem { aspace, .. } => {
-                let abits = self.ctx.target.address_space(aspace).map(|a| a.address_bits).unwrap_or(64);
-                Some(1u128 << (abits + 3))
-            }
+            Loc::Mem { aspace, .. } => Some(self.storage_bits_mem(aspace)),
             Loc::Reg { regno, .. } => self.ctx.target.register(regno).map(|r| u128::from(r.bits)),
             Loc::Imp { len, .. } => Some(u128::from(len) * 8),
             Loc::ImpPtr { die, disp, aspace, .. } => Some(u128::from(self.ip_bits(&Ipv { die, disp, aspace }))),
@@ -848,25 +901,28 @@ impl<'a> Ev<'a> {
     /// Every bit of a part must lie within each place's storage (rule
     /// `composite.part-exceeds-storage`).
     fn check_part_fits(&self, s: &Scratch, l: &Loc, bits: u64) -> Res<()> {
-        let off: u128 = match *l {
-            Loc::Undef => return Ok(()),
+        let fits = match *l {
+            Loc::Undef => true,
             Loc::Multi { start, len } => {
                 for i in start..start + len {
                     self.check_part_fits(s, &s.multi[i as usize], bits)?;
                 }
-                return Ok(());
+                true
             }
-            Loc::Mem { bit, .. } => bit,
-            Loc::Reg { bit, .. } | Loc::Imp { bit, .. } | Loc::ImpPtr { bit, .. } | Loc::Comp { bit, .. } => {
-                u128::from(bit)
+            Loc::Mem { aspace, bit } => bit + u128::from(bits) <= self.storage_bits_mem(aspace),
+            // A register the target does not define has no known size.
+            Loc::Reg { regno, bit } => {
+                self.ctx.target.register(regno).is_none_or(|r| u128::from(bit) + u128::from(bits) <= u128::from(r.bits))
+            }
+            Loc::Imp { bit, .. } | Loc::ImpPtr { bit, .. } | Loc::Comp { bit, .. } => {
+                self.storage_bits(s, l).is_none_or(|size| u128::from(bit) + u128::from(bits) <= size)
             }
         };
-        if let Some(size) = self.storage_bits(s, l) {
-            if off + u128::from(bits) > size {
-                return Err(Fail::Ill(R::COMPOSITE_PART_EXCEEDS_STORAGE));
-            }
+        if fits {
+            Ok(())
+        } else {
+            Err(Fail::Ill(R::COMPOSITE_PART_EXCEEDS_STORAGE))
         }
-        Ok(())
     }
 
     fn add_part(&self, s: &mut Scratch, idx: u32, bits: u64, loc: Loc) -> Res<()> {
