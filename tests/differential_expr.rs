@@ -376,7 +376,36 @@ fn emit(out: &mut Vec<u8>, op: &GenOp, big: bool, abytes: usize, obytes: usize) 
                 _ => write_uleb(out, die),
             }
         }
-        _ => out.push(0x30 + (b % 32) as u8),
+        61 => {
+            // Two constants of one base type and a binary operation on them.
+            for k in 0..2u64 {
+                emit(out, &(51, a, b.rotate_left(17 * k as u32) | 2), big, abytes, obytes);
+            }
+            out.push(
+                [0x1a, 0x1b, 0x1c, 0x1d, 0x1e, 0x21, 0x22, 0x24, 0x25, 0x26, 0x27, 0x29, 0x2a, 0x2b, 0x2c, 0x2d, 0x2e]
+                    [(b % 17) as usize],
+            );
+        }
+        62 => {
+            // An implicit pointer read back whole (or not), then used.
+            emit(out, &(49, a, b), big, abytes, obytes);
+            if b % 3 == 0 {
+                out.push(0x12);
+            }
+            emit(out, &([41, 40, 42, 41][(b % 4) as usize], a, b), big, abytes, obytes);
+            out.push([0x9f, 0x12, 0x96, 0x22, 0x93][(a % 5) as usize]);
+            if a % 5 == 4 {
+                out.push(0x04);
+            }
+        }
+        _ => {
+            // A typed constant converted or reinterpreted (maybe twice).
+            emit(out, &(51, a, b | 2), big, abytes, obytes);
+            emit(out, &(54 + (b % 2) as u8, a.rotate_left(13), b | 1), big, abytes, obytes);
+            if a % 3 == 0 {
+                emit(out, &(54, b, a | 1), big, abytes, obytes);
+            }
+        }
     }
 }
 

@@ -542,7 +542,7 @@ impl<'a> Ev<'a> {
     /// when the general path must be taken. Same checks, same order.
     #[inline]
     fn deref_fast(&self, l: &Loc, t: BaseType) -> Option<Res<Ent>> {
-        if t.bits == 0 || t.bits > 128 || t.bits % 8 != 0 {
+        if t.bits == 0 || t.bits > 128 || !t.bits.is_multiple_of(8) {
             return None;
         }
         let n = (t.bits / 8) as usize;
