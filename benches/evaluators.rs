@@ -1,1 +1,132 @@
-fn main() {}
+//! Evaluator throughput on real input: every location expression of one
+//! libc6-dbg debug file (the largest under /usr/lib/debug/.build-id, found
+//! at run time), and every FDE of a large `.eh_frame`, for each evaluator.
+//!
+//! Throughput is reported per expression / per FDE (criterion "elements").
+//! Files that are not installed are skipped with a message.
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use dwarfcheck::case::{CfiCase, ExprCase};
+use dwarfcheck::consumer::{gimli::Gimli, Consumer};
+use dwarfcheck::elf::{extract, Options};
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// The largest `*.debug` file under /usr/lib/debug/.build-id (libc's own
+/// debug file when libc6-dbg is installed).
+fn largest_debug_file() -> Option<PathBuf> {
+    let mut best: Option<(u64, PathBuf)> = None;
+    for dir in std::fs::read_dir("/usr/lib/debug/.build-id").ok()?.flatten() {
+        for f in std::fs::read_dir(dir.path()).into_iter().flatten().flatten() {
+            let p = f.path();
+            if p.extension().is_some_and(|e| e == "debug") {
+                let len = f.metadata().map(|m| m.len()).unwrap_or(0);
+                if best.as_ref().is_none_or(|b| len > b.0) {
+                    best = Some((len, p));
+                }
+            }
+        }
+    }
+    best.map(|b| b.1)
+}
+
+/// First existing file among `candidates` with an `.eh_frame`.
+fn frame_file(candidates: &[&str]) -> Option<PathBuf> {
+    candidates.iter().map(Path::new).find(|p| p.exists()).map(Path::to_path_buf)
+}
+
+fn exprs() -> Vec<ExprCase> {
+    let Some(path) = largest_debug_file() else {
+        eprintln!("no libc6-dbg file under /usr/lib/debug/.build-id: expression benchmarks skipped");
+        return Vec::new();
+    };
+    let opts = Options { frames: false, ..Options::default() };
+    match extract(&path, &opts) {
+        Ok(x) => {
+            eprintln!(
+                "{}: {} expressions + {} location-list entries",
+                path.display(),
+                x.counts.expressions,
+                x.counts.loclist_entries
+            );
+            x.exprs
+        }
+        Err(e) => {
+            eprintln!("{}: {e:#}", path.display());
+            Vec::new()
+        }
+    }
+}
+
+fn fdes() -> Vec<CfiCase> {
+    let Some(path) = frame_file(&[
+        "/usr/lib/x86_64-linux-gnu/libLLVM.so.19.1",
+        "/usr/lib/llvm-19/lib/libLLVM.so.19.1",
+        "/usr/lib/x86_64-linux-gnu/libstdc++.so.6",
+        "/usr/lib/x86_64-linux-gnu/libc.so.6",
+    ]) else {
+        eprintln!("no shared library with .eh_frame found: CFI benchmarks skipped");
+        return Vec::new();
+    };
+    let opts = Options { expressions: false, ..Options::default() };
+    match extract(&path, &opts) {
+        Ok(x) => {
+            eprintln!("{}: {} FDEs", path.display(), x.counts.fdes());
+            x.cfi
+        }
+        Err(e) => {
+            eprintln!("{}: {e:#}", path.display());
+            Vec::new()
+        }
+    }
+}
+
+fn bench_exprs(c: &mut Criterion) {
+    let cases = exprs();
+    if cases.is_empty() {
+        return;
+    }
+    let mut g = c.benchmark_group("expr");
+    g.throughput(Throughput::Elements(cases.len() as u64));
+    g.sample_size(10).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(5));
+    g.bench_function("gimli-adapter", |b| {
+        b.iter(|| {
+            for case in &cases {
+                black_box(Gimli.evaluate(black_box(case)));
+            }
+        })
+    });
+    g.bench_function("gimli", |b| {
+        b.iter(|| {
+            for case in &cases {
+                black_box(dwarfcheck::consumer::gimli::evaluate(black_box(&case.expr), &case.ctx));
+            }
+        })
+    });
+    // TODO(reference, fast): add `reference::expr::evaluate`,
+    // `fast::expr::evaluate` and `fast::expr::Program::compile`/`run` once
+    // those branches land.
+    g.finish();
+}
+
+fn bench_cfi(c: &mut Criterion) {
+    let cases = fdes();
+    if cases.is_empty() {
+        return;
+    }
+    let mut g = c.benchmark_group("cfi");
+    g.throughput(Throughput::Elements(cases.len() as u64));
+    g.sample_size(10).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(5));
+    g.bench_function("gimli", |b| {
+        b.iter(|| {
+            for case in &cases {
+                black_box(dwarfcheck::consumer::gimli::frame_table(black_box(case)));
+            }
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench_exprs, bench_cfi);
+criterion_main!(benches);

@@ -1,4 +1,7 @@
-//! The `dwarfcheck` command line.
-fn main() {
-    println!("dwarfcheck");
+//! The `dwarfcheck` command line: `run`, `elf`, `eval`, `coverage`.
+
+mod cli;
+
+fn main() -> std::process::ExitCode {
+    cli::main()
 }

@@ -2,4 +2,5 @@
 //! instructions, in llvm-dwarfdump spelling.
 
 pub mod cfi;
+pub mod decode;
 pub mod expr;

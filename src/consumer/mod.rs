@@ -28,4 +28,5 @@ pub trait Consumer: Send + Sync {
     fn frame_table(&self, case: &CfiCase) -> CfiOutcome;
 }
 
+pub mod builtin;
 pub mod gimli;

@@ -9,7 +9,7 @@ pub mod location;
 pub mod value;
 
 pub use cfi::{CfaRule, CfiOutcome, RegisterRule, Row, RowTable};
-pub use location::{NormalLocation, Piece, RawLocation, RawPiece, SingleLocation, Source};
+pub use location::{NormalLocation, Piece, RawLocation, RawPiece, RawSingle, SingleLocation, Source};
 pub use value::{BaseType, TypeEncoding, Value};
 
 use crate::rules::RuleId;

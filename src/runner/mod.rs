@@ -1,1 +1,339 @@
-//! The runner: evaluates cases with every consumer in parallel, compares, reports.
+//! The runner: evaluates every case with every consumer in parallel (rayon),
+//! judges each answer by the comparison policy ([`compare`]), and gathers a
+//! [`Summary`] for the reports ([`report`]).
+
+pub mod compare;
+pub mod report;
+
+use crate::case::{Case, CfiCase, ExprCase};
+use crate::consumer::Consumer;
+use crate::edition::Edition;
+use crate::outcome::{CfiOutcome, Outcome};
+use compare::Verdict;
+use rayon::prelude::*;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// How to run.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Third-party consumers whose disagreements fail the run (`--gate`).
+    pub gates: Vec<String>,
+    /// Show a progress bar (for large inputs on a terminal).
+    pub progress: bool,
+    /// How many failures to keep full details for (0 = all).
+    pub keep_details: usize,
+}
+
+/// Why a case is listed as a failure or disagreement.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "what")]
+pub enum Finding {
+    /// The reference does not match the case's hand-derived `expect`.
+    ReferenceVsExpect,
+    /// The fast evaluator does not match the case's `expect`.
+    FastVsExpect,
+    /// Fast and reference differ.
+    FastVsReference,
+    /// A third-party consumer disagrees with the reference.
+    Consumer {
+        /// Consumer name.
+        consumer: String,
+        /// Whether that consumer is gated (its disagreements fail the run).
+        gated: bool,
+    },
+}
+
+/// One listed finding, with everything needed to understand it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Failure {
+    /// What kind of finding.
+    pub finding: Finding,
+    /// Case name.
+    pub case: String,
+    /// Where the case came from.
+    pub origin: String,
+    /// Rule IDs the case exercises, or the reference's rule.
+    pub rules: Vec<String>,
+    /// Disassembly of the expression (or FDE description).
+    pub input: String,
+    /// The expected outcome, if the case has one.
+    pub expected: Option<String>,
+    /// Each consumer's outcome, as text.
+    pub outcomes: Vec<(String, String)>,
+    /// The reference's trace: offset, operation, stack after it.
+    pub trace: Vec<String>,
+}
+
+/// Counts and findings of a run.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Summary {
+    /// Expression cases run.
+    pub expr_cases: usize,
+    /// CFI cases run.
+    pub cfi_cases: usize,
+    /// Per consumer (fast included), how many cases got each verdict.
+    pub verdicts: BTreeMap<String, BTreeMap<Verdict, usize>>,
+    /// Cases with a hand-derived expectation.
+    pub expectations: usize,
+    /// Of those, how many the reference met.
+    pub expectations_met_reference: usize,
+    /// Of those, how many fast met.
+    pub expectations_met_fast: usize,
+    /// Rows in the reference's CFI row tables, summed over CFI cases.
+    pub reference_rows: usize,
+    /// Reference outcome kinds over all cases (`value`, `location`, ...).
+    pub reference_kinds: BTreeMap<String, usize>,
+    /// Findings, in case order; at most `keep_details` with full details.
+    pub failures: Vec<Failure>,
+    /// Total findings (may exceed `failures.len()`).
+    pub failure_count: usize,
+    /// Whether the run fails: fast vs reference, expectations, or a gated
+    /// consumer.
+    pub failed: bool,
+}
+
+/// One case's judgements, before aggregation.
+struct CaseResult {
+    rows: usize,
+    verdicts: Vec<(usize, Verdict)>,
+    reference_kind: &'static str,
+    has_expect: bool,
+    ref_meets: bool,
+    fast_meets: bool,
+    findings: Vec<Finding>,
+}
+
+/// Runs `cases` with `reference`, `fast` and the `others`, and judges.
+pub fn run(
+    cases: &[Case],
+    reference: &dyn Consumer,
+    fast: &dyn Consumer,
+    others: &[Box<dyn Consumer>],
+    opts: &Options,
+) -> Summary {
+    let bar = progress_bar(cases.len() as u64, opts.progress);
+    let results: Vec<CaseResult> = cases
+        .par_iter()
+        .map(|c| {
+            let r = match c {
+                Case::Expr(e) => run_expr(e, reference, fast, others, opts),
+                Case::Cfi(f) => run_cfi(f, reference, fast, others, opts),
+            };
+            if let Some(b) = &bar {
+                b.inc(1);
+            }
+            r
+        })
+        .collect();
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    let mut s = Summary::default();
+    let names: Vec<String> =
+        std::iter::once(fast.name().to_string()).chain(others.iter().map(|o| o.name().to_string())).collect();
+    for n in &names {
+        s.verdicts.insert(n.clone(), BTreeMap::new());
+    }
+    for (case, r) in cases.iter().zip(&results) {
+        match case {
+            Case::Expr(_) => s.expr_cases += 1,
+            Case::Cfi(_) => s.cfi_cases += 1,
+        }
+        s.reference_rows += r.rows;
+        *s.reference_kinds.entry(r.reference_kind.to_string()).or_default() += 1;
+        for (i, v) in &r.verdicts {
+            *s.verdicts.get_mut(&names[*i]).expect("consumer listed").entry(*v).or_default() += 1;
+        }
+        if r.has_expect {
+            s.expectations += 1;
+            s.expectations_met_reference += usize::from(r.ref_meets);
+            s.expectations_met_fast += usize::from(r.fast_meets);
+        }
+        for f in &r.findings {
+            s.failure_count += 1;
+            if !matches!(f, Finding::Consumer { gated: false, .. }) {
+                s.failed = true;
+            }
+            if opts.keep_details == 0 || s.failures.len() < opts.keep_details {
+                s.failures.push(describe(case, f.clone(), reference, fast, others));
+            }
+        }
+    }
+    s
+}
+
+fn progress_bar(len: u64, wanted: bool) -> Option<indicatif::ProgressBar> {
+    if !wanted || len < 10_000 {
+        return None;
+    }
+    let b = indicatif::ProgressBar::new(len);
+    b.set_style(
+        indicatif::ProgressStyle::with_template("{spinner} {pos}/{len} cases [{bar:40}] {per_sec} eta {eta}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    Some(b)
+}
+
+fn run_expr(
+    c: &ExprCase,
+    reference: &dyn Consumer,
+    fast: &dyn Consumer,
+    others: &[Box<dyn Consumer>],
+    opts: &Options,
+) -> CaseResult {
+    let r = reference.evaluate(c);
+    let f = fast.evaluate(c);
+    let mut findings = Vec::new();
+    let (ref_meets, fast_meets) = match &c.expect {
+        Some(e) => (compare::exact(e, &r), compare::exact(e, &f)),
+        None => (true, true),
+    };
+    if !ref_meets {
+        findings.push(Finding::ReferenceVsExpect);
+    }
+    if !fast_meets {
+        findings.push(Finding::FastVsExpect);
+    }
+    let fast_verdict = if r == f { Verdict::Agree } else { Verdict::Disagree };
+    if fast_verdict == Verdict::Disagree {
+        findings.push(Finding::FastVsReference);
+    }
+    let mut verdicts = vec![(0, fast_verdict)];
+    let edition = if others.is_empty() { Edition::Dwarf5 } else { Edition::Dwarf5Gnu };
+    let unspecified = false;
+    for (i, o) in others.iter().enumerate() {
+        let s = o.supports();
+        let v = if !s.expr || !s.editions.contains(&edition) {
+            Verdict::OutsideEdition
+        } else {
+            compare::judge(&r, &o.evaluate(c), unspecified)
+        };
+        if v == Verdict::Disagree {
+            findings.push(Finding::Consumer {
+                consumer: o.name().to_string(),
+                gated: opts.gates.iter().any(|g| g == o.name()),
+            });
+        }
+        verdicts.push((i + 1, v));
+    }
+    CaseResult {
+        rows: 0,
+        verdicts,
+        reference_kind: r.kind(),
+        has_expect: c.expect.is_some(),
+        ref_meets,
+        fast_meets,
+        findings,
+    }
+}
+
+fn run_cfi(
+    c: &CfiCase,
+    reference: &dyn Consumer,
+    fast: &dyn Consumer,
+    others: &[Box<dyn Consumer>],
+    opts: &Options,
+) -> CaseResult {
+    let r = reference.frame_table(c);
+    let f = fast.frame_table(c);
+    let mut findings = Vec::new();
+    let (ref_meets, fast_meets) = match &c.expect {
+        Some(e) => (compare::exact_cfi(e, &r), compare::exact_cfi(e, &f)),
+        None => (true, true),
+    };
+    if !ref_meets {
+        findings.push(Finding::ReferenceVsExpect);
+    }
+    if !fast_meets {
+        findings.push(Finding::FastVsExpect);
+    }
+    let fast_verdict = if r == f { Verdict::Agree } else { Verdict::Disagree };
+    if fast_verdict == Verdict::Disagree {
+        findings.push(Finding::FastVsReference);
+    }
+    let mut verdicts = vec![(0, fast_verdict)];
+    let edition = Edition::Dwarf5Gnu;
+    for (i, o) in others.iter().enumerate() {
+        let s = o.supports();
+        let v = if !s.cfi || !s.editions.contains(&edition) {
+            Verdict::OutsideEdition
+        } else {
+            compare::judge_cfi(&r, &o.frame_table(c))
+        };
+        if v == Verdict::Disagree {
+            findings.push(Finding::Consumer {
+                consumer: o.name().to_string(),
+                gated: opts.gates.iter().any(|g| g == o.name()),
+            });
+        }
+        verdicts.push((i + 1, v));
+    }
+    let rows = match &r {
+        CfiOutcome::Table(t) => t.rows.len(),
+        _ => 0,
+    };
+    CaseResult {
+        rows,
+        verdicts,
+        reference_kind: r.kind(),
+        has_expect: c.expect.is_some(),
+        ref_meets,
+        fast_meets,
+        findings,
+    }
+}
+
+/// Re-runs a case to gather the details of one finding.
+fn describe(
+    case: &Case,
+    finding: Finding,
+    reference: &dyn Consumer,
+    fast: &dyn Consumer,
+    others: &[Box<dyn Consumer>],
+) -> Failure {
+    let all: Vec<&dyn Consumer> = [reference, fast].into_iter().chain(others.iter().map(|o| o.as_ref())).collect();
+    match case {
+        Case::Expr(c) => {
+            let format = c.ctx.cu.as_ref().map(|u| u.format).unwrap_or_default();
+            let input =
+                crate::asm::expr::disassemble(&c.expr, &c.ctx.target, &c.ctx.vendor, format, c.ctx.address_bytes());
+            let outcomes: Vec<(String, Outcome)> = all.iter().map(|k| (k.name().to_string(), k.evaluate(c))).collect();
+            let (_, trace) = crate::reference::expr::evaluate_traced(&c.expr, &c.ctx);
+            let mut rules = c.rules.clone();
+            if let Some(r) = outcomes[0].1.rule() {
+                if !rules.iter().any(|x| x == r.as_str()) {
+                    rules.push(r.to_string());
+                }
+            }
+            Failure {
+                finding,
+                case: c.name.clone(),
+                origin: c.origin.clone(),
+                rules,
+                input,
+                expected: c.expect.as_ref().map(|e| e.to_string()),
+                outcomes: outcomes.into_iter().map(|(n, o)| (n, o.to_string())).collect(),
+                trace: trace.iter().map(|t| format!("{:#06x}  {:<40} [{}]", t.at, t.op, t.stack.join(", "))).collect(),
+            }
+        }
+        Case::Cfi(c) => {
+            let outcomes: Vec<(String, CfiOutcome)> =
+                all.iter().map(|k| (k.name().to_string(), k.frame_table(c))).collect();
+            let mut rules = c.rules.clone();
+            if let Some(r) = outcomes[0].1.rule() {
+                rules.push(r.to_string());
+            }
+            Failure {
+                finding,
+                case: c.name.clone(),
+                origin: c.origin.clone(),
+                rules,
+                input: format!("FDE at {:#x} in {:?}", c.fde_offset, c.section.kind),
+                expected: c.expect.as_ref().map(report::cfi_text),
+                outcomes: outcomes.iter().map(|(n, o)| (n.clone(), report::cfi_text(o))).collect(),
+                trace: Vec::new(),
+            }
+        }
+    }
+}

@@ -5,6 +5,9 @@
 //! [`presets`]; case files may also describe a target inline.
 
 pub mod presets;
+pub mod spec;
+
+pub use spec::{TargetRef, TargetSpec};
 
 use crate::encoding::VendorProfile;
 use serde::{Deserialize, Serialize};
@@ -93,9 +96,10 @@ impl Target {
         self.registers.binary_search_by_key(&number, |r| r.number).ok().map(|i| &self.registers[i])
     }
 
-    /// The register called `name` (case-insensitive).
+    /// The register called `name`, ignoring ASCII case and treating `.` and
+    /// `_` alike (the psABI's `fs.base` is llvm-dwarfdump's `FS_BASE`).
     pub fn register_by_name(&self, name: &str) -> Option<&Register> {
-        self.registers.iter().find(|r| r.name.eq_ignore_ascii_case(name))
+        self.registers.iter().find(|r| same_name(&r.name, name))
     }
 
     /// The address space with identifier `number`.
@@ -126,6 +130,12 @@ impl Target {
                 return Err(format!("register number {} is listed twice", w[0].number));
             }
         }
+        let mut names = std::collections::BTreeSet::new();
+        for r in &self.registers {
+            if !names.insert(r.name.to_ascii_lowercase().replace('.', "_")) {
+                return Err(format!("register name `{}` is used twice (names are compared ignoring case)", r.name));
+            }
+        }
         for r in &self.registers {
             if r.bits == 0 || r.bits % 8 != 0 {
                 return Err(format!("register {} has size {} bits, not a positive multiple of 8", r.name, r.bits));
@@ -147,4 +157,10 @@ impl Target {
         }
         Ok(self)
     }
+}
+
+/// Register name equality: ASCII case-insensitive, `.` and `_` alike.
+fn same_name(a: &str, b: &str) -> bool {
+    let norm = |c: u8| if c == b'.' { b'_' } else { c.to_ascii_lowercase() };
+    a.len() == b.len() && a.bytes().zip(b.bytes()).all(|(x, y)| norm(x) == norm(y))
 }

@@ -212,7 +212,7 @@ impl Storage {
         match self {
             Storage::Memory { aspace } => {
                 let bits = ctx.target.address_space(*aspace).map(|a| a.address_bits).unwrap_or(64);
-                Some((1u128 << bits) * 8)
+                Some(memory_bits(bits))
             }
             Storage::Register { regno } => ctx.target.register(*regno).map(|r| u128::from(r.bits)),
             Storage::Implicit { bytes } => Some(bytes.len() as u128 * 8),
@@ -231,5 +231,15 @@ pub fn describe(e: &Entry) -> String {
         Entry::ImplicitPointerValue(l) => format!("implicit-pointer-value({})", l.normalize()),
         Entry::Location(l) if l.is_incomplete_composite() => format!("incomplete {}", l.normalize()),
         Entry::Location(l) => l.normalize().to_string(),
+    }
+}
+
+/// Size in **bits** of the memory storage of an address space whose
+/// addresses have `address_bits` bits (saturating for absurd sizes).
+pub fn memory_bits(address_bits: u32) -> u128 {
+    if address_bits >= 124 {
+        u128::MAX
+    } else {
+        (1u128 << address_bits) * 8
     }
 }

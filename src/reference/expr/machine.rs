@@ -282,7 +282,10 @@ impl<'c> Machine<'c> {
             if s.storage == Storage::Undefined {
                 continue;
             }
-            let new = s.bit_offset as i128 + delta;
+            let new = i128::try_from(s.bit_offset)
+                .ok()
+                .and_then(|o| o.checked_add(delta))
+                .ok_or_else(|| Stop::Eval(rule.clone()))?;
             let size = s.storage.size_bits(self.ctx);
             if new < 0 || size.is_some_and(|z| new as u128 >= z) {
                 return Err(Stop::Eval(rule));
@@ -704,7 +707,7 @@ impl<'c> Machine<'c> {
                 // composite.part-exceeds-storage
                 for s in &pl.singles {
                     if let Some(size) = s.storage.size_bits(ctx) {
-                        if s.storage != Storage::Undefined && s.bit_offset + u128::from(bits) > size {
+                        if s.storage != Storage::Undefined && s.bit_offset.saturating_add(u128::from(bits)) > size {
                             return Err(Stop::Ill(id::COMPOSITE_PART_EXCEEDS_STORAGE));
                         }
                     }
@@ -727,8 +730,13 @@ impl<'c> Machine<'c> {
         // created or extended (now on top).
         if let Some(Entry::Location(l)) = stack.last() {
             if let Some(total) = l.singles[0].storage.size_bits(ctx) {
-                let largest =
-                    ctx.target.address_spaces.iter().map(|a| (1u128 << a.address_bits) * 8).max().unwrap_or(u128::MAX);
+                let largest = ctx
+                    .target
+                    .address_spaces
+                    .iter()
+                    .map(|a| super::entry::memory_bits(a.address_bits))
+                    .max()
+                    .unwrap_or(u128::MAX);
                 if total > largest {
                     return Err(Stop::Ill(id::COMPOSITE_TOO_LARGE));
                 }

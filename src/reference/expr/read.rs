@@ -123,8 +123,8 @@ fn read_source(ctx: &Context, src: &Source, n: u64) -> Result<Vec<u8>, Stop> {
         Source::Undefined => return Err(Stop::Eval(id::OP_DEREF_UNDEFINED_STORAGE)),
         Source::Memory { aspace, bit_addr } => {
             let abits = ctx.target.address_space(*aspace).map(|a| a.address_bits).unwrap_or(64);
-            let size = (1u128 << abits) * 8;
-            let end = bit_addr + u128::from(n);
+            let size = super::entry::memory_bits(abits);
+            let end = bit_addr.checked_add(u128::from(n)).ok_or(Stop::Eval(id::OP_DEREF_PAST_STORAGE_END))?;
             if end > size {
                 return Err(Stop::Eval(id::OP_DEREF_PAST_STORAGE_END));
             }
@@ -139,7 +139,7 @@ fn read_source(ctx: &Context, src: &Source, n: u64) -> Result<Vec<u8>, Stop> {
             if u128::from(*bit_offset) + u128::from(n) > u128::from(reg.bits) {
                 return Err(Stop::Eval(id::OP_DEREF_PAST_STORAGE_END));
             }
-            let mut buf = vec![0u8; (reg.bits / 8) as usize];
+            let mut buf = vec![0u8; reg.bits.div_ceil(8) as usize];
             ctx.read_register(*regno, 0, &mut buf).map_err(ctx_stop)?;
             copy_bits(&buf, *bit_offset, &mut out, 0, n);
         }
@@ -157,8 +157,7 @@ fn read_source(ctx: &Context, src: &Source, n: u64) -> Result<Vec<u8>, Stop> {
 /// Maps a context failure to the evaluation error rule that names it.
 pub fn ctx_stop(e: ContextError) -> Stop {
     Stop::Eval(match e {
-        ContextError::Missing(what) if what.contains("compilation unit") => id::CTX_CU_MISSING,
-        ContextError::Missing(_) => id::CTX_ELEMENT_MISSING,
+        ContextError::Missing(_) => id::CTX_CU_MISSING,
         ContextError::NoSuchRegister(_) => id::REG_UNKNOWN_REGISTER_READ,
         ContextError::RegisterUnavailable(_) => id::CTX_REGISTER_UNAVAILABLE,
         ContextError::MemoryUnreadable { .. } => id::OP_DEREF_MEMORY_UNREADABLE,

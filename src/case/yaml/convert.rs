@@ -1,0 +1,561 @@
+//! Gives meaning to a parsed case file: target, context, expression,
+//! expectation, with located errors.
+
+use super::locate::find_in_case;
+use super::schema::{CaseSpec, ContextSpec, FileSpec};
+use super::CaseFileError;
+use crate::asm;
+use crate::case::{Case, ExprCase};
+use crate::context::{Budgets, CompUnit, Context, Entry, MemorySegment};
+use crate::encoding::{ate, VendorProfile};
+use crate::outcome::{BaseType, BudgetKind, Outcome, RawLocation, RawPiece, RawSingle, Source, Value};
+use crate::rules::RuleId;
+use crate::target::{presets, Endian, Target};
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+use yaml_serde::{Mapping, Value as Yaml};
+
+/// A conversion error before it is located: the message and the texts to
+/// look for in the case's lines.
+struct Problem {
+    message: String,
+    near: Vec<String>,
+}
+
+fn problem(message: impl Into<String>, near: &[&str]) -> Problem {
+    Problem { message: message.into(), near: near.iter().map(|s| s.to_string()).collect() }
+}
+
+type R<T> = Result<T, Problem>;
+
+pub fn convert_file(file: &str, text: &str, spec: FileSpec) -> Result<Vec<Case>, Vec<CaseFileError>> {
+    let mut errors = Vec::new();
+    let at = |case: &str, p: Problem| {
+        let needles: Vec<&str> = p.near.iter().map(|s| s.as_str()).collect();
+        let (line, column) = if case.is_empty() { (1, 1) } else { find_in_case(text, case, &needles) };
+        CaseFileError { file: file.to_string(), line, column, message: p.message }
+    };
+    let target = match target_of(&spec.target) {
+        Ok(t) => Arc::new(t),
+        Err(p) => {
+            let (line, column) = find_top_key(text, "target");
+            return Err(vec![CaseFileError { file: file.to_string(), line, column, message: p.message }]);
+        }
+    };
+    let file_vendor = match &spec.vendor {
+        None => target.vendor.clone(),
+        Some(v) => match vendor(v) {
+            Ok(v) => v,
+            Err(p) => {
+                let (line, column) = find_top_key(text, "vendor");
+                return Err(vec![CaseFileError { file: file.to_string(), line, column, message: p.message }]);
+            }
+        },
+    };
+    let mut seen = BTreeSet::new();
+    let mut cases = Vec::new();
+    for c in spec.cases {
+        if !seen.insert(c.name.clone()) {
+            errors.push(at(&c.name, problem(format!("case name `{}` is used twice in this file", c.name), &[])));
+            continue;
+        }
+        let name = c.name.clone();
+        let line = super::locate::case_line(text, &name);
+        match convert_case(&target, &file_vendor, c, format!("{file}:{line}")) {
+            Ok(case) => cases.push(case),
+            Err(p) => errors.push(at(&name, p)),
+        }
+    }
+    if errors.is_empty() {
+        Ok(cases)
+    } else {
+        Err(errors)
+    }
+}
+
+fn find_top_key(text: &str, key: &str) -> (usize, usize) {
+    for (i, l) in text.lines().enumerate() {
+        if l.starts_with(&format!("{key}:")) {
+            return (i + 1, 1);
+        }
+    }
+    (1, 1)
+}
+
+fn target_of(y: &Yaml) -> R<Target> {
+    match y {
+        Yaml::String(name) => presets::by_name(name).ok_or_else(|| {
+            problem(format!("unknown target preset `{name}`; expected one of {}", presets::NAMES.join(", ")), &[])
+        }),
+        Yaml::Mapping(_) => {
+            let t: Target = yaml_serde::from_value(y.clone())
+                .map_err(|e| problem(format!("inline target: {}", super::strip_location(&e.to_string())), &[]))?;
+            t.validate().map_err(|e| problem(format!("inline target: {e}"), &[]))
+        }
+        _ => Err(problem("`target` must be a preset name or an inline target mapping", &[])),
+    }
+}
+
+fn vendor(name: &str) -> R<VendorProfile> {
+    VendorProfile::by_name(name).ok_or_else(|| {
+        problem(
+            format!("unknown vendor profile `{name}`; expected one of {}", VendorProfile::NAMES.join(", ")),
+            &["vendor"],
+        )
+    })
+}
+
+fn convert_case(target: &Arc<Target>, file_vendor: &VendorProfile, c: CaseSpec, origin: String) -> R<Case> {
+    if c.rules.is_empty() {
+        return Err(problem("a case lists the rule IDs it exercises in `rules:` (at least one)", &["name:"]));
+    }
+    let catalogue = crate::rules::Catalogue::get();
+    for r in &c.rules {
+        if catalogue.kind(r).is_none() {
+            return Err(problem(format!("rule `{r}` is not in specs/rules/"), &[r.as_str(), "rules"]));
+        }
+    }
+    let vendor = match &c.vendor {
+        Some(v) => vendor(v)?,
+        None => file_vendor.clone(),
+    };
+    if let Some(cfi) = &c.cfi {
+        return cfi_case(target, cfi, &c, origin);
+    }
+    let ctx = context(target, vendor, &c.context)?;
+    let expr = match (&c.expr, &c.expr_bytes) {
+        (Some(text), None) => assemble(text, &ctx, "expr:")?,
+        (None, Some(hex)) => hex_bytes(hex).map_err(|m| problem(format!("expr_bytes: {m}"), &["expr_bytes"]))?,
+        _ => return Err(problem("a case has exactly one of `expr:`, `expr_bytes:` or `cfi:`", &["name:"])),
+    };
+    let expect = match &c.expect {
+        None => None,
+        Some(y) => Some(expectation(y, &ctx)?),
+    };
+    Ok(Case::Expr(ExprCase { name: c.name, origin, expr: expr.into(), ctx: Arc::new(ctx), rules: c.rules, expect }))
+}
+
+fn assemble(text: &str, ctx: &Context, key: &str) -> R<Vec<u8>> {
+    let format = ctx.cu.as_ref().map(|c| c.format).unwrap_or_default();
+    asm::expr::assemble(text, &ctx.target, &ctx.vendor, format, ctx.address_bytes()).map_err(|e| {
+        let near: String = text.chars().skip(e.offset).take(12).collect();
+        let near = near.split_whitespace().next().unwrap_or("").to_string();
+        Problem {
+            message: format!("{key} at character {} of the expression: {}", e.offset + 1, e.message),
+            near: vec![near, key.to_string()],
+        }
+    })
+}
+
+fn context(target: &Arc<Target>, vendor: VendorProfile, s: &ContextSpec) -> R<Context> {
+    let mut ctx = Context::new(target.clone());
+    ctx.vendor = vendor;
+    ctx.result_kind = s.result;
+    ctx.pc = s.pc;
+    ctx.cfa = s.cfa;
+    ctx.tls_base = s.tls_base;
+    ctx.thread = s.thread;
+    ctx.lane = s.lane;
+    ctx.synthetic = s.synthetic;
+    if let Some(cu) = &s.cu {
+        let mut base_types = BTreeMap::new();
+        for (die, bt) in &cu.base_types {
+            let encoding = ate::from_name(&bt.encoding).ok_or_else(|| {
+                problem(
+                    format!("unknown base type encoding `{}`; expected a DW_ATE_* name", bt.encoding),
+                    &[bt.encoding.as_str()],
+                )
+            })?;
+            let big = match bt.endian {
+                Some(e) => e == Endian::Big,
+                None => target.endian == Endian::Big,
+            };
+            let mut t = BaseType::ate(encoding, bt.bits, big);
+            t.vector_size = bt.vector_size.unwrap_or(1);
+            base_types.insert(*die, t);
+        }
+        let debug_addr = match &cu.debug_addr {
+            Some(h) => hex_bytes(h).map_err(|m| problem(format!("cu.debug_addr: {m}"), &["debug_addr"]))?,
+            None => Vec::new(),
+        };
+        ctx.cu = Some(CompUnit {
+            version: cu.version,
+            format: cu.format,
+            address_size: cu.address_size.unwrap_or(target.address_bytes()),
+            debug_addr: debug_addr.into(),
+            addr_base: cu.addr_base,
+            base_types,
+        });
+    }
+    for (k, v) in s.registers.iter() {
+        let reg = match k {
+            Yaml::Number(n) => n.as_u64().and_then(|n| target.register(n)),
+            Yaml::String(name) => target.register_by_name(name),
+            _ => None,
+        }
+        .ok_or_else(|| {
+            let shown = yaml_text(k);
+            problem(
+                format!("register `{shown}` is not a register of target {}", target.name),
+                &[shown.as_str(), "registers"],
+            )
+        })?;
+        let size = (reg.bits / 8) as usize;
+        let bytes = match v {
+            Yaml::String(h) => {
+                let b = hex_bytes(h).map_err(|m| problem(format!("register {}: {m}", reg.name), &[h.as_str()]))?;
+                if b.len() != size {
+                    return Err(problem(
+                        format!("register {} holds {size} bytes; {} given", reg.name, b.len()),
+                        &[h.as_str()],
+                    ));
+                }
+                b
+            }
+            _ => {
+                let n = int(v).map_err(|m| problem(format!("register {}: {m}", reg.name), &[&reg.name]))?;
+                int_to_target_bytes(n, size, target.endian)
+            }
+        };
+        ctx.registers.insert(reg.number, bytes);
+    }
+    for m in &s.memory {
+        let bytes = hex_bytes(&m.bytes).map_err(|e| problem(format!("memory.bytes: {e}"), &[m.bytes.as_str()]))?;
+        ctx.memory.push(MemorySegment { aspace: m.aspace, address: m.at, bytes });
+    }
+    ctx.frame_base = match (&s.frame_base, &s.frame_base_bytes) {
+        (Some(t), None) => Some(assemble(t, &ctx, "frame_base:")?),
+        (None, Some(h)) => Some(hex_bytes(h).map_err(|m| problem(format!("frame_base_bytes: {m}"), &["frame_base"]))?),
+        (None, None) => None,
+        _ => return Err(problem("give `frame_base` or `frame_base_bytes`, not both", &["frame_base"])),
+    };
+    if let Some(o) = &s.object {
+        ctx.object = Some(entry(o, &ctx).map_err(|p| with_near(p, "object"))?);
+    }
+    let mut stack = Vec::new();
+    for e in &s.initial_stack {
+        stack.push(entry(e, &ctx).map_err(|p| with_near(p, "initial_stack"))?);
+    }
+    ctx.initial_stack = stack;
+    if let Some(b) = &s.budgets {
+        let d = Budgets::default();
+        ctx.budgets = Budgets {
+            steps: b.steps.unwrap_or(d.steps),
+            stack: b.stack.unwrap_or(d.stack),
+            depth: b.depth.unwrap_or(d.depth),
+            size_bytes: b.size_bytes.unwrap_or(d.size_bytes),
+        };
+    }
+    Ok(ctx)
+}
+
+fn with_near(mut p: Problem, key: &str) -> Problem {
+    p.near.push(key.to_string());
+    p
+}
+
+/// An initial-stack entry or current object.
+fn entry(y: &Yaml, ctx: &Context) -> R<Entry> {
+    if let Some(v) = y.as_mapping().and_then(|m| m.get("value")) {
+        return Ok(Entry::Value(value(v, ctx)?));
+    }
+    Ok(Entry::Location(location(y, ctx)?.normalize()))
+}
+
+/// The `expect:` mapping.
+fn expectation(y: &Yaml, ctx: &Context) -> R<Outcome> {
+    let m = y.as_mapping().ok_or_else(|| problem("`expect` must be a mapping", &["expect"]))?;
+    let at = match m.get("at") {
+        None => None,
+        Some(a) => Some(int(a).map_err(|e| problem(format!("expect.at: {e}"), &["at:"]))? as u64),
+    };
+    let keys: Vec<String> = m.keys().map(yaml_text).filter(|k| k != "at").collect();
+    if keys.len() != 1 {
+        return Err(problem(
+            format!(
+                "`expect` needs exactly one of value, location, ill_formed, eval_error, budget (found: {})",
+                keys.join(", ")
+            ),
+            &["expect"],
+        ));
+    }
+    let v = &m[keys[0].as_str()];
+    let rule = |v: &Yaml| -> R<RuleId> {
+        let id = v.as_str().ok_or_else(|| problem("expected a rule ID", &["expect"]))?;
+        if crate::rules::Catalogue::get().kind(id).is_none() {
+            return Err(problem(format!("rule `{id}` is not in specs/rules/"), &[id]));
+        }
+        Ok(RuleId::new(id))
+    };
+    Ok(match keys[0].as_str() {
+        "value" => Outcome::Value(value(v, ctx)?),
+        "location" => Outcome::Location(location(v, ctx)?.normalize()),
+        "ill_formed" => Outcome::IllFormed { rule: rule(v)?, at },
+        "eval_error" => Outcome::EvalError { rule: rule(v)?, at },
+        "budget" => {
+            let budget = match v.as_str() {
+                Some("steps") => BudgetKind::Steps,
+                Some("stack") => BudgetKind::Stack,
+                Some("depth") => BudgetKind::Depth,
+                Some("size") => BudgetKind::Size,
+                _ => return Err(problem("expect.budget is one of steps, stack, depth, size", &["budget"])),
+            };
+            Outcome::Budget { budget, at }
+        }
+        other => {
+            return Err(problem(
+                format!("unknown expectation `{other}`; expected value, location, ill_formed, eval_error or budget"),
+                &[other],
+            ))
+        }
+    })
+}
+
+/// A value: an integer (generic type), or `{ type, v | hex }`.
+fn value(y: &Yaml, ctx: &Context) -> R<Value> {
+    let generic = ctx.generic_type();
+    match y {
+        Yaml::Mapping(m) => {
+            let ty = match m.get("type") {
+                None => generic,
+                Some(t) => base_type(t, ctx)?,
+            };
+            match (m.get("v"), m.get("hex")) {
+                (Some(v), None) => match v {
+                    Yaml::Number(n) if n.is_f64() => float_value(ty, n.as_f64().unwrap_or(0.0)),
+                    _ => Ok(Value::from_u128(ty, int(v).map_err(|e| problem(e, &["v:"]))? as u128)),
+                },
+                (None, Some(h)) => {
+                    let h = h.as_str().ok_or_else(|| problem("`hex` is a string of hex digits", &["hex"]))?;
+                    let mut b = hex_bytes(h).map_err(|e| problem(e, &[h]))?;
+                    b.reverse();
+                    if b.len() != ty.bytes() {
+                        return Err(problem(format!("type {ty} takes {} bytes; {} given", ty.bytes(), b.len()), &[h]));
+                    }
+                    Ok(Value { ty, bytes: b })
+                }
+                _ => Err(problem("a typed value has exactly one of `v:` or `hex:`", &["value"])),
+            }
+        }
+        _ => Ok(Value::from_u128(generic, int(y).map_err(|e| problem(e, &["value"]))? as u128)),
+    }
+}
+
+fn float_value(ty: BaseType, f: f64) -> R<Value> {
+    match ty.bits {
+        32 => Ok(Value::from_u128(ty, u128::from((f as f32).to_bits()))),
+        64 => Ok(Value::from_u128(ty, u128::from(f.to_bits()))),
+        n => {
+            Err(problem(format!("a decimal `v:` needs a 32- or 64-bit float type, not {n} bits; use `hex:`"), &["v:"]))
+        }
+    }
+}
+
+/// `generic`, `<ate-name><bits>` (e.g. `signed32`, `float64`), or a DIE
+/// offset of the unit's base types.
+fn base_type(y: &Yaml, ctx: &Context) -> R<BaseType> {
+    let big = ctx.target.endian == Endian::Big;
+    if let Some(die) = y.as_u64() {
+        return ctx.base_type(die).map_err(|_| problem(format!("no base type DIE at unit offset {die:#x}"), &["type"]));
+    }
+    let s = y.as_str().ok_or_else(|| problem("a type is `generic`, e.g. `signed32`, or a DIE offset", &["type"]))?;
+    if s == "generic" {
+        return Ok(ctx.generic_type());
+    }
+    let digits = s.trim_start_matches(|c: char| !c.is_ascii_digit());
+    let name = &s[..s.len() - digits.len()];
+    let bits: u32 =
+        digits.parse().map_err(|_| problem(format!("type `{s}` lacks a bit size, e.g. `signed32`"), &[s]))?;
+    let enc = ate::from_name(&format!("DW_ATE_{name}"))
+        .ok_or_else(|| problem(format!("unknown encoding `{name}` in type `{s}`; expected a DW_ATE_ name"), &[s]))?;
+    Ok(BaseType::ate(enc, bits, big))
+}
+
+/// A location description mapping.
+fn location(y: &Yaml, ctx: &Context) -> R<RawLocation> {
+    let m = y.as_mapping().ok_or_else(|| problem("a location is a mapping such as `{ register: 0 }`", &[]))?;
+    if let Some(alts) = m.get("any_of") {
+        let seq = alts.as_sequence().ok_or_else(|| problem("`any_of` is a list of locations", &["any_of"]))?;
+        let mut singles = Vec::new();
+        for a in seq {
+            singles.extend(location(a, ctx)?.singles);
+        }
+        return Ok(RawLocation { singles });
+    }
+    if let Some(parts) = m.get("composite") {
+        let seq = parts.as_sequence().ok_or_else(|| problem("`composite` is a list of parts", &["composite"]))?;
+        let mut pieces = Vec::new();
+        for p in seq {
+            let pm = p.as_mapping().ok_or_else(|| problem("a part is a mapping with `bits:`", &["composite"]))?;
+            let bits = pm.get("bits").ok_or_else(|| problem("each part gives its size in `bits:`", &["composite"]))?;
+            let bits = int(bits).map_err(|e| problem(e, &["bits"]))? as u64;
+            let mut rest = pm.clone();
+            rest.remove("bits");
+            pieces.push(RawPiece { bits, location: location(&Yaml::Mapping(rest), ctx)? });
+        }
+        let bit_offset = opt_int(m, "bit_offset")?;
+        return Ok(RawLocation { singles: vec![RawSingle::Composite { pieces, bit_offset }] });
+    }
+    Ok(RawLocation::simple(source(m, ctx)?))
+}
+
+fn opt_int(m: &Mapping, key: &str) -> R<u64> {
+    match m.get(key) {
+        None => Ok(0),
+        Some(v) => Ok(int(v).map_err(|e| problem(format!("{key}: {e}"), &[key]))? as u64),
+    }
+}
+
+fn source(m: &Mapping, ctx: &Context) -> R<Source> {
+    let bit_offset = opt_int(m, "bit_offset")?;
+    if let Some(r) = m.get("register") {
+        let reg = match r {
+            Yaml::String(n) => ctx.target.register_by_name(n).map(|r| r.number),
+            _ => int(r).ok().map(|n| n as u64),
+        }
+        .ok_or_else(|| problem(format!("unknown register `{}`", yaml_text(r)), &["register"]))?;
+        return Ok(Source::Register { regno: reg, bit_offset });
+    }
+    if let Some(a) = m.get("memory") {
+        let addr = int(a).map_err(|e| problem(format!("memory: {e}"), &["memory"]))? as u64;
+        let aspace = opt_int(m, "aspace")?;
+        return Ok(Source::Memory { aspace, bit_addr: u128::from(addr) * 8 + u128::from(bit_offset) });
+    }
+    if let Some(h) = m.get("implicit") {
+        let h = h.as_str().ok_or_else(|| problem("`implicit` is a string of hex bytes", &["implicit"]))?;
+        return Ok(Source::Implicit { bytes: hex_bytes(h).map_err(|e| problem(e, &[h]))?, bit_offset });
+    }
+    if m.get("undefined").is_some() {
+        return Ok(Source::Undefined);
+    }
+    if let Some(p) = m.get("implicit_pointer") {
+        let pm =
+            p.as_mapping().ok_or_else(|| problem("`implicit_pointer` is `{ die, offset }`", &["implicit_pointer"]))?;
+        let die = pm.get("die").ok_or_else(|| problem("implicit_pointer needs `die`", &["implicit_pointer"]))?;
+        let die = int(die).map_err(|e| problem(e, &["die"]))? as u64;
+        let byte_displacement = match pm.get("offset") {
+            Some(o) => int(o).map_err(|e| problem(e, &["offset"]))? as i64,
+            None => 0,
+        };
+        let aspace = match pm.get("aspace") {
+            Some(a) => Some(int(a).map_err(|e| problem(e, &["aspace"]))? as u64),
+            None => None,
+        };
+        return Ok(Source::ImplicitPointer { die, aspace, byte_displacement, bit_offset });
+    }
+    let keys: Vec<String> = m.keys().map(yaml_text).collect();
+    Err(problem(
+        format!(
+            "unknown location `{{{}}}`; expected register, memory, implicit, undefined, implicit_pointer, composite or any_of",
+            keys.join(", ")
+        ),
+        &[],
+    ))
+}
+
+/// An integer scalar: YAML int (decimal, 0x, 0o, 0b, negative) or a string
+/// holding one.
+pub(super) fn int(y: &Yaml) -> Result<i128, String> {
+    match y {
+        Yaml::Number(n) => {
+            if let Some(u) = n.as_u64() {
+                Ok(i128::from(u))
+            } else if let Some(i) = n.as_i64() {
+                Ok(i128::from(i))
+            } else {
+                Err(format!("expected an integer, found {n}"))
+            }
+        }
+        Yaml::String(s) => {
+            let (neg, body) = match s.strip_prefix('-') {
+                Some(b) => (true, b),
+                None => (false, s.as_str()),
+            };
+            let v =
+                if let Some(h) = body.strip_prefix("0x") { u128::from_str_radix(h, 16) } else { body.parse::<u128>() }
+                    .map_err(|_| format!("expected an integer, found `{s}`"))?;
+            let v = v as i128;
+            Ok(if neg { -v } else { v })
+        }
+        other => Err(format!("expected an integer, found `{}`", yaml_text(other))),
+    }
+}
+
+/// `n` as `size` bytes in target byte order (two's complement, truncated).
+fn int_to_target_bytes(n: i128, size: usize, endian: Endian) -> Vec<u8> {
+    let le = n.to_le_bytes();
+    let mut b: Vec<u8> = (0..size)
+        .map(|i| {
+            if i < 16 {
+                le[i]
+            } else if n < 0 {
+                0xff
+            } else {
+                0
+            }
+        })
+        .collect();
+    if endian == Endian::Big {
+        b.reverse();
+    }
+    b
+}
+
+/// Hex bytes in memory order: `"de ad be ef"`, `"deadbeef"` or `"0xdead"`.
+pub(crate) fn hex_bytes(s: &str) -> Result<Vec<u8>, String> {
+    let digits: String = s.trim().trim_start_matches("0x").chars().filter(|c| !c.is_whitespace()).collect();
+    if digits.len() % 2 != 0 {
+        return Err(format!("`{s}` has an odd number of hex digits; expected whole bytes like \"de ad\""));
+    }
+    (0..digits.len())
+        .step_by(2)
+        .map(|i| {
+            u8::from_str_radix(&digits[i..i + 2], 16).map_err(|_| format!("`{s}` is not hex bytes like \"de ad\""))
+        })
+        .collect()
+}
+
+fn yaml_text(y: &Yaml) -> String {
+    match y {
+        Yaml::String(s) => s.clone(),
+        Yaml::Number(n) => n.to_string(),
+        Yaml::Bool(b) => b.to_string(),
+        other => yaml_serde::to_string(other).unwrap_or_default().trim().to_string(),
+    }
+}
+
+/// A CFI case: `cfi:` is a [`crate::cfi::spec::CfiSpec`], `expect:` a
+/// [`crate::cfi::spec::CfiExpect`].
+fn cfi_case(target: &Arc<Target>, cfi: &Yaml, c: &CaseSpec, origin: String) -> R<Case> {
+    use crate::cfi::spec::{CfiExpect, CfiSpec};
+    if c.expr.is_some() || c.expr_bytes.is_some() {
+        return Err(problem("a case has exactly one of `expr:`, `expr_bytes:` or `cfi:`", &["cfi:"]));
+    }
+    let spec: CfiSpec =
+        reparse(cfi).map_err(|e| problem(format!("cfi: {}", super::strip_location(&e.to_string())), &["cfi:"]))?;
+    let (section, fde_offset) = spec.build(target).map_err(|e| problem(format!("cfi: {e}"), &["cfi:"]))?;
+    let expect = match &c.expect {
+        None => None,
+        Some(y) => {
+            let e: CfiExpect = reparse(y)
+                .map_err(|e| problem(format!("expect: {}", super::strip_location(&e.to_string())), &["expect:"]))?;
+            Some(e.to_outcome_at(target, fde_offset).map_err(|m| problem(m, &["expect:"]))?)
+        }
+    };
+    Ok(Case::Cfi(crate::case::CfiCase {
+        name: c.name.clone(),
+        origin,
+        section,
+        fde_offset,
+        rules: c.rules.clone(),
+        expect,
+    }))
+}
+
+/// Deserializes a sub-tree through its YAML text, so that plain scalars
+/// such as register numbers used as mapping keys read as strings, exactly as
+/// they would when the whole file is read.
+fn reparse<T: serde::de::DeserializeOwned>(y: &Yaml) -> Result<T, yaml_serde::Error> {
+    let text = yaml_serde::to_string(y)?;
+    yaml_serde::from_str(&text)
+}

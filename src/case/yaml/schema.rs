@@ -1,0 +1,140 @@
+//! The serde shape of a case file, before any meaning is given to it.
+
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use yaml_serde::Value as Yaml;
+
+/// A whole case file.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileSpec {
+    /// Preset name or inline target mapping.
+    pub target: Yaml,
+    /// Vendor profile for every case of the file.
+    #[serde(default)]
+    pub vendor: Option<String>,
+    /// Free text (documentation only).
+    #[serde(default)]
+    #[allow(dead_code)]
+    pub description: Option<String>,
+    /// The cases.
+    pub cases: Vec<CaseSpec>,
+}
+
+/// One case.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CaseSpec {
+    pub name: String,
+    #[serde(default)]
+    pub rules: Vec<String>,
+    #[serde(default)]
+    #[allow(dead_code)]
+    pub description: Option<String>,
+    #[serde(default)]
+    pub vendor: Option<String>,
+    #[serde(default)]
+    pub context: ContextSpec,
+    #[serde(default)]
+    pub expr: Option<String>,
+    #[serde(default)]
+    pub expr_bytes: Option<String>,
+    #[serde(default)]
+    pub cfi: Option<Yaml>,
+    #[serde(default)]
+    pub expect: Option<Yaml>,
+}
+
+/// The `context:` mapping.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ContextSpec {
+    #[serde(default)]
+    pub result: Option<crate::context::ResultKind>,
+    #[serde(default)]
+    pub registers: yaml_serde::Mapping,
+    #[serde(default)]
+    pub memory: Vec<MemorySpec>,
+    #[serde(default)]
+    pub pc: Option<u64>,
+    #[serde(default)]
+    pub cfa: Option<u64>,
+    #[serde(default)]
+    pub frame_base: Option<String>,
+    #[serde(default)]
+    pub frame_base_bytes: Option<String>,
+    #[serde(default)]
+    pub object: Option<Yaml>,
+    #[serde(default)]
+    pub initial_stack: Vec<Yaml>,
+    #[serde(default)]
+    pub tls_base: Option<u64>,
+    #[serde(default)]
+    pub thread: Option<u64>,
+    #[serde(default)]
+    pub lane: Option<u32>,
+    #[serde(default)]
+    pub synthetic: Option<u64>,
+    #[serde(default)]
+    pub cu: Option<CuSpec>,
+    #[serde(default)]
+    pub budgets: Option<BudgetSpec>,
+}
+
+/// One `memory:` segment.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MemorySpec {
+    #[serde(default)]
+    pub aspace: u64,
+    pub at: u64,
+    pub bytes: String,
+}
+
+/// The `cu:` mapping.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CuSpec {
+    #[serde(default = "default_version")]
+    pub version: u16,
+    #[serde(default)]
+    pub format: crate::context::Format,
+    #[serde(default)]
+    pub address_size: Option<u8>,
+    #[serde(default)]
+    pub addr_base: u64,
+    #[serde(default)]
+    pub debug_addr: Option<String>,
+    #[serde(default)]
+    pub base_types: BTreeMap<u64, BaseTypeSpec>,
+}
+
+fn default_version() -> u16 {
+    5
+}
+
+/// One base type DIE.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BaseTypeSpec {
+    pub encoding: String,
+    pub bits: u32,
+    #[serde(default)]
+    pub endian: Option<crate::target::Endian>,
+    #[serde(default)]
+    pub vector_size: Option<u32>,
+}
+
+/// The `budgets:` mapping.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BudgetSpec {
+    #[serde(default)]
+    pub steps: Option<u64>,
+    #[serde(default)]
+    pub stack: Option<usize>,
+    #[serde(default)]
+    pub depth: Option<u32>,
+    #[serde(default)]
+    pub size_bytes: Option<u64>,
+}

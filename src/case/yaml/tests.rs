@@ -1,0 +1,89 @@
+//! Tests of the case-file loader: located errors and hand-checked contexts.
+
+use super::*;
+use crate::case::Case;
+use crate::outcome::{Outcome, SingleLocation, Source};
+
+fn expr_case(text: &str) -> crate::case::ExprCase {
+    match load_str("t.yaml", text).unwrap_or_else(|e| panic!("{e:?}")).remove(0) {
+        Case::Expr(c) => c,
+        Case::Cfi(_) => panic!("expected an expression case"),
+    }
+}
+
+#[test]
+fn loads_context_and_expectation() {
+    let c = expr_case(
+        "target: x86_64
+cases:
+  - name: a
+    rules: [expr.decode.unknown-opcode]
+    context:
+      registers: { rsp: 0x7ffc0000, 0: \"88 77 66 55 44 33 22 11\" }
+      memory: [{ at: 0x10, bytes: \"de ad\" }]
+    expr_bytes: \"77 10\"
+    expect:
+      location: { memory: 0x7ffc0010 }
+",
+    );
+    assert_eq!(&*c.expr, &[0x77, 0x10]);
+    // rsp is DWARF register 7 on x86-64; 0x7ffc0000 little-endian.
+    assert_eq!(c.ctx.registers[&7], vec![0x00, 0x00, 0xfc, 0x7f, 0, 0, 0, 0]);
+    assert_eq!(c.ctx.registers[&0], vec![0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11]);
+    let mut two = [0u8; 2];
+    c.ctx.read_memory(0, 0x10, &mut two).unwrap();
+    assert_eq!(two, [0xde, 0xad]);
+    match c.expect {
+        Some(Outcome::Location(l)) => {
+            assert_eq!(l.places, vec![SingleLocation::Simple(Source::Memory { aspace: 0, bit_addr: 0x7ffc0010 * 8 })])
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn syntax_error_is_located() {
+    let e = load_str("bad.yaml", "target: x86_64\ncases:\n  - name: a\n    rules: [x\n").unwrap_err();
+    assert_eq!(e.len(), 1);
+    assert_eq!(e[0].file, "bad.yaml");
+    assert!(e[0].line >= 4, "{e:?}");
+}
+
+#[test]
+fn unknown_key_is_located() {
+    let e = load_str("k.yaml", "target: x86_64\ncases:\n  - name: a\n    rulez: []\n").unwrap_err();
+    assert_eq!((e[0].line, e[0].column), (4, 5), "{e:?}");
+    assert!(e[0].message.contains("rulez"), "{e:?}");
+}
+
+#[test]
+fn unknown_register_is_located_at_its_name() {
+    let text = "target: x86_64
+cases:
+  - name: first
+    rules: [expr.decode.unknown-opcode]
+    expr_bytes: \"96\"
+  - name: second
+    rules: [expr.decode.unknown-opcode]
+    context:
+      registers: { bogus: 1 }
+    expr_bytes: \"96\"
+";
+    let e = load_str("r.yaml", text).unwrap_err();
+    assert_eq!(e.len(), 1);
+    assert_eq!((e[0].line, e[0].column), (9, 20), "{e:?}");
+    assert!(e[0].message.contains("bogus"));
+    assert_eq!(e[0].to_string(), format!("r.yaml:9:20: {}", e[0].message));
+}
+
+#[test]
+fn unknown_rule_and_target_are_errors() {
+    let e =
+        load_str("u.yaml", "target: x86_64\ncases:\n  - name: a\n    rules: [no.such.rule]\n    expr_bytes: \"96\"\n")
+            .unwrap_err();
+    assert!(e[0].message.contains("no.such.rule"));
+    assert_eq!(e[0].line, 4);
+    let e = load_str("t.yaml", "target: vax\ncases: []\n").unwrap_err();
+    assert!(e[0].message.contains("vax") && e[0].message.contains("x86_64"));
+    assert_eq!(e[0].line, 1);
+}

@@ -1,0 +1,91 @@
+//! `dwarfcheck coverage`: which cases exercise which rule, and the gaps.
+
+use super::load_cases;
+use dwarfcheck::case::Case;
+use dwarfcheck::outcome::{CfiOutcome, Outcome};
+use dwarfcheck::rules::{Catalogue, RuleKind};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// The rule a case's expectation names, if it expects an error.
+fn negative_rule(c: &Case) -> Option<String> {
+    match c {
+        Case::Expr(e) => match &e.expect {
+            Some(Outcome::IllFormed { rule, .. } | Outcome::EvalError { rule, .. }) => Some(rule.to_string()),
+            _ => None,
+        },
+        Case::Cfi(f) => match &f.expect {
+            Some(CfiOutcome::IllFormed { rule, .. } | CfiOutcome::EvalError { rule, .. }) => Some(rule.to_string()),
+            _ => None,
+        },
+    }
+}
+
+fn has_expect(c: &Case) -> bool {
+    match c {
+        Case::Expr(e) => e.expect.is_some(),
+        Case::Cfi(f) => f.expect.is_some(),
+    }
+}
+
+pub fn coverage(paths: Vec<PathBuf>, fail_uncovered: bool) -> ExitCode {
+    let cases = match load_cases(paths) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let cat = Catalogue::get();
+    let mut by_rule: BTreeMap<&str, Vec<&Case>> = cat.rules.keys().map(|k| (k.as_str(), Vec::new())).collect();
+    for c in &cases {
+        for r in c.rules() {
+            if let Some(v) = by_rule.get_mut(r.as_str()) {
+                v.push(c);
+            }
+        }
+        if let Some(r) = negative_rule(c) {
+            if let Some(v) = by_rule.get_mut(r.as_str()) {
+                if !v.iter().any(|x| std::ptr::eq(*x, c)) {
+                    v.push(c);
+                }
+            }
+        }
+    }
+    let (mut uncovered, mut no_negative) = (0, 0);
+    let mut negatives = 0;
+    for (id, list) in &by_rule {
+        let kind = cat.rules[*id].kind;
+        let needs_negative = matches!(kind, RuleKind::IllFormed | RuleKind::EvaluationError | RuleKind::Unspecified);
+        let negative = list.iter().any(|c| match kind {
+            RuleKind::Unspecified => has_expect(c),
+            _ => negative_rule(c).as_deref() == Some(*id),
+        });
+        let status = if list.is_empty() {
+            uncovered += 1;
+            "UNCOVERED"
+        } else if needs_negative && !negative {
+            no_negative += 1;
+            "NO-NEGATIVE-CASE"
+        } else {
+            "ok"
+        };
+        if needs_negative && negative {
+            negatives += 1;
+        }
+        let names: Vec<&str> = list.iter().take(4).map(|c| c.name()).collect();
+        let more = if list.len() > 4 { format!(" +{}", list.len() - 4) } else { String::new() };
+        println!("{status:<17} {id:<55} {:<17} {:>3}  {}{more}", format!("{kind:?}"), list.len(), names.join(", "));
+    }
+    println!(
+        "{} rules, {} cases; {} rules uncovered, {} error/unspecified rules without a negative case, {} with one",
+        by_rule.len(),
+        cases.len(),
+        uncovered,
+        no_negative,
+        negatives
+    );
+    if fail_uncovered && (uncovered > 0 || no_negative > 0) {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}

@@ -1,0 +1,162 @@
+//! Argument parsing and dispatch. Exit status: 0 when everything agrees,
+//! 1 when reference and fast disagree, an expectation is unmet or a gated
+//! consumer disagrees, 2 for usage or input errors.
+
+mod coverage;
+mod elf;
+mod eval;
+mod run;
+
+use clap::{Args, Parser, Subcommand};
+use dwarfcheck::consumer::{gimli::Gimli, Consumer};
+use dwarfcheck::runner::{report, Summary};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "dwarfcheck", version, about = "Differential conformance harness for DWARF expressions and CFI")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check YAML case files (default: the bundled specs/cases).
+    Run {
+        /// Case files or directories.
+        paths: Vec<PathBuf>,
+        #[command(flatten)]
+        report: ReportArgs,
+    },
+    /// Check every location expression, location list entry and FDE of ELF
+    /// files (default: this executable).
+    Elf {
+        /// ELF files (executables, shared objects, separate .debug files).
+        files: Vec<PathBuf>,
+        /// Seed of the synthetic machine state.
+        #[arg(long, default_value_t = 0x5eed)]
+        seed: u64,
+        #[command(flatten)]
+        report: ReportArgs,
+    },
+    /// Evaluate one expression and print the stack after each operation.
+    Eval(eval::EvalArgs),
+    /// List each rule of the catalogue with the cases that exercise it.
+    Coverage {
+        /// Case files or directories (default: the bundled specs/cases).
+        paths: Vec<PathBuf>,
+        /// Exit 1 if a rule has no case, or an ill-formed / evaluation-error
+        /// / unspecified rule has no negative case.
+        #[arg(long)]
+        fail_uncovered: bool,
+    },
+}
+
+/// Options shared by the comparing commands.
+#[derive(Args)]
+struct ReportArgs {
+    /// Print the summary as JSON instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Also write a JUnit XML report to FILE.
+    #[arg(long, value_name = "FILE")]
+    junit: Option<PathBuf>,
+    /// Fail (exit 1) when this third-party consumer disagrees; repeatable.
+    #[arg(long, value_name = "NAME")]
+    gate: Vec<String>,
+    /// Third-party consumers to run (default: gimli). `none` runs only
+    /// reference and fast.
+    #[arg(long, value_delimiter = ',', default_value = "gimli")]
+    consumers: Vec<String>,
+    /// How many findings to print in full.
+    #[arg(long, default_value_t = 10)]
+    show: usize,
+}
+
+impl ReportArgs {
+    fn consumers(&self) -> Result<Vec<Box<dyn Consumer>>, String> {
+        let mut out: Vec<Box<dyn Consumer>> = Vec::new();
+        for c in &self.consumers {
+            match c.as_str() {
+                "gimli" => out.push(Box::new(Gimli)),
+                "none" => {}
+                other => return Err(format!("unknown consumer `{other}`; expected gimli or none")),
+            }
+        }
+        for g in &self.gate {
+            if !out.iter().any(|c| c.name() == g) {
+                return Err(format!("--gate {g}: no such consumer in this run"));
+            }
+        }
+        Ok(out)
+    }
+
+    /// Prints the report and returns the exit status.
+    fn finish(&self, title: &str, s: &Summary) -> ExitCode {
+        if self.json {
+            println!("{}", report::json(title, s));
+        } else {
+            print!("{}", report::text(title, s, self.show));
+        }
+        if let Some(path) = &self.junit {
+            if let Err(e) = std::fs::write(path, report::junit(title, s)) {
+                eprintln!("dwarfcheck: cannot write {}: {e}", path.display());
+                return ExitCode::from(2);
+            }
+        }
+        if s.failed {
+            ExitCode::from(1)
+        } else {
+            ExitCode::SUCCESS
+        }
+    }
+}
+
+/// The bundled case directory: next to the crate's manifest.
+fn bundled_cases() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("specs/cases")
+}
+
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Run { paths, report } => run::run(paths, &report),
+        Command::Elf { files, seed, report } => elf::elf(files, seed, &report),
+        Command::Eval(args) => eval::eval(&args),
+        Command::Coverage { paths, fail_uncovered } => coverage::coverage(paths, fail_uncovered),
+    }
+}
+
+/// Prints an input/usage error and returns exit status 2.
+fn input_error(msg: impl std::fmt::Display) -> ExitCode {
+    eprintln!("dwarfcheck: {msg}");
+    ExitCode::from(2)
+}
+
+/// Loads every case under `paths` (default: the bundled suite), printing
+/// every file error; `Err` carries the exit status.
+fn load_cases(paths: Vec<PathBuf>) -> Result<Vec<dwarfcheck::case::Case>, ExitCode> {
+    let paths = if paths.is_empty() { vec![bundled_cases()] } else { paths };
+    let files = dwarfcheck::case::yaml::find_case_files(&paths).map_err(input_error)?;
+    if files.is_empty() {
+        return Err(input_error("no case files found"));
+    }
+    let mut cases = Vec::new();
+    let mut bad = false;
+    for f in files {
+        match dwarfcheck::case::yaml::load_file(&f) {
+            Ok(c) => cases.extend(c),
+            Err(errs) => {
+                bad = true;
+                for e in errs {
+                    eprintln!("{e}");
+                }
+            }
+        }
+    }
+    if bad {
+        return Err(ExitCode::from(2));
+    }
+    Ok(cases)
+}

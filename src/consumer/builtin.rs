@@ -1,0 +1,47 @@
+//! The two in-house consumers: the reference interpreter and the fast
+//! evaluator, behind the same [`Consumer`] trait as third parties.
+
+use super::{Consumer, Support};
+use crate::case::{CfiCase, ExprCase};
+use crate::edition::Edition;
+use crate::outcome::{CfiOutcome, Outcome};
+
+/// The reference interpreter ([`crate::reference`]).
+pub struct Reference;
+
+/// The fast evaluator ([`crate::fast`]).
+pub struct Fast;
+
+fn everything() -> Support {
+    Support { editions: vec![Edition::Dwarf5, Edition::Dwarf5Gnu, Edition::Hetero2020], expr: true, cfi: true }
+}
+
+impl Consumer for Reference {
+    fn name(&self) -> &str {
+        "reference"
+    }
+    fn supports(&self) -> Support {
+        everything()
+    }
+    fn evaluate(&self, case: &ExprCase) -> Outcome {
+        crate::reference::expr::evaluate(&case.expr, &case.ctx)
+    }
+    fn frame_table(&self, case: &CfiCase) -> CfiOutcome {
+        crate::reference::cfi::frame_table(case)
+    }
+}
+
+impl Consumer for Fast {
+    fn name(&self) -> &str {
+        "fast"
+    }
+    fn supports(&self) -> Support {
+        everything()
+    }
+    fn evaluate(&self, case: &ExprCase) -> Outcome {
+        crate::fast::expr::evaluate(&case.expr, &case.ctx)
+    }
+    fn frame_table(&self, case: &CfiCase) -> CfiOutcome {
+        crate::fast::cfi::frame_table(case)
+    }
+}

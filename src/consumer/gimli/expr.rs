@@ -1,0 +1,392 @@
+//! Drives `gimli::Evaluation` from a case's [`Context`] and maps its result
+//! pieces and errors to an [`Outcome`].
+
+use super::{kind_of, rule_of, unsupported_text, ErrorKind};
+use crate::context::{Context, ContextError, Entry, Format, ResultKind};
+use crate::encoding::ate;
+use crate::encoding::op::{lookup, Decoded};
+use crate::outcome::location::RawSingle;
+use crate::outcome::{
+    BaseType, BudgetKind, NormalLocation, Outcome, RawLocation, RawPiece, SingleLocation, Source, TypeEncoding, Value,
+};
+use crate::rules::RuleId;
+use crate::target::Endian;
+use gimli::{EndianSlice, EvaluationResult, Location, Piece, RunTimeEndian, UnitOffset, ValueType};
+
+type R<'a> = EndianSlice<'a, RunTimeEndian>;
+
+/// Evaluates `expr` with gimli under `ctx` (no `catch_unwind` here; the
+/// [`super::Gimli`] consumer adds it).
+///
+/// The encoding is DWARF version 5, the unit's 32/64-bit format (32-bit
+/// without a unit) and `ctx.address_bytes()`. `ctx.budgets.steps` becomes
+/// gimli's iteration limit. Returns a `Value` when `ctx.result_kind` asks
+/// for a value and gimli produced one, else a normalised `Location`;
+/// `IllFormed`/`EvalError` with rule `gimli:<ErrorVariant>` (or
+/// `gimli:Requires<What>` when the context cannot answer gimli's request);
+/// `Budget` for gimli's iteration limit; `Unsupported` for what gimli or its
+/// value types cannot express.
+pub fn evaluate(expr: &[u8], ctx: &Context) -> Outcome {
+    let d = Driver::new(ctx);
+    match d.run(expr, 0, true) {
+        Ok((pieces, value)) => d.finish(&pieces, value),
+        Err(o) => o,
+    }
+}
+
+/// Per-evaluation state: the context and gimli's encoding parameters.
+struct Driver<'c> {
+    ctx: &'c Context,
+    endian: RunTimeEndian,
+    encoding: gimli::Encoding,
+    addr_mask: u64,
+}
+
+/// Early exit with a finished outcome.
+type Step<T> = Result<T, Outcome>;
+
+impl<'c> Driver<'c> {
+    fn new(ctx: &'c Context) -> Self {
+        let endian = if ctx.target.endian == Endian::Big { RunTimeEndian::Big } else { RunTimeEndian::Little };
+        let format = match ctx.cu.as_ref().map(|c| c.format) {
+            Some(Format::Dwarf64) => gimli::Format::Dwarf64,
+            _ => gimli::Format::Dwarf32,
+        };
+        let address_size = ctx.address_bytes();
+        let addr_mask = if address_size >= 8 { u64::MAX } else { (1u64 << (8 * u32::from(address_size))) - 1 };
+        Driver { ctx, endian, encoding: gimli::Encoding { address_size, format, version: 5 }, addr_mask }
+    }
+
+    /// Runs one evaluation to completion. `depth` counts nested
+    /// evaluations (the frame base); `top` says whether the context's
+    /// initial stack and object apply.
+    fn run<'b>(&self, bytes: &'b [u8], depth: u32, top: bool) -> Step<(Vec<Piece<R<'b>>>, Option<gimli::Value>)> {
+        let mut eval = gimli::Evaluation::new(EndianSlice::new(bytes, self.endian), self.encoding);
+        eval.set_max_iterations(u32::try_from(self.ctx.budgets.steps).unwrap_or(u32::MAX));
+        if top {
+            self.setup(&mut eval)?;
+        }
+        let mut r = eval.evaluate();
+        loop {
+            let req = r.map_err(|e| self.gimli_error(&e, bytes))?;
+            r = match req {
+                EvaluationResult::Complete => break,
+                EvaluationResult::RequiresMemory { address, size, space, base_type } => {
+                    let v = self.read_memory(address, size, space.unwrap_or(0), base_type)?;
+                    eval.resume_with_memory(v)
+                }
+                EvaluationResult::RequiresRegister { register, base_type } => {
+                    let v = self.read_register(u64::from(register.0), base_type)?;
+                    eval.resume_with_register(v)
+                }
+                EvaluationResult::RequiresFrameBase => {
+                    let fb = self.frame_base(depth)?;
+                    eval.resume_with_frame_base(fb)
+                }
+                EvaluationResult::RequiresTls(offset) => {
+                    let base = self.ctx.tls_base.ok_or_else(|| missing("RequiresTls"))?;
+                    eval.resume_with_tls(base.wrapping_add(offset) & self.addr_mask)
+                }
+                EvaluationResult::RequiresCallFrameCfa => {
+                    let cfa = self.ctx.cfa.ok_or_else(|| missing("RequiresCallFrameCfa"))?;
+                    eval.resume_with_call_frame_cfa(cfa)
+                }
+                // The context carries no DIEs, no caller frame and no
+                // call-site parameters: these context elements are absent.
+                EvaluationResult::RequiresAtLocation(_) => return Err(missing("RequiresAtLocation")),
+                EvaluationResult::RequiresEntryValue(_) => return Err(missing("RequiresEntryValue")),
+                EvaluationResult::RequiresParameterRef(_) => return Err(missing("RequiresParameterRef")),
+                // Addresses in a case are already final: no relocation.
+                EvaluationResult::RequiresRelocatedAddress(a) => eval.resume_with_relocated_address(a),
+                EvaluationResult::RequiresIndexedAddress { index, .. } => {
+                    let a = self.ctx.debug_addr(index.0 as u64).map_err(|e| ctx_error("RequiresIndexedAddress", e))?;
+                    eval.resume_with_indexed_address(a)
+                }
+                EvaluationResult::RequiresBaseType(off) => {
+                    let vt = self.value_type(off)?;
+                    eval.resume_with_base_type(vt)
+                }
+                EvaluationResult::RequiresWasmLocal { .. }
+                | EvaluationResult::RequiresWasmGlobal { .. }
+                | EvaluationResult::RequiresWasmStack { .. } => {
+                    return Err(Outcome::Unsupported { what: "WebAssembly operations".into() })
+                }
+            };
+        }
+        let value = eval.value_result();
+        Ok((eval.result(), value))
+    }
+
+    /// Applies the context's initial stack and current object. gimli takes
+    /// at most one initial entry, a generic value, and an object that is an
+    /// address.
+    fn setup(&self, eval: &mut gimli::Evaluation<R<'_>>) -> Step<()> {
+        match self.ctx.initial_stack.as_slice() {
+            [] => {}
+            [e] => {
+                let v = self.entry_as_address(e).ok_or_else(|| Outcome::Unsupported {
+                    what: "gimli's initial value is one generic value; this initial stack entry is not".into(),
+                })?;
+                eval.set_initial_value(v);
+            }
+            _ => return Err(Outcome::Unsupported { what: "gimli accepts at most one initial stack entry".into() }),
+        }
+        if let Some(obj) = &self.ctx.object {
+            let v = self.entry_as_address(obj).ok_or_else(|| Outcome::Unsupported {
+                what: "gimli's object address is an address; this current object is not a memory location".into(),
+            })?;
+            eval.set_object_address(v);
+        }
+        Ok(())
+    }
+
+    /// A generic value, or a memory location in address space 0 at a byte
+    /// boundary, as gimli's u64.
+    fn entry_as_address(&self, e: &Entry) -> Option<u64> {
+        match e {
+            Entry::Value(v) if v.ty.encoding == TypeEncoding::Generic => u64::try_from(v.to_u128()).ok(),
+            Entry::Location(NormalLocation { places }) => match places.as_slice() {
+                [SingleLocation::Simple(Source::Memory { aspace: 0, bit_addr })] if bit_addr % 8 == 0 => {
+                    u64::try_from(bit_addr / 8).ok()
+                }
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// The frame base as an address: the context's `frame_base` expression
+    /// evaluated with gimli. A register location means the register's
+    /// contents (hetero-2020 "DW_AT_frame_base"); a memory location means
+    /// its address; anything else gimli's `u64` frame base cannot hold.
+    fn frame_base(&self, depth: u32) -> Step<u64> {
+        let ctx = self.ctx;
+        let fb = ctx.frame_base.as_deref().ok_or_else(|| missing("RequiresFrameBase"))?;
+        if depth + 1 > ctx.budgets.depth {
+            return Err(Outcome::Budget { budget: BudgetKind::Depth, at: None });
+        }
+        let (pieces, _) = self.run(fb, depth + 1, false)?;
+        match pieces.as_slice() {
+            [Piece { size_in_bits: None, bit_offset: None, location: Location::Address { address } }] => Ok(*address),
+            [Piece { size_in_bits: None, bit_offset: None, location: Location::Register { register } }] => {
+                match self.read_register(u64::from(register.0), UnitOffset(0))? {
+                    gimli::Value::Generic(v) => Ok(v),
+                    _ => Err(Outcome::ConsumerFault { what: "generic register read gave a typed value".into() }),
+                }
+            }
+            _ => Err(Outcome::Unsupported {
+                what: "frame base is not a memory or register location (gimli takes an address)".into(),
+            }),
+        }
+    }
+
+    /// The gimli value type of the base type DIE at unit offset `off`
+    /// (offset 0 is the generic type). Only what gimli's
+    /// `ValueType::from_encoding` knows, in the target's byte order.
+    fn value_type(&self, off: UnitOffset<usize>) -> Step<ValueType> {
+        if off.0 == 0 {
+            return Ok(ValueType::Generic);
+        }
+        let bt = self.ctx.base_type(off.0 as u64).map_err(|e| ctx_error("RequiresBaseType", e))?;
+        let target_big = self.ctx.target.endian == Endian::Big;
+        let vt = match bt.encoding {
+            TypeEncoding::Ate(e) if bt.bits % 8 == 0 && bt.vector_size == 1 && bt.big_endian == target_big => {
+                ValueType::from_encoding(gimli::DwAte(e), u64::from(bt.bits / 8))
+            }
+            _ => None,
+        };
+        vt.ok_or_else(|| Outcome::Unsupported { what: format!("base type {bt} has no gimli ValueType") })
+    }
+
+    /// Builds a gimli value of type `vt` from `bytes` in target order.
+    fn value_from_bytes(&self, vt: ValueType, bytes: &[u8]) -> gimli::Value {
+        let mut le = [0u8; 8];
+        let n = bytes.len().min(8);
+        if self.ctx.target.endian == Endian::Big {
+            for (i, b) in bytes[..n].iter().rev().enumerate() {
+                le[i] = *b;
+            }
+        } else {
+            le[..n].copy_from_slice(&bytes[..n]);
+        }
+        let v = u64::from_le_bytes(le);
+        match vt {
+            ValueType::Generic => gimli::Value::Generic(v & self.addr_mask),
+            ValueType::I8 => gimli::Value::I8(v as i8),
+            ValueType::U8 => gimli::Value::U8(v as u8),
+            ValueType::I16 => gimli::Value::I16(v as i16),
+            ValueType::U16 => gimli::Value::U16(v as u16),
+            ValueType::I32 => gimli::Value::I32(v as i32),
+            ValueType::U32 => gimli::Value::U32(v as u32),
+            ValueType::I64 => gimli::Value::I64(v as i64),
+            ValueType::U64 => gimli::Value::U64(v),
+            ValueType::F32 => gimli::Value::F32(f32::from_bits(v as u32)),
+            ValueType::F64 => gimli::Value::F64(f64::from_bits(v)),
+        }
+    }
+
+    /// Size in **bytes** of a gimli value type (generic: the address size).
+    fn type_bytes(&self, vt: ValueType) -> usize {
+        (vt.bit_size(self.addr_mask) / 8) as usize
+    }
+
+    /// `DW_OP_deref*`: reads `size` bytes at `address` in `aspace`.
+    fn read_memory(&self, address: u64, size: u8, aspace: u64, ty: UnitOffset<usize>) -> Step<gimli::Value> {
+        let vt = self.value_type(ty)?;
+        let mut buf = [0u8; 8];
+        let n = usize::from(size).min(8);
+        self.ctx.read_memory(aspace, address, &mut buf[..n]).map_err(|e| ctx_error("RequiresMemory", e))?;
+        if vt == ValueType::Generic || n == self.type_bytes(vt) {
+            Ok(self.value_from_bytes(vt, &buf[..n]))
+        } else {
+            // gimli asks for the type's size; a mismatch is its bug.
+            Err(Outcome::ConsumerFault { what: format!("gimli asked for {n} bytes of a {vt:?}") })
+        }
+    }
+
+    /// `DW_OP_breg*`, `DW_OP_regval_type`: the low-order bytes of register
+    /// `regno` as a value of the requested type.
+    fn read_register(&self, regno: u64, ty: UnitOffset<usize>) -> Step<gimli::Value> {
+        let vt = self.value_type(ty)?;
+        let reg_bytes = match self.ctx.target.register(regno) {
+            Some(r) => (r.bits / 8) as usize,
+            None => return Err(ctx_error("RequiresRegister", ContextError::NoSuchRegister(regno))),
+        };
+        let n = self.type_bytes(vt).min(reg_bytes);
+        let offset = if self.ctx.target.endian == Endian::Big { reg_bytes - n } else { 0 };
+        let mut buf = [0u8; 8];
+        self.ctx.read_register(regno, offset, &mut buf[..n]).map_err(|e| ctx_error("RequiresRegister", e))?;
+        Ok(self.value_from_bytes(vt, &buf[..n]))
+    }
+
+    /// Maps a gimli error; an unknown opcode that the active vendor profile
+    /// does define is something gimli cannot decode, not bad input.
+    fn gimli_error(&self, e: &gimli::Error, bytes: &[u8]) -> Outcome {
+        // A location followed by DW_OP_GNU_uninit (which GCC emits and the
+        // GNU profile accepts): gimli wants only a piece there.
+        if let gimli::Error::InvalidExpressionTerminator(at) = e {
+            if self.ctx.vendor.gnu && usize::try_from(*at).ok().and_then(|i| bytes.get(i)) == Some(&0xf0) {
+                return Outcome::Unsupported {
+                    what: "gimli accepts only DW_OP_piece after a location, not DW_OP_GNU_uninit".into(),
+                };
+            }
+        }
+        if let gimli::Error::InvalidExpression(op) = e {
+            if let Decoded::Op(spec) = lookup(&self.ctx.vendor, op.0) {
+                return Outcome::Unsupported { what: format!("gimli does not decode {}", spec.name) };
+            }
+        }
+        if let gimli::Error::TooManyIterations = e {
+            return Outcome::Budget { budget: BudgetKind::Steps, at: None };
+        }
+        if let gimli::Error::InvalidDerefSize(n) = e {
+            if *n > 8 {
+                return Outcome::Unsupported { what: format!("gimli cannot read {n}-byte values (at most 8)") };
+            }
+        }
+        if let gimli::Error::InvalidPushObjectAddress = e {
+            return missing("InvalidPushObjectAddress");
+        }
+        match kind_of(e) {
+            ErrorKind::IllFormed => Outcome::IllFormed { rule: rule_of(e), at: None },
+            ErrorKind::EvalError => Outcome::EvalError { rule: rule_of(e), at: None },
+            ErrorKind::Unsupported => Outcome::Unsupported { what: unsupported_text(e) },
+        }
+    }
+
+    /// Turns gimli's completed result into the outcome the context asks for.
+    fn finish(&self, pieces: &[Piece<R<'_>>], value: Option<gimli::Value>) -> Outcome {
+        if self.ctx.result_kind == Some(ResultKind::Value) {
+            if let Some(v) = value {
+                return match self.value_outcome(v) {
+                    Ok(v) => Outcome::Value(v),
+                    Err(o) => o,
+                };
+            }
+        }
+        let mut singles = Vec::new();
+        match pieces {
+            [Piece { size_in_bits: None, bit_offset, location }] => {
+                match self.source(location) {
+                    Ok(s) => singles.push(RawSingle::Simple(s.advanced(bit_offset.unwrap_or(0)))),
+                    Err(o) => return o,
+                };
+            }
+            _ => {
+                let mut parts = Vec::with_capacity(pieces.len());
+                for p in pieces {
+                    let src = match self.source(&p.location) {
+                        Ok(s) => s.advanced(p.bit_offset.unwrap_or(0)),
+                        Err(o) => return o,
+                    };
+                    let Some(bits) = p.size_in_bits else {
+                        return Outcome::ConsumerFault { what: "gimli gave a sizeless piece in a composite".into() };
+                    };
+                    parts.push(RawPiece { bits, location: RawLocation::simple(src) });
+                }
+                singles.push(RawSingle::Composite { pieces: parts, bit_offset: 0 });
+            }
+        }
+        Outcome::Location(RawLocation { singles }.normalize())
+    }
+
+    /// The location storage of one gimli piece.
+    fn source(&self, loc: &Location<R<'_>>) -> Step<Source> {
+        Ok(match loc {
+            Location::Empty => Source::Undefined,
+            Location::Register { register } => Source::Register { regno: u64::from(register.0), bit_offset: 0 },
+            Location::Address { address } => Source::Memory { aspace: 0, bit_addr: u128::from(*address) * 8 },
+            Location::Value { value } => {
+                let v = self.value_outcome(*value)?;
+                // Implicit storage holds the value in target memory order.
+                let mut bytes = v.bytes;
+                if self.ctx.target.endian == Endian::Big {
+                    bytes.reverse();
+                }
+                Source::Implicit { bytes, bit_offset: 0 }
+            }
+            Location::Bytes { value } => Source::Implicit { bytes: value.slice().to_vec(), bit_offset: 0 },
+            Location::ImplicitPointer { value, byte_offset } => Source::ImplicitPointer {
+                die: value.0 as u64,
+                aspace: None,
+                byte_displacement: *byte_offset,
+                bit_offset: 0,
+            },
+        })
+    }
+
+    /// A gimli value as an outcome value: generic type, or the base type
+    /// that gimli's value type stands for.
+    fn value_outcome(&self, v: gimli::Value) -> Step<Value> {
+        let big = self.ctx.target.endian == Endian::Big;
+        let (ty, raw) = match v {
+            gimli::Value::Generic(x) => (self.ctx.generic_type(), u128::from(x & self.addr_mask)),
+            gimli::Value::I8(x) => (BaseType::ate(ate::SIGNED, 8, big), u128::from(x as u8)),
+            gimli::Value::U8(x) => (BaseType::ate(ate::UNSIGNED, 8, big), u128::from(x)),
+            gimli::Value::I16(x) => (BaseType::ate(ate::SIGNED, 16, big), u128::from(x as u16)),
+            gimli::Value::U16(x) => (BaseType::ate(ate::UNSIGNED, 16, big), u128::from(x)),
+            gimli::Value::I32(x) => (BaseType::ate(ate::SIGNED, 32, big), u128::from(x as u32)),
+            gimli::Value::U32(x) => (BaseType::ate(ate::UNSIGNED, 32, big), u128::from(x)),
+            gimli::Value::I64(x) => (BaseType::ate(ate::SIGNED, 64, big), u128::from(x as u64)),
+            gimli::Value::U64(x) => (BaseType::ate(ate::UNSIGNED, 64, big), u128::from(x)),
+            gimli::Value::F32(x) => (BaseType::ate(ate::FLOAT, 32, big), u128::from(x.to_bits())),
+            gimli::Value::F64(x) => (BaseType::ate(ate::FLOAT, 64, big), u128::from(x.to_bits())),
+        };
+        Ok(Value::from_u128(ty, raw))
+    }
+}
+
+/// The outcome when a context element gimli asks for is absent.
+fn missing(what: &str) -> Outcome {
+    Outcome::EvalError { rule: RuleId::new(format!("gimli:{what}")), at: None }
+}
+
+/// The outcome when the context cannot answer gimli's request: a register
+/// the target lacks is ill-formed input; anything else is an evaluation
+/// error (hetero-2020 "DWARF Expression Evaluation Context").
+fn ctx_error(what: &str, e: ContextError) -> Outcome {
+    match e {
+        ContextError::NoSuchRegister(_) => Outcome::IllFormed { rule: RuleId::new(format!("gimli:{what}")), at: None },
+        _ => missing(what),
+    }
+}

@@ -1,0 +1,146 @@
+//! The gimli adapter: gimli 0.34's expression evaluator and unwind tables
+//! judged against the reference (DESIGN §7, docs/consumers.md).
+//!
+//! Everything gimli does runs behind [`std::panic::catch_unwind`]; a panic
+//! becomes `ConsumerFault`. gimli's own errors become `IllFormed` or
+//! `EvalError` with a third-party rule ID `gimli:<ErrorVariant>` (only the
+//! kind is compared for third-party consumers, DESIGN §8); what gimli cannot
+//! do at all becomes `Unsupported`.
+
+mod cfi;
+mod expr;
+
+use crate::case::{CfiCase, ExprCase};
+use crate::consumer::{Consumer, Support};
+use crate::edition::Edition;
+use crate::outcome::{CfiOutcome, Outcome};
+use crate::rules::RuleId;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+pub use cfi::frame_table;
+pub use expr::evaluate;
+
+/// gimli 0.34, in process. Judged on DWARF 5 and DWARF 5 + GNU input, for
+/// both expressions and CFI.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Gimli;
+
+impl Consumer for Gimli {
+    fn name(&self) -> &str {
+        "gimli"
+    }
+
+    fn supports(&self) -> Support {
+        Support { editions: vec![Edition::Dwarf5, Edition::Dwarf5Gnu], expr: true, cfi: true }
+    }
+
+    fn evaluate(&self, case: &ExprCase) -> Outcome {
+        match catch_unwind(AssertUnwindSafe(|| expr::evaluate(&case.expr, &case.ctx))) {
+            Ok(o) => o,
+            Err(p) => Outcome::ConsumerFault { what: format!("gimli panicked: {}", panic_text(&p)) },
+        }
+    }
+
+    fn frame_table(&self, case: &CfiCase) -> CfiOutcome {
+        match catch_unwind(AssertUnwindSafe(|| cfi::frame_table(case))) {
+            Ok(o) => o,
+            Err(p) => CfiOutcome::ConsumerFault { what: format!("gimli panicked: {}", panic_text(&p)) },
+        }
+    }
+}
+
+/// The message of a caught panic payload.
+fn panic_text(p: &Box<dyn std::any::Any + Send>) -> String {
+    if let Some(s) = p.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = p.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "non-string panic payload".to_string()
+    }
+}
+
+/// How a gimli error is judged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ErrorKind {
+    /// The input breaks a rule of the format.
+    IllFormed,
+    /// Well-formed input whose evaluation failed.
+    EvalError,
+    /// gimli does not implement what the input uses.
+    Unsupported,
+}
+
+/// The third-party rule ID of a gimli error: `gimli:<ErrorVariant>`.
+fn rule_of(e: &gimli::Error) -> RuleId {
+    let dbg = format!("{e:?}");
+    let name = dbg.split(['(', ' ', '{']).next().unwrap_or("Error");
+    RuleId::new(format!("gimli:{name}"))
+}
+
+/// Judges a gimli error by its meaning (see docs/consumers.md for the table).
+fn kind_of(e: &gimli::Error) -> ErrorKind {
+    use gimli::Error as E;
+    match e {
+        // Decoding and structure of the input.
+        E::UnexpectedEof(_)
+        | E::BadUnsignedLeb128
+        | E::BadSignedLeb128
+        | E::InvalidExpression(_)
+        | E::BadBranchTarget(_)
+        | E::InvalidPiece
+        | E::InvalidExpressionTerminator(_)
+        | E::InvalidDerefSize(_)
+        | E::InvalidPieceSize(_)
+        | E::NotEnoughStackItems
+        | E::TypeMismatch
+        | E::IntegralTypeRequired
+        | E::UnsupportedTypeOperation
+        | E::UnknownCallFrameInstruction(_)
+        | E::InvalidCfiSetLoc(_)
+        | E::CfiInstructionInInvalidContext
+        | E::PopWithEmptyStack
+        | E::NotCieId(_)
+        | E::NotCiePointer(_)
+        | E::NoEntryAtGivenOffset(_)
+        | E::OffsetOutOfBounds(_)
+        | E::UnknownPointerEncoding(_)
+        | E::UnknownVersion(_)
+        | E::UnknownReservedLength(_)
+        | E::CannotParseOmitPointerEncoding
+        | E::AddressOverflow
+        | E::FuncRelativePointerInBadContext => ErrorKind::IllFormed,
+        // Things gimli does not implement.
+        E::UnsupportedEvaluation
+        | E::UnknownAugmentation
+        | E::TooManyRegisterRules
+        | E::StackFull
+        | E::UnsupportedAddressSize(_)
+        | E::UnsupportedOffsetSize(_)
+        | E::UnsupportedPointerEncoding(_)
+        | E::UnsupportedIndirectPointer
+        | E::UnsupportedRegister(_)
+        | E::UnsupportedSegmentSize(_)
+        | E::UnsupportedOffset => ErrorKind::Unsupported,
+        // Everything else happens while evaluating well-formed input:
+        // division by zero, bad shifts, missing section bases...
+        _ => ErrorKind::EvalError,
+    }
+}
+
+/// What gimli's limit-type errors mean, for `Unsupported { what }`.
+fn unsupported_text(e: &gimli::Error) -> String {
+    use gimli::Error as E;
+    match e {
+        E::TooManyRegisterRules => "gimli UnwindContext holds at most 192 register rules".into(),
+        E::StackFull => "gimli limit: remember_state stack (4 deep) or a fixed-size stack is full".into(),
+        E::UnknownAugmentation => "gimli accepts only the augmentation letters z, L, P, R and S".into(),
+        E::UnsupportedEvaluation => {
+            "gimli does not evaluate this operation (DW_OP_GNU_uninit or DW_OP_GNU_variable_value)".into()
+        }
+        other => format!("gimli: {other}"),
+    }
+}
+
+#[cfg(test)]
+mod tests;

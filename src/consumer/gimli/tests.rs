@@ -1,0 +1,272 @@
+//! Hand-derived expectations for the gimli mapping.
+
+use super::Gimli;
+use crate::case::{CfiCase, ExprCase};
+use crate::cfi::{CfiSection, FrameKind};
+use crate::consumer::Consumer;
+use crate::context::{CompUnit, Context, ResultKind};
+use crate::outcome::location::RawSingle;
+use crate::outcome::{
+    BaseType, BudgetKind, CfaRule, CfiOutcome, Outcome, RawLocation, RawPiece, RegisterRule, Row, Source, Value,
+};
+use crate::target::presets;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+fn ctx() -> Context {
+    let mut c = Context::new(Arc::new(presets::x86_64()));
+    c.result_kind = Some(ResultKind::Location);
+    c.registers.insert(7, 0x7ffc_0000u64.to_le_bytes().to_vec()); // rsp
+    c
+}
+
+fn eval(bytes: &[u8], ctx: Context) -> Outcome {
+    let case = ExprCase {
+        name: "t".into(),
+        origin: "test".into(),
+        expr: Arc::from(bytes),
+        ctx: Arc::new(ctx),
+        rules: vec![],
+        expect: None,
+    };
+    Gimli.evaluate(&case)
+}
+
+fn loc(s: Source) -> Outcome {
+    Outcome::Location(RawLocation::simple(s).normalize())
+}
+
+fn mem(addr: u64) -> Source {
+    Source::Memory { aspace: 0, bit_addr: u128::from(addr) * 8 }
+}
+
+#[test]
+fn breg7_is_memory_at_rsp_plus_16() {
+    // DWARF 5 §2.5.1.2 DW_OP_breg7 16: rsp (0x7ffc0000) + 16.
+    assert_eq!(eval(&[0x77, 0x10], ctx()), loc(mem(0x7ffc_0010)));
+}
+
+#[test]
+fn breg7_as_value_is_the_address() {
+    let mut c = ctx();
+    c.result_kind = Some(ResultKind::Value);
+    let want = Value::from_u128(BaseType::generic(64, false), 0x7ffc_0010);
+    assert_eq!(eval(&[0x77, 0x10], c), Outcome::Value(want));
+}
+
+#[test]
+fn lit5_stack_value_is_implicit_8_bytes() {
+    // DW_OP_lit5 DW_OP_stack_value: implicit storage of the generic value
+    // 5, 8 bytes little-endian.
+    assert_eq!(
+        eval(&[0x35, 0x9f], ctx()),
+        loc(Source::Implicit { bytes: vec![5, 0, 0, 0, 0, 0, 0, 0], bit_offset: 0 })
+    );
+}
+
+#[test]
+fn implicit_value_bytes_are_kept() {
+    // DW_OP_implicit_value 3 "aa bb cc".
+    assert_eq!(
+        eval(&[0x9e, 0x03, 0xaa, 0xbb, 0xcc], ctx()),
+        loc(Source::Implicit { bytes: vec![0xaa, 0xbb, 0xcc], bit_offset: 0 })
+    );
+}
+
+#[test]
+fn truncated_operand_is_ill_formed() {
+    // DW_OP_const2u with one operand byte.
+    assert_eq!(eval(&[0x0a, 0x01], ctx()).kind(), "ill-formed");
+}
+
+#[test]
+fn composite_from_the_brief() {
+    // DW_OP_reg0 DW_OP_piece 4 DW_OP_piece 2 DW_OP_breg7 16 DW_OP_piece 2
+    let got = eval(&[0x50, 0x93, 0x04, 0x93, 0x02, 0x77, 0x10, 0x93, 0x02], ctx());
+    let want = RawLocation {
+        singles: vec![RawSingle::Composite {
+            pieces: vec![
+                RawPiece { bits: 32, location: RawLocation::simple(Source::Register { regno: 0, bit_offset: 0 }) },
+                RawPiece { bits: 16, location: RawLocation::simple(Source::Undefined) },
+                RawPiece { bits: 16, location: RawLocation::simple(mem(0x7ffc_0010)) },
+            ],
+            bit_offset: 0,
+        }],
+    };
+    assert_eq!(got, Outcome::Location(want.normalize()));
+}
+
+#[test]
+fn missing_register_is_an_evaluation_error() {
+    let mut c = ctx();
+    c.registers.clear();
+    assert_eq!(eval(&[0x77, 0x10], c).kind(), "eval-error");
+}
+
+#[test]
+fn synthetic_register_is_read() {
+    // With a seed, rbx reads as the synthetic bytes.
+    let mut c = ctx();
+    c.synthetic = Some(9);
+    let mut b = [0u8; 8];
+    crate::context::synthetic::register_bytes(9, 3, 0, &mut b);
+    let want = u64::from_le_bytes(b).wrapping_add(4);
+    assert_eq!(eval(&[0x73, 0x04], c), loc(mem(want)));
+}
+
+#[test]
+fn fbreg_uses_the_frame_base_expression() {
+    // frame base DW_OP_call_frame_cfa, CFA 0x1000; DW_OP_fbreg -8 -> 0xff8.
+    let mut c = ctx();
+    c.cfa = Some(0x1000);
+    c.frame_base = Some(vec![0x9c]);
+    assert_eq!(eval(&[0x91, 0x78], c), loc(mem(0xff8)));
+    // A register frame base means the register's contents.
+    let mut c = ctx();
+    c.frame_base = Some(vec![0x57]); // DW_OP_reg7
+    assert_eq!(eval(&[0x91, 0x08], c), loc(mem(0x7ffc_0008)));
+}
+
+#[test]
+fn missing_frame_base_and_cfa_are_evaluation_errors() {
+    assert_eq!(eval(&[0x91, 0x78], ctx()).kind(), "eval-error");
+    assert_eq!(eval(&[0x9c], ctx()).kind(), "eval-error");
+}
+
+#[test]
+fn tls_adds_the_base() {
+    // DW_OP_const1u 0x10 DW_OP_form_tls_address, TLS base 0x7f0000000000.
+    let mut c = ctx();
+    c.tls_base = Some(0x7f00_0000_0000);
+    assert_eq!(eval(&[0x08, 0x10, 0x9b], c), loc(mem(0x7f00_0000_0010)));
+}
+
+#[test]
+fn addrx_reads_debug_addr() {
+    // DW_OP_addrx 1 with addr_base 8: entry at bytes 16..24.
+    let mut c = ctx();
+    let mut debug_addr = vec![0u8; 24];
+    debug_addr[16..24].copy_from_slice(&0x401000u64.to_le_bytes());
+    c.cu = Some(CompUnit {
+        version: 5,
+        format: Default::default(),
+        address_size: 8,
+        debug_addr: Arc::from(debug_addr),
+        addr_base: 8,
+        base_types: BTreeMap::new(),
+    });
+    assert_eq!(eval(&[0xa1, 0x01], c), loc(mem(0x401000)));
+}
+
+#[test]
+fn regval_type_uses_the_base_type() {
+    // DW_OP_regval_type rax <signed 32 at 0x2a> DW_OP_stack_value, rax =
+    // 0xffff_fffe: implicit storage of the signed32 value -2 (4 bytes).
+    let mut c = ctx();
+    c.registers.insert(0, 0xffff_fffeu64.to_le_bytes().to_vec());
+    let mut cu = CompUnit { version: 5, address_size: 8, ..Default::default() };
+    cu.base_types.insert(0x2a, BaseType::ate(crate::encoding::ate::SIGNED, 32, false));
+    c.cu = Some(cu);
+    assert_eq!(
+        eval(&[0xa5, 0x00, 0x2a, 0x9f], c),
+        loc(Source::Implicit { bytes: vec![0xfe, 0xff, 0xff, 0xff], bit_offset: 0 })
+    );
+}
+
+#[test]
+fn gnu_uninit_is_unsupported() {
+    // DW_OP_reg12 DW_OP_GNU_uninit: gimli refuses to evaluate it.
+    assert_eq!(eval(&[0x5c, 0xf0], ctx()).kind(), "unsupported");
+}
+
+#[test]
+fn endless_loop_hits_the_step_budget() {
+    // DW_OP_skip -3 jumps to itself.
+    let mut c = ctx();
+    c.budgets.steps = 50;
+    assert!(matches!(eval(&[0x2f, 0xfd, 0xff], c), Outcome::Budget { budget: BudgetKind::Steps, .. }));
+}
+
+#[test]
+fn implicit_pointer_maps() {
+    // DW_OP_implicit_pointer <die 0x40> 8 (32-bit DWARF).
+    assert_eq!(
+        eval(&[0xa0, 0x40, 0, 0, 0, 0x08], ctx()),
+        loc(Source::ImplicitPointer { die: 0x40, aspace: None, byte_displacement: 8, bit_offset: 0 })
+    );
+}
+
+/// A `.debug_frame` with one CIE (version 1, code alignment 1, data
+/// alignment -8, RA column 16, `DW_CFA_def_cfa r7 8; DW_CFA_offset r16 1`)
+/// at offset 0 and one FDE at offset 24 for [0x1000, 0x1020) with `fde`.
+fn debug_frame(fde: &[u8]) -> (Arc<CfiSection>, u64) {
+    let mut s = Vec::new();
+    let cie: Vec<u8> = vec![0xff, 0xff, 0xff, 0xff, 1, 0, 1, 0x78, 16, 0x0c, 7, 8, 0x90, 1, 0, 0, 0, 0, 0, 0];
+    s.extend_from_slice(&(cie.len() as u32).to_le_bytes());
+    s.extend_from_slice(&cie);
+    let fde_off = s.len() as u64;
+    let mut body = vec![0, 0, 0, 0];
+    body.extend_from_slice(&0x1000u64.to_le_bytes());
+    body.extend_from_slice(&0x20u64.to_le_bytes());
+    body.extend_from_slice(fde);
+    while (body.len() + 4) % 8 != 0 {
+        body.push(0);
+    }
+    s.extend_from_slice(&(body.len() as u32).to_le_bytes());
+    s.extend_from_slice(&body);
+    let sec = CfiSection {
+        kind: FrameKind::DebugFrame,
+        bytes: Arc::from(s),
+        address: 0,
+        text_base: None,
+        data_base: None,
+        target: Arc::new(presets::x86_64()),
+    };
+    (Arc::new(sec), fde_off)
+}
+
+fn table(fde: &[u8]) -> CfiOutcome {
+    let (section, fde_offset) = debug_frame(fde);
+    Gimli.frame_table(&CfiCase {
+        name: "t".into(),
+        origin: "test".into(),
+        section,
+        fde_offset,
+        rules: vec![],
+        expect: None,
+    })
+}
+
+#[test]
+fn fde_rows_map() {
+    // DW_CFA_advance_loc 4; DW_CFA_def_cfa_offset 16; DW_CFA_offset r6 2.
+    let CfiOutcome::Table(t) = table(&[0x44, 0x0e, 0x10, 0x86, 0x02]) else { panic!("no table") };
+    let ra = (16u64, RegisterRule::Offset { offset: -8 });
+    let want = vec![
+        Row {
+            start: 0x1000,
+            end: 0x1004,
+            cfa: CfaRule::RegOffset { register: 7, offset: 8, aspace: 0 },
+            registers: BTreeMap::from([ra.clone()]),
+        },
+        Row {
+            start: 0x1004,
+            end: 0x1020,
+            cfa: CfaRule::RegOffset { register: 7, offset: 16, aspace: 0 },
+            registers: BTreeMap::from([ra, (6, RegisterRule::Offset { offset: -16 })]),
+        },
+    ];
+    assert_eq!(t.rows, want);
+}
+
+#[test]
+fn remember_state_five_deep_is_unsupported() {
+    // Five DW_CFA_remember_state: gimli's stack holds four.
+    assert_eq!(table(&[0x0a, 0x0a, 0x0a, 0x0a, 0x0a]).kind(), "unsupported");
+}
+
+#[test]
+fn unknown_cfa_opcode_is_ill_formed() {
+    // 0x3f is no DW_CFA instruction.
+    assert_eq!(table(&[0x3f]).kind(), "ill-formed");
+}

@@ -1,0 +1,306 @@
+//! Location expressions of `.debug_info`: every `DW_AT_location` and
+//! `DW_AT_frame_base`, as exprloc or as location list, becomes an
+//! [`ExprCase`] with a deterministic synthetic [`Context`].
+
+use super::{section_data, Extracted, Options};
+use crate::case::ExprCase;
+use crate::context::{CompUnit, Context, Format, ResultKind};
+use crate::outcome::BaseType;
+use crate::target::{Endian, Target};
+use anyhow::anyhow;
+use gimli::{AttributeValue, EndianSlice, Operation, RunTimeEndian};
+use std::borrow::Cow;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+/// The CFA every extracted context gives (a plausible x86-64/AArch64 stack
+/// address, 16-byte aligned), in bytes.
+pub const SYNTHETIC_CFA: u64 = 0x7ffd_f000_1000;
+/// The TLS block base every extracted context gives.
+pub const SYNTHETIC_TLS_BASE: u64 = 0x7f00_0000_0000;
+
+type R<'a> = EndianSlice<'a, RunTimeEndian>;
+
+/// Extracts the expression cases of `file` into `out`.
+///
+/// Errors only if a DWARF section cannot be read or decompressed; a unit
+/// that fails to parse adds a warning and is skipped from that point on.
+pub(super) fn extract_exprs(
+    file: &object::File<'_>,
+    origin: &str,
+    target: &Arc<Target>,
+    opts: &Options,
+    out: &mut Extracted,
+) -> anyhow::Result<()> {
+    let mut load_err = None;
+    let sections = gimli::DwarfSections::load(|id| -> Result<Cow<'_, [u8]>, gimli::Error> {
+        match section_data(file, id.name()) {
+            Ok(d) => Ok(d.unwrap_or(Cow::Borrowed(&[]))),
+            Err(e) => {
+                load_err.get_or_insert(e);
+                Ok(Cow::Borrowed(&[]))
+            }
+        }
+    })
+    .map_err(|e| anyhow!("{origin}: {e}"))?;
+    if let Some(e) = load_err {
+        return Err(e.context(origin.to_string()));
+    }
+    let endian = if target.endian == Endian::Big { RunTimeEndian::Big } else { RunTimeEndian::Little };
+    let dwarf = sections.borrow(|s| EndianSlice::new(s, endian));
+    let debug_addr: Arc<[u8]> = Arc::from(gimli::Section::reader(&dwarf.debug_addr).slice());
+    let mut x = Extractor { origin, target, seed: opts.seed, debug_addr, out };
+    let mut headers = dwarf.units();
+    loop {
+        let header = match headers.next() {
+            Ok(Some(h)) => h,
+            Ok(None) => break,
+            Err(e) => {
+                x.out.warnings.push(format!("{origin}: .debug_info unit headers: {e}; rest of the section skipped"));
+                break;
+            }
+        };
+        let unit_off = header.offset().0 as u64;
+        match dwarf.unit(header) {
+            Ok(unit) => {
+                x.out.counts.units += 1;
+                if let Err(e) = x.unit(&dwarf, &unit, unit_off) {
+                    x.out.warnings.push(format!("{origin}: unit at {unit_off:#x}: {e}; rest of the unit skipped"));
+                }
+            }
+            Err(e) => x.out.warnings.push(format!("{origin}: unit at {unit_off:#x}: {e}; unit skipped")),
+        }
+    }
+    Ok(())
+}
+
+/// File-wide state while walking the units.
+struct Extractor<'o> {
+    origin: &'o str,
+    target: &'o Arc<Target>,
+    seed: u64,
+    debug_addr: Arc<[u8]>,
+    out: &'o mut Extracted,
+}
+
+/// Per-unit state: the unit's facts and a cache of shared contexts.
+struct UnitState {
+    encoding: gimli::Encoding,
+    template: CompUnit,
+    base_types: HashMap<u64, BaseType>,
+    /// Contexts already built, by (pc, frame base, referenced base types).
+    cache: HashMap<CtxKey, Arc<Context>>,
+}
+
+/// What distinguishes two extracted contexts of one unit: pc, frame base
+/// expression, unit offsets of the base types the expression names.
+type CtxKey = (Option<u64>, Option<Arc<[u8]>>, Vec<u64>);
+
+/// An enclosing subprogram: DIE depth, frame base exprloc, low_pc.
+type Enclosing = (isize, Option<Arc<[u8]>>, Option<u64>);
+
+/// The DIE attribute an expression came from.
+#[derive(Clone, Copy)]
+enum Attr {
+    Location,
+    FrameBase,
+}
+
+impl Attr {
+    fn name(self) -> &'static str {
+        match self {
+            Attr::Location => "DW_AT_location",
+            Attr::FrameBase => "DW_AT_frame_base",
+        }
+    }
+    fn short(self) -> &'static str {
+        match self {
+            Attr::Location => "loc",
+            Attr::FrameBase => "fb",
+        }
+    }
+}
+
+impl Extractor<'_> {
+    /// Walks one unit: collects its base types, then every location.
+    fn unit(&mut self, dwarf: &gimli::Dwarf<R<'_>>, unit: &gimli::Unit<R<'_>>, unit_off: u64) -> gimli::Result<()> {
+        let encoding = unit.encoding();
+        let mut st = UnitState {
+            encoding,
+            template: CompUnit {
+                version: encoding.version,
+                format: if encoding.format == gimli::Format::Dwarf64 { Format::Dwarf64 } else { Format::Dwarf32 },
+                address_size: encoding.address_size,
+                debug_addr: self.debug_addr.clone(),
+                addr_base: unit.addr_base.0 as u64,
+                base_types: BTreeMap::new(),
+            },
+            base_types: self.base_types(unit)?,
+            cache: HashMap::new(),
+        };
+        let mut subprograms: Vec<Enclosing> = Vec::new();
+        let mut cursor = unit.entries();
+        while let Some(die) = cursor.next_dfs()? {
+            let depth = die.depth();
+            while subprograms.last().is_some_and(|s| s.0 >= depth) {
+                subprograms.pop();
+            }
+            let die_off = unit_off + die.offset().0 as u64;
+            let mut own_fb = None;
+            let low_pc = match die.attr_value(gimli::DW_AT_low_pc) {
+                Some(AttributeValue::Addr(a)) => Some(a),
+                Some(AttributeValue::DebugAddrIndex(i)) => dwarf.address(unit, i).ok(),
+                _ => None,
+            };
+            let (outer_fb, outer_pc) = subprograms.last().map(|s| (s.1.clone(), s.2)).unwrap_or((None, None));
+            if let Some(v) = die.attr_value(gimli::DW_AT_frame_base) {
+                own_fb = self.attr(dwarf, unit, &mut st, v, Attr::FrameBase, die_off, None, low_pc.or(outer_pc))?;
+            }
+            if die.tag() == gimli::DW_TAG_subprogram {
+                subprograms.push((depth, own_fb, low_pc.or(outer_pc)));
+            }
+            if let Some(v) = die.attr_value(gimli::DW_AT_location) {
+                let (fb, pc) = subprograms.last().map(|s| (s.1.clone(), s.2)).unwrap_or((outer_fb, outer_pc));
+                self.attr(dwarf, unit, &mut st, v, Attr::Location, die_off, fb, pc)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The unit's `DW_TAG_base_type` DIEs, by unit offset.
+    fn base_types(&self, unit: &gimli::Unit<R<'_>>) -> gimli::Result<HashMap<u64, BaseType>> {
+        let mut out = HashMap::new();
+        let target_big = self.target.endian == Endian::Big;
+        let mut cursor = unit.entries();
+        while let Some(die) = cursor.next_dfs()? {
+            if die.tag() != gimli::DW_TAG_base_type {
+                continue;
+            }
+            let Some(AttributeValue::Encoding(enc)) = die.attr_value(gimli::DW_AT_encoding) else { continue };
+            let bits = match (die.attr_value(gimli::DW_AT_byte_size), die.attr_value(gimli::DW_AT_bit_size)) {
+                (_, Some(b)) => b.udata_value(),
+                (Some(b), None) => b.udata_value().and_then(|v| v.checked_mul(8)),
+                (None, None) => None,
+            };
+            let Some(bits) = bits.and_then(|b| u32::try_from(b).ok()) else { continue };
+            let big = match die.attr_value(gimli::DW_AT_endianity) {
+                Some(AttributeValue::Endianity(gimli::DW_END_big)) => true,
+                Some(AttributeValue::Endianity(gimli::DW_END_little)) => false,
+                _ => target_big,
+            };
+            out.insert(die.offset().0 as u64, BaseType::ate(enc.0, bits, big));
+        }
+        Ok(out)
+    }
+
+    /// Turns one `DW_AT_location` / `DW_AT_frame_base` value into cases.
+    /// Returns the expression bytes when the value is an exprloc (the
+    /// frame base children use).
+    #[allow(clippy::too_many_arguments)]
+    fn attr(
+        &mut self,
+        dwarf: &gimli::Dwarf<R<'_>>,
+        unit: &gimli::Unit<R<'_>>,
+        st: &mut UnitState,
+        value: AttributeValue<R<'_>>,
+        attr: Attr,
+        die_off: u64,
+        frame_base: Option<Arc<[u8]>>,
+        pc: Option<u64>,
+    ) -> gimli::Result<Option<Arc<[u8]>>> {
+        let frame_base = if matches!(attr, Attr::FrameBase) { None } else { frame_base };
+        let exprloc = match &value {
+            AttributeValue::Exprloc(gimli::Expression(b)) | AttributeValue::Block(b) => Some(*b),
+            _ => None,
+        };
+        if let Some(bytes) = exprloc {
+            let bytes: Arc<[u8]> = Arc::from(bytes.slice());
+            self.out.counts.expressions += 1;
+            if matches!(attr, Attr::FrameBase) {
+                self.out.counts.frame_bases += 1;
+            }
+            let name = format!("die{die_off:#x}.{}", attr.short());
+            let origin = format!("{}: DIE {die_off:#x} {}", self.origin, attr.name());
+            self.push(st, name, origin, bytes.clone(), pc, frame_base);
+            return Ok(Some(bytes));
+        }
+        let Some(mut list) = dwarf.attr_locations(unit, value)? else { return Ok(None) };
+        let mut i = 0usize;
+        while let Some(entry) = list.next()? {
+            let bytes: Arc<[u8]> = Arc::from(entry.data.0.slice());
+            self.out.counts.loclist_entries += 1;
+            if matches!(attr, Attr::FrameBase) {
+                self.out.counts.frame_bases += 1;
+            }
+            let (b, e) = (entry.range.begin, entry.range.end);
+            let name = format!("die{die_off:#x}.{}.{i}", attr.short());
+            let origin = format!("{}: DIE {die_off:#x} {} entry {i} [{b:#x}, {e:#x})", self.origin, attr.name());
+            self.push(st, name, origin, bytes, Some(b), frame_base.clone());
+            i += 1;
+        }
+        Ok(None)
+    }
+
+    /// Adds one case, sharing its context with earlier cases of the unit
+    /// that have the same pc, frame base and referenced base types.
+    fn push(
+        &mut self,
+        st: &mut UnitState,
+        name: String,
+        origin: String,
+        expr: Arc<[u8]>,
+        pc: Option<u64>,
+        frame_base: Option<Arc<[u8]>>,
+    ) {
+        let mut types = Vec::new();
+        referenced_types(&expr, st.encoding, self.target.endian, &mut types);
+        if let Some(fb) = &frame_base {
+            referenced_types(fb, st.encoding, self.target.endian, &mut types);
+        }
+        types.sort_unstable();
+        types.dedup();
+        types.retain(|t| st.base_types.contains_key(t));
+        let key = (pc, frame_base, types);
+        let ctx = match st.cache.get(&key) {
+            Some(c) => c.clone(),
+            None => {
+                let mut cu = st.template.clone();
+                cu.base_types = key.2.iter().map(|t| (*t, st.base_types[t])).collect();
+                let mut c = Context::new(self.target.clone());
+                c.result_kind = Some(ResultKind::Location);
+                c.pc = key.0;
+                c.cfa = Some(SYNTHETIC_CFA);
+                c.tls_base = Some(SYNTHETIC_TLS_BASE);
+                c.frame_base = key.1.as_deref().map(<[u8]>::to_vec);
+                c.synthetic = Some(self.seed);
+                c.cu = Some(cu);
+                let c = Arc::new(c);
+                st.cache.insert(key, c.clone());
+                c
+            }
+        };
+        self.out.exprs.push(ExprCase { name, origin, expr, ctx, rules: Vec::new(), expect: None });
+    }
+}
+
+/// Appends the unit offsets of the base type DIEs that `expr`'s operations
+/// name (`DW_OP_const_type`, `DW_OP_regval_type`, `DW_OP_deref_type`,
+/// `DW_OP_convert`, `DW_OP_reinterpret` and their GNU forms). Stops at the
+/// first operation that does not decode.
+fn referenced_types(expr: &[u8], encoding: gimli::Encoding, endian: Endian, out: &mut Vec<u64>) {
+    let e = if endian == Endian::Big { RunTimeEndian::Big } else { RunTimeEndian::Little };
+    let mut ops = gimli::Expression(EndianSlice::new(expr, e)).operations(encoding);
+    while let Ok(Some(op)) = ops.next() {
+        let t = match op {
+            Operation::TypedLiteral { base_type, .. }
+            | Operation::RegisterOffset { base_type, .. }
+            | Operation::Deref { base_type, .. }
+            | Operation::Convert { base_type }
+            | Operation::Reinterpret { base_type } => base_type.0,
+            _ => continue,
+        };
+        if t != 0 {
+            out.push(t as u64);
+        }
+    }
+}

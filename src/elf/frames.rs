@@ -1,0 +1,104 @@
+//! FDEs of `.eh_frame` and `.debug_frame`: each becomes a [`CfiCase`] over
+//! one shared [`CfiSection`].
+//!
+//! FDE offsets are enumerated with gimli's CIE/FDE iterator (the `cfi`
+//! module's own iterator can replace it once it exists).
+
+use super::{section_data, Extracted};
+use crate::case::CfiCase;
+use crate::cfi::{CfiSection, FrameKind};
+use crate::target::{Endian, Target};
+use gimli::{BaseAddresses, CieOrFde, DebugFrame, EhFrame, EndianSlice, RunTimeEndian, UnwindSection};
+use object::{Object, ObjectSection};
+use std::sync::Arc;
+
+type R<'a> = EndianSlice<'a, RunTimeEndian>;
+
+/// Adds one case per FDE of the file's `.eh_frame` and `.debug_frame`.
+///
+/// Section bases: `.eh_frame`'s own address for `DW_EH_PE_pcrel`, `.text`
+/// for `DW_EH_PE_textrel`, and `.got` for `DW_EH_PE_datarel` (LSB "DWARF
+/// Exception Header Encoding": data-relative values are relative to the
+/// start of `.got` or `.eh_frame_hdr`; in `.eh_frame` that is `.got`).
+/// Sections without contents (`NOBITS` in split debug files) are skipped.
+/// A malformed entry stops the walk of its section with a warning.
+pub(super) fn extract_fdes(
+    file: &object::File<'_>,
+    origin: &str,
+    target: &Arc<Target>,
+    out: &mut Extracted,
+) -> anyhow::Result<()> {
+    let addr_of = |name: &str| file.section_by_name(name).map(|s| s.address());
+    let text_base = addr_of(".text");
+    let data_base = addr_of(".got");
+    for (name, kind) in [(".eh_frame", FrameKind::EhFrame), (".debug_frame", FrameKind::DebugFrame)] {
+        let Some(bytes) = section_data(file, name)? else { continue };
+        let section = Arc::new(CfiSection {
+            kind,
+            bytes: Arc::from(&*bytes),
+            address: addr_of(name).unwrap_or(0),
+            text_base,
+            data_base,
+            target: target.clone(),
+        });
+        let (offsets, err) = fde_offsets(&section);
+        if let Some(e) = err {
+            out.warnings.push(format!("{origin}: {name}: {e}; rest of the section skipped"));
+        }
+        match kind {
+            FrameKind::EhFrame => out.counts.eh_frame_fdes += offsets.len(),
+            FrameKind::DebugFrame => out.counts.debug_frame_fdes += offsets.len(),
+        }
+        let short = name.trim_start_matches('.');
+        for off in offsets {
+            out.cfi.push(CfiCase {
+                name: format!("{short}+{off:#x}"),
+                origin: format!("{origin}: {name} FDE at {off:#x}"),
+                section: section.clone(),
+                fde_offset: off,
+                rules: Vec::new(),
+                expect: None,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Offsets of every FDE in `section`, in section order, and the error that
+/// stopped the walk early, if any.
+pub fn fde_offsets(section: &CfiSection) -> (Vec<u64>, Option<gimli::Error>) {
+    let endian = if section.target.endian == Endian::Big { RunTimeEndian::Big } else { RunTimeEndian::Little };
+    let mut bases = BaseAddresses::default().set_eh_frame(section.address);
+    if let Some(t) = section.text_base {
+        bases = bases.set_text(t);
+    }
+    if let Some(d) = section.data_base {
+        bases = bases.set_got(d);
+    }
+    let address_size = section.target.address_bytes();
+    match section.kind {
+        FrameKind::EhFrame => {
+            let mut s = EhFrame::new(&section.bytes, endian);
+            s.set_address_size(address_size);
+            walk(&s, &bases)
+        }
+        FrameKind::DebugFrame => {
+            let mut s = DebugFrame::new(&section.bytes, endian);
+            s.set_address_size(address_size);
+            walk(&s, &bases)
+        }
+    }
+}
+
+fn walk<'a, S: UnwindSection<R<'a>>>(s: &S, bases: &BaseAddresses) -> (Vec<u64>, Option<gimli::Error>) {
+    let mut out = Vec::new();
+    let mut entries = s.entries(bases);
+    loop {
+        match entries.next() {
+            Ok(Some(CieOrFde::Fde(p))) => out.push(p.offset() as u64),
+            Ok(Some(CieOrFde::Cie(_))) => {}
+            Ok(None) => return (out, None),
+            Err(e) => return (out, Some(e)),
+        }
+    }
+}

@@ -1,0 +1,229 @@
+//! Extraction tests on real files of this machine and on garbage.
+
+use super::{extract, extract_bytes, Options};
+use std::path::{Path, PathBuf};
+
+const LIBC: &str = "/usr/lib/x86_64-linux-gnu/libc.so.6";
+
+/// Number of FDEs `readelf --debug-dump=frames` lists for `path`, if
+/// readelf is installed (an independent oracle).
+fn readelf_fdes(path: &Path) -> Option<usize> {
+    let out = std::process::Command::new("readelf").arg("--debug-dump=frames").arg(path).output().ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    Some(text.lines().filter(|l| l.contains(" FDE cie=")).count())
+}
+
+#[test]
+fn garbage_is_an_error_not_a_panic() {
+    let opts = Options::default();
+    assert!(extract_bytes(b"", "empty", &opts).is_err());
+    assert!(extract_bytes(b"this is not an ELF file at all", "text", &opts).is_err());
+    let mut fake = b"\x7fELF\x02\x01\x01".to_vec();
+    fake.resize(200, 0xff);
+    assert!(extract_bytes(&fake, "bad header", &opts).is_err());
+    assert!(extract(Path::new("/nonexistent/file"), &opts).is_err());
+}
+
+#[test]
+fn truncated_and_corrupted_real_file_never_panics() {
+    let Ok(data) = std::fs::read(LIBC) else { return };
+    let opts = Options::default();
+    for len in [64usize, 1000, 5000, data.len() / 2] {
+        let _ = extract_bytes(&data[..len.min(data.len())], "truncated", &opts);
+    }
+    // Flip bytes across the file, including section headers and .eh_frame.
+    let mut bad = data.clone();
+    for i in (0..bad.len()).step_by(977) {
+        bad[i] ^= 0x5a;
+    }
+    let _ = extract_bytes(&bad, "corrupted", &opts);
+}
+
+#[test]
+fn libc_eh_frame_fdes_match_readelf() {
+    let path = Path::new(LIBC);
+    if !path.exists() {
+        return;
+    }
+    let x = extract(path, &Options::default()).expect("libc.so.6 extracts");
+    assert_eq!(x.counts.expr_cases(), 0, "libc.so.6 has no .debug_info");
+    assert!(x.counts.eh_frame_fdes > 1000, "{:?}", x.counts);
+    assert_eq!(x.cfi.len(), x.counts.fdes());
+    assert!(x.warnings.is_empty(), "{:?}", x.warnings);
+    if let Some(n) = readelf_fdes(path) {
+        assert_eq!(x.counts.fdes(), n);
+    }
+    // Shared section, datarel base = .got.
+    let s = &x.cfi[0].section;
+    assert!(x.cfi.iter().all(|c| std::sync::Arc::ptr_eq(&c.section, s)));
+    assert!(s.data_base.is_some() && s.text_base.is_some());
+}
+
+#[test]
+fn own_test_executable_has_locations() {
+    let exe = std::env::current_exe().expect("current exe");
+    let x = extract(&exe, &Options { frames: false, ..Options::default() }).expect("own executable extracts");
+    assert!(x.counts.units > 0);
+    assert!(x.counts.expr_cases() > 100, "{:?}", x.counts);
+    assert_eq!(x.exprs.len(), x.counts.expr_cases());
+    // rustc emits DWARF 4 with .debug_loc for this optimised test build.
+    assert!(x.counts.loclist_entries > 0, "no .debug_loc entries: {:?}", x.counts);
+    for c in &x.exprs {
+        let cu = c.ctx.cu.as_ref().expect("every case has its unit");
+        assert!(cu.address_size == 8 && (2..=5).contains(&cu.version));
+        assert_eq!(c.ctx.synthetic, Some(super::DEFAULT_SEED));
+    }
+}
+
+/// The largest libc6-dbg debug file (libc's own), if installed.
+pub fn largest_debug_file() -> Option<PathBuf> {
+    let mut best: Option<(u64, PathBuf)> = None;
+    for dir in std::fs::read_dir("/usr/lib/debug/.build-id").ok()?.flatten() {
+        for f in std::fs::read_dir(dir.path()).into_iter().flatten().flatten() {
+            let p = f.path();
+            if p.extension().is_some_and(|e| e == "debug") {
+                let len = f.metadata().map(|m| m.len()).unwrap_or(0);
+                if best.as_ref().is_none_or(|b| len > b.0) {
+                    best = Some((len, p));
+                }
+            }
+        }
+    }
+    best.map(|b| b.1)
+}
+
+#[test]
+fn compressed_sections_give_the_same_cases() {
+    // Oracle: objcopy's zlib compression must not change what is extracted.
+    let Some(path) = largest_debug_file() else { return };
+    let dir = std::env::temp_dir().join(format!("dwarfcheck-elf-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let z = dir.join("z.debug");
+    let ok = std::process::Command::new("objcopy")
+        .arg("--compress-debug-sections=zlib")
+        .arg(&path)
+        .arg(&z)
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        return; // objcopy not installed
+    }
+    let opts = Options::default();
+    let a = extract(&path, &opts).unwrap();
+    let b = extract(&z, &opts).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(std::fs::metadata(&path).unwrap().len() > 0);
+    assert_eq!(a.counts, b.counts);
+    assert!(a.exprs.iter().zip(&b.exprs).all(|(x, y)| x.expr == y.expr && x.name == y.name));
+}
+
+#[test]
+fn split_debug_file_has_loclists_and_base_types() {
+    let Some(path) = largest_debug_file() else { return };
+    let x = extract(&path, &Options::default()).expect("split debug file extracts");
+    assert!(x.counts.loclist_entries > 1000, "{:?}", x.counts);
+    assert!(x.counts.expressions > 1000, "{:?}", x.counts);
+    assert_eq!(x.counts.eh_frame_fdes, 0, ".eh_frame is NOBITS in a split debug file");
+    // Every DW_OP_const_type / regval_type / deref_type / convert operand
+    // must be answerable by the case's context.
+    let mut typed = 0;
+    for c in &x.exprs {
+        let cu = c.ctx.cu.as_ref().unwrap();
+        if c.expr.iter().any(|b| (0xa4..=0xa6).contains(b)) && !cu.base_types.is_empty() {
+            typed += 1;
+        }
+    }
+    assert!(typed > 0, "no typed expressions found");
+}
+
+#[test]
+#[ignore = "survey: prints counts for the files of this machine"]
+fn survey() {
+    let mut files: Vec<PathBuf> = vec![LIBC.into(), "/usr/lib/x86_64-linux-gnu/libstdc++.so.6".into()];
+    let mut dbg = Vec::new();
+    for dir in std::fs::read_dir("/usr/lib/debug/.build-id").into_iter().flatten().flatten() {
+        for f in std::fs::read_dir(dir.path()).into_iter().flatten().flatten() {
+            if f.path().extension().is_some_and(|e| e == "debug") {
+                dbg.push(f.path());
+            }
+        }
+    }
+    dbg.sort();
+    let t = std::time::Instant::now();
+    let mut total = super::Counts::default();
+    let mut warnings = 0;
+    for p in &dbg {
+        match extract(p, &Options::default()) {
+            Ok(x) => {
+                total.units += x.counts.units;
+                total.expressions += x.counts.expressions;
+                total.loclist_entries += x.counts.loclist_entries;
+                total.frame_bases += x.counts.frame_bases;
+                total.eh_frame_fdes += x.counts.eh_frame_fdes;
+                total.debug_frame_fdes += x.counts.debug_frame_fdes;
+                warnings += x.warnings.len();
+                for w in x.warnings.iter().take(2) {
+                    println!("warning: {w}");
+                }
+            }
+            Err(e) => println!("error: {e:#}"),
+        }
+    }
+    println!("{} libc6-dbg files: {total:?}, {warnings} warnings, {:?}", dbg.len(), t.elapsed());
+    files.extend(largest_debug_file());
+    files.extend(std::env::current_exe().ok());
+    for p in files {
+        let t = std::time::Instant::now();
+        match extract(&p, &Options::default()) {
+            Ok(x) => println!("{}: {:?} warnings {:?} in {:?}", p.display(), x.counts, x.warnings, t.elapsed()),
+            Err(e) => println!("{}: error {e:#}", p.display()),
+        }
+    }
+}
+
+#[test]
+#[ignore = "survey: gimli outcome kinds over the largest debug file, libc.so.6 and libstdc++.so.6"]
+fn gimli_survey() {
+    use crate::consumer::{gimli::Gimli, Consumer};
+    use std::collections::BTreeMap;
+    let Some(path) = largest_debug_file() else { return };
+    let x = extract(&path, &Options::default()).unwrap();
+    let t = std::time::Instant::now();
+    let mut kinds: BTreeMap<String, usize> = BTreeMap::new();
+    for c in &x.exprs {
+        let o = Gimli.evaluate(c);
+        let k = match &o {
+            crate::outcome::Outcome::Unsupported { what } => format!("unsupported: {what}"),
+            o => match o.rule() {
+                Some(r) => format!("{} {r}", o.kind()),
+                None => o.kind().to_string(),
+            },
+        };
+        if std::env::var("PROBE").is_ok_and(|p| k.contains(&p)) {
+            println!("{k}: {} {:02x?}", c.origin, &c.expr[..]);
+        }
+        *kinds.entry(k).or_default() += 1;
+    }
+    let el = t.elapsed();
+    println!("{} exprs in {el:?} ({:?}/expr)", x.exprs.len(), el / x.exprs.len() as u32);
+    for (k, n) in kinds {
+        println!("  {n:8} {k}");
+    }
+    for lib in [LIBC, "/usr/lib/x86_64-linux-gnu/libstdc++.so.6"] {
+        let x = extract(Path::new(lib), &Options::default()).unwrap();
+        let t = std::time::Instant::now();
+        let mut kinds: BTreeMap<String, usize> = BTreeMap::new();
+        let mut rows = 0;
+        for c in &x.cfi {
+            let o = Gimli.frame_table(c);
+            if let crate::outcome::CfiOutcome::Table(t) = &o {
+                rows += t.rows.len();
+            }
+            *kinds.entry(format!("{} {:?}", o.kind(), o.rule())).or_default() += 1;
+        }
+        println!("{lib}: {} FDEs, {rows} rows in {:?}: {kinds:?}", x.cfi.len(), t.elapsed());
+    }
+}

@@ -1,0 +1,223 @@
+//! The comparison policy (DESIGN §8): how a consumer's outcome is judged
+//! against the reference's.
+//!
+//! - fast vs reference: identical outcomes, rule IDs and offsets included;
+//! - a third party vs reference: values and normalised locations equal,
+//!   errors equal in kind; when the reference says ill-formed any answer is
+//!   recorded (diagnosed / accepted) but is no failure; outcomes that rest on
+//!   an `unspecified` rule are recorded, not judged; input outside the
+//!   consumer's edition is skipped; `Unsupported` is counted, not failed.
+
+use crate::outcome::{CfiOutcome, Outcome};
+use crate::rules::{Catalogue, RuleKind};
+use serde::Serialize;
+
+/// How one consumer's outcome for one case was judged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    /// Same answer as the reference.
+    Agree,
+    /// A different answer where the spec fixes one: a failure.
+    Disagree,
+    /// The reference says ill-formed; the consumer also rejected the input.
+    IllFormedDiagnosed,
+    /// The reference says ill-formed; the consumer produced a result.
+    IllFormedAccepted,
+    /// The reference's outcome rests on an `unspecified` rule.
+    Unspecified,
+    /// The input is outside the editions the consumer implements.
+    OutsideEdition,
+    /// The consumer says it does not implement something used.
+    Unsupported,
+    /// The reference ran out of an explicit budget; nothing to judge.
+    ReferenceBudget,
+}
+
+impl Verdict {
+    /// Every verdict, in report column order.
+    pub const ALL: [Verdict; 8] = [
+        Verdict::Agree,
+        Verdict::Disagree,
+        Verdict::IllFormedDiagnosed,
+        Verdict::IllFormedAccepted,
+        Verdict::Unspecified,
+        Verdict::OutsideEdition,
+        Verdict::Unsupported,
+        Verdict::ReferenceBudget,
+    ];
+
+    /// Column label.
+    pub fn label(self) -> &'static str {
+        match self {
+            Verdict::Agree => "agree",
+            Verdict::Disagree => "DISAGREE",
+            Verdict::IllFormedDiagnosed => "ill-formed:diagnosed",
+            Verdict::IllFormedAccepted => "ill-formed:accepted",
+            Verdict::Unspecified => "unspecified",
+            Verdict::OutsideEdition => "outside-edition",
+            Verdict::Unsupported => "unsupported",
+            Verdict::ReferenceBudget => "ref-budget",
+        }
+    }
+}
+
+/// Strict comparison used for fast vs reference and for hand-derived
+/// expectations: equal outcomes; an expected `at` of `None` matches any.
+pub fn exact(expected: &Outcome, actual: &Outcome) -> bool {
+    match (expected, actual) {
+        (Outcome::IllFormed { rule: r1, at: a1 }, Outcome::IllFormed { rule: r2, at: a2 })
+        | (Outcome::EvalError { rule: r1, at: a1 }, Outcome::EvalError { rule: r2, at: a2 }) => {
+            r1 == r2 && (a1.is_none() || a1 == a2)
+        }
+        (Outcome::Budget { budget: b1, at: a1 }, Outcome::Budget { budget: b2, at: a2 }) => {
+            b1 == b2 && (a1.is_none() || a1 == a2)
+        }
+        _ => expected == actual,
+    }
+}
+
+/// Strict comparison of CFI outcomes (see [`exact`]).
+pub fn exact_cfi(expected: &CfiOutcome, actual: &CfiOutcome) -> bool {
+    match (expected, actual) {
+        (CfiOutcome::IllFormed { rule: r1, at: a1 }, CfiOutcome::IllFormed { rule: r2, at: a2 })
+        | (CfiOutcome::EvalError { rule: r1, at: a1 }, CfiOutcome::EvalError { rule: r2, at: a2 }) => {
+            r1 == r2 && (a1.is_none() || a1 == a2)
+        }
+        _ => expected == actual,
+    }
+}
+
+fn is_unspecified(rule: &str) -> bool {
+    Catalogue::get().kind(rule) == Some(RuleKind::Unspecified)
+}
+
+/// The three kinds that must match between a third party and the reference.
+#[derive(PartialEq)]
+enum Kind {
+    Result,
+    IllFormed,
+    EvalError,
+}
+
+/// Judges a third-party outcome against the reference's. `unspecified` says
+/// whether the reference's evaluation relied on an `unspecified` rule.
+pub fn judge(reference: &Outcome, other: &Outcome, unspecified: bool) -> Verdict {
+    if let Outcome::Unsupported { .. } = other {
+        return Verdict::Unsupported;
+    }
+    let other_kind = match other {
+        Outcome::Value(_) | Outcome::Location(_) => Kind::Result,
+        Outcome::IllFormed { .. } => Kind::IllFormed,
+        Outcome::EvalError { .. } | Outcome::Budget { .. } => Kind::EvalError,
+        Outcome::ConsumerFault { .. } => return Verdict::Disagree,
+        Outcome::Unsupported { .. } => unreachable!("handled above"),
+    };
+    match reference {
+        Outcome::IllFormed { .. } => {
+            if other_kind == Kind::Result {
+                Verdict::IllFormedAccepted
+            } else {
+                Verdict::IllFormedDiagnosed
+            }
+        }
+        Outcome::Budget { .. } => Verdict::ReferenceBudget,
+        Outcome::EvalError { rule, .. } if unspecified || is_unspecified(rule.as_str()) => Verdict::Unspecified,
+        _ if unspecified => Verdict::Unspecified,
+        Outcome::EvalError { .. } => {
+            if other_kind == Kind::EvalError {
+                Verdict::Agree
+            } else {
+                Verdict::Disagree
+            }
+        }
+        Outcome::Value(_) | Outcome::Location(_) => {
+            if reference == other {
+                Verdict::Agree
+            } else {
+                Verdict::Disagree
+            }
+        }
+        Outcome::Unsupported { .. } | Outcome::ConsumerFault { .. } => Verdict::Unsupported,
+    }
+}
+
+/// Judges a third-party CFI outcome against the reference's (see [`judge`]).
+pub fn judge_cfi(reference: &CfiOutcome, other: &CfiOutcome) -> Verdict {
+    match other {
+        CfiOutcome::Unsupported { .. } => return Verdict::Unsupported,
+        CfiOutcome::ConsumerFault { .. } => return Verdict::Disagree,
+        _ => {}
+    }
+    let other_is_table = matches!(other, CfiOutcome::Table(_));
+    match reference {
+        CfiOutcome::IllFormed { .. } => {
+            if other_is_table {
+                Verdict::IllFormedAccepted
+            } else {
+                Verdict::IllFormedDiagnosed
+            }
+        }
+        CfiOutcome::Budget { .. } => Verdict::ReferenceBudget,
+        CfiOutcome::EvalError { rule, .. } if is_unspecified(rule.as_str()) => Verdict::Unspecified,
+        CfiOutcome::EvalError { .. } => {
+            if matches!(other, CfiOutcome::EvalError { .. } | CfiOutcome::IllFormed { .. } | CfiOutcome::Budget { .. })
+            {
+                Verdict::Agree
+            } else {
+                Verdict::Disagree
+            }
+        }
+        CfiOutcome::Table(_) => {
+            if reference == other {
+                Verdict::Agree
+            } else {
+                Verdict::Disagree
+            }
+        }
+        CfiOutcome::Unsupported { .. } | CfiOutcome::ConsumerFault { .. } => Verdict::Unsupported,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::outcome::{BaseType, Value};
+    use crate::rules::{id, RuleId};
+
+    fn v(n: u128) -> Outcome {
+        Outcome::Value(Value::from_u128(BaseType::generic(64, false), n))
+    }
+    fn ill() -> Outcome {
+        Outcome::IllFormed { rule: id::EXPR_DECODE_UNKNOWN_OPCODE, at: Some(0) }
+    }
+    fn err(rule: &str) -> Outcome {
+        Outcome::EvalError { rule: RuleId::new(rule), at: None }
+    }
+
+    #[test]
+    fn third_party_policy() {
+        assert_eq!(judge(&v(1), &v(1), false), Verdict::Agree);
+        assert_eq!(judge(&v(1), &v(2), false), Verdict::Disagree);
+        assert_eq!(judge(&v(1), &err("gimli:X"), false), Verdict::Disagree);
+        // Ill-formed: anything goes, but it is recorded.
+        assert_eq!(judge(&ill(), &v(7), false), Verdict::IllFormedAccepted);
+        assert_eq!(judge(&ill(), &err("gimli:X"), false), Verdict::IllFormedDiagnosed);
+        // Errors are compared by kind only.
+        assert_eq!(judge(&err("ours"), &err("gimli:Y"), false), Verdict::Agree);
+        assert_eq!(judge(&err("ours"), &v(0), false), Verdict::Disagree);
+        // Unspecified never fails.
+        assert_eq!(judge(&v(1), &v(2), true), Verdict::Unspecified);
+        assert_eq!(judge(&v(1), &Outcome::Unsupported { what: "x".into() }, false), Verdict::Unsupported);
+        assert_eq!(judge(&v(1), &Outcome::ConsumerFault { what: "panic".into() }, false), Verdict::Disagree);
+    }
+
+    #[test]
+    fn exact_ignores_unspecified_offset_only() {
+        let a = Outcome::IllFormed { rule: id::EXPR_DECODE_UNKNOWN_OPCODE, at: None };
+        let b = Outcome::IllFormed { rule: id::EXPR_DECODE_UNKNOWN_OPCODE, at: Some(3) };
+        assert!(exact(&a, &b));
+        assert!(!exact(&b, &Outcome::IllFormed { rule: id::EXPR_DECODE_UNKNOWN_OPCODE, at: Some(4) }));
+        assert!(!exact(&a, &Outcome::IllFormed { rule: id::EXPR_DECODE_TRUNCATED_OPERAND, at: Some(3) }));
+    }
+}

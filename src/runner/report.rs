@@ -1,0 +1,177 @@
+//! Reports of a run: a human summary, JSON (`--json`) and JUnit XML
+//! (`--junit FILE`).
+
+use super::compare::Verdict;
+use super::{Failure, Finding, Summary};
+use crate::outcome::CfiOutcome;
+use std::fmt::Write as _;
+
+/// A CFI outcome as one line of text (tables as llvm-dwarfdump-like rows).
+pub fn cfi_text(o: &CfiOutcome) -> String {
+    match o {
+        CfiOutcome::Table(t) => {
+            let rows: Vec<String> = t
+                .rows
+                .iter()
+                .map(|r| {
+                    let regs: Vec<String> = r.registers.iter().map(|(k, v)| format!("r{k}={v:?}")).collect();
+                    format!("[{:#x},{:#x}) cfa={:?} {}", r.start, r.end, r.cfa, regs.join(" "))
+                })
+                .collect();
+            format!("table fde@{:#x}: {}", t.fde_offset, rows.join("; "))
+        }
+        CfiOutcome::IllFormed { rule, at } => format!("ill-formed [{rule}] at {at:?}"),
+        CfiOutcome::EvalError { rule, at } => format!("evaluation error [{rule}] at {at:?}"),
+        CfiOutcome::Budget { budget, at } => format!("budget exceeded: {budget:?} at {at:?}"),
+        CfiOutcome::Unsupported { what } => format!("unsupported: {what}"),
+        CfiOutcome::ConsumerFault { what } => format!("consumer fault: {what}"),
+    }
+}
+
+fn finding_text(f: &Finding) -> String {
+    match f {
+        Finding::ReferenceVsExpect => "reference does not meet the hand-derived expectation".into(),
+        Finding::FastVsExpect => "fast does not meet the hand-derived expectation".into(),
+        Finding::FastVsReference => "fast and reference disagree".into(),
+        Finding::Consumer { consumer, gated } => {
+            format!("{consumer} disagrees with the reference{}", if *gated { " (gated)" } else { "" })
+        }
+    }
+}
+
+/// The human summary: per-consumer counts, then the first `show` findings
+/// with disassembly, every consumer's outcome and the reference's trace.
+pub fn text(title: &str, s: &Summary, show: usize) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{title}: {} expression cases, {} CFI cases", s.expr_cases, s.cfi_cases);
+    if s.cfi_cases > 0 {
+        let _ = writeln!(out, "  reference row tables: {} rows", s.reference_rows);
+    }
+    let kinds: Vec<String> = s.reference_kinds.iter().map(|(k, n)| format!("{k} {n}")).collect();
+    let _ = writeln!(out, "  reference outcomes: {}", kinds.join(", "));
+    if s.expectations > 0 {
+        let _ = writeln!(
+            out,
+            "  hand-derived expectations: {} checked; reference met {}, fast met {}",
+            s.expectations, s.expectations_met_reference, s.expectations_met_fast
+        );
+    }
+    let used: Vec<Verdict> = Verdict::ALL
+        .iter()
+        .copied()
+        .filter(|v| s.verdicts.values().any(|m| m.get(v).copied().unwrap_or(0) > 0))
+        .collect();
+    let _ = write!(out, "  {:<12}", "consumer");
+    for v in &used {
+        let _ = write!(out, " {:>21}", v.label());
+    }
+    let _ = writeln!(out);
+    for (name, m) in &s.verdicts {
+        let _ = write!(out, "  {name:<12}");
+        for v in &used {
+            let _ = write!(out, " {:>21}", m.get(v).copied().unwrap_or(0));
+        }
+        let _ = writeln!(out);
+    }
+    if s.failure_count == 0 {
+        let _ = writeln!(out, "  no disagreements");
+    } else {
+        let _ = writeln!(
+            out,
+            "  {} finding(s){}",
+            s.failure_count,
+            if s.failed { "; the run FAILS" } else { " (none gated)" }
+        );
+    }
+    for f in s.failures.iter().take(show) {
+        let _ = writeln!(out);
+        failure_text(&mut out, f);
+    }
+    if s.failure_count > show.min(s.failures.len()) {
+        let _ = writeln!(out, "\n  ... {} more (use --json for all)", s.failure_count - show.min(s.failures.len()));
+    }
+    out
+}
+
+fn failure_text(out: &mut String, f: &Failure) {
+    let _ = writeln!(out, "  == {}: {} ({})", finding_text(&f.finding), f.case, f.origin);
+    if !f.rules.is_empty() {
+        let _ = writeln!(out, "     rules:    {}", f.rules.join(", "));
+    }
+    let _ = writeln!(out, "     input:    {}", f.input);
+    if let Some(e) = &f.expected {
+        let _ = writeln!(out, "     expected: {e}");
+    }
+    for (n, o) in &f.outcomes {
+        let _ = writeln!(out, "     {:<9} {o}", format!("{n}:"));
+    }
+    if !f.trace.is_empty() {
+        let _ = writeln!(out, "     reference trace:");
+        for t in &f.trace {
+            let _ = writeln!(out, "       {t}");
+        }
+    }
+}
+
+/// The summary as JSON.
+pub fn json(title: &str, s: &Summary) -> String {
+    let v = serde_json::json!({ "job": title, "summary": s });
+    serde_json::to_string_pretty(&v).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+}
+
+fn xml_escape(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}
+
+/// The summary as JUnit XML: one test suite per consumer; each finding is a
+/// failed test case, and the agreeing cases are one passed test case per
+/// consumer (real inputs have hundreds of thousands of cases).
+pub fn junit(title: &str, s: &Summary) -> String {
+    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    let _ = writeln!(out, "<testsuites name=\"{}\">", xml_escape(title));
+    let mut suites: Vec<(String, Vec<&Failure>)> = vec![("expectations".into(), Vec::new())];
+    for name in s.verdicts.keys() {
+        suites.push((name.clone(), Vec::new()));
+    }
+    for f in &s.failures {
+        let suite = match &f.finding {
+            Finding::ReferenceVsExpect | Finding::FastVsExpect => "expectations".to_string(),
+            Finding::FastVsReference => "fast".to_string(),
+            Finding::Consumer { consumer, .. } => consumer.clone(),
+        };
+        if let Some(entry) = suites.iter_mut().find(|(n, _)| *n == suite) {
+            entry.1.push(f);
+        }
+    }
+    for (name, fails) in suites {
+        let total = fails.len() + 1;
+        let _ = writeln!(
+            out,
+            "  <testsuite name=\"{}\" tests=\"{total}\" failures=\"{}\">",
+            xml_escape(&name),
+            fails.len()
+        );
+        let agreed = if name == "expectations" {
+            format!("{} expectation(s) checked", s.expectations)
+        } else {
+            let n = s.verdicts.get(&name).and_then(|m| m.get(&Verdict::Agree)).copied().unwrap_or(0);
+            format!("{n} case(s) agree with the reference")
+        };
+        let _ = writeln!(out, "    <testcase classname=\"{}\" name=\"{}\"/>", xml_escape(&name), xml_escape(&agreed));
+        for f in fails {
+            let mut body = String::new();
+            failure_text(&mut body, f);
+            let _ = writeln!(
+                out,
+                "    <testcase classname=\"{}\" name=\"{}\"><failure message=\"{}\">{}</failure></testcase>",
+                xml_escape(&name),
+                xml_escape(&format!("{} ({})", f.case, f.origin)),
+                xml_escape(&finding_text(&f.finding)),
+                xml_escape(&body)
+            );
+        }
+        let _ = writeln!(out, "  </testsuite>");
+    }
+    out.push_str("</testsuites>\n");
+    out
+}
