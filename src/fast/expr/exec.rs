@@ -925,8 +925,14 @@ impl<'a> Ev<'a> {
         }
     }
 
+    /// Appends a part, checking the composite's total size against the
+    /// largest address space (rule `composite.too-large`) and the size budget.
     fn add_part(&self, s: &mut Scratch, idx: u32, bits: u64, loc: Loc) -> Res<()> {
         let total = s.comps[idx as usize].total_bits.saturating_add(bits);
+        let max_abits = self.ctx.target.address_spaces.iter().map(|a| a.address_bits).max().unwrap_or(64);
+        if max_abits < 61 && u128::from(total) > 1u128 << (max_abits + 3) {
+            return Err(Fail::Ill(R::COMPOSITE_TOO_LARGE));
+        }
         if total > self.ctx.budgets.size_bytes.saturating_mul(8) {
             return Err(Fail::Budget(BudgetKind::Size));
         }
