@@ -137,7 +137,12 @@ fn build_ctx(k: &Knobs) -> Context {
     let big = target.endian == Endian::Big;
     let abytes = target.address_bytes() as usize;
     let mut c = Context::new(Arc::new(target));
-    c.vendor = if k.target == 2 { VendorProfile::dwarf5() } else { VendorProfile::gnu() };
+    c.vendor = match k.target {
+        0 => VendorProfile::gnu(),
+        1 => VendorProfile::hetero_2020(),
+        2 => VendorProfile::dwarf5(),
+        _ => VendorProfile::llvm_user(),
+    };
     let word = |v: u64| -> Vec<u8> {
         if big {
             v.to_be_bytes()[8 - abytes..].to_vec()
