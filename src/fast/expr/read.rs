@@ -79,7 +79,10 @@ impl Ev<'_> {
         let mut track = IpTrack::default();
         let r = self.read_bits(s, l, 0, u64::from(t.bits), &mut buf, 0, &mut track);
         let out = r.and_then(|()| match track.ip {
-            None => Ok(Ent::Val(self.val_from_memory_order(s, t, &buf))),
+            // Retrieved bits are in storage order; a big-endian type of whole
+            // bytes is then byte-reversed, others are taken as they are.
+            None if t.bits % 8 == 0 => Ok(Ent::Val(self.val_from_memory_order(s, t, &buf))),
+            None => Ok(Ent::Val(s.make_val(t, &buf))),
             Some(ip) => {
                 let whole = self.ip_bits(&ip);
                 if track.consistent && !track.other && u64::from(t.bits) == whole {
@@ -113,7 +116,7 @@ impl Ev<'_> {
                     .read_memory(aspace, (bit / 8) as u64, &mut b[..n])
                     .map_err(|_| Fail::Eval(R::OP_DEREF_MEMORY_UNREADABLE))
             }
-            Loc::Reg { regno, bit } if bit % 8 == 0 => {
+            Loc::Reg { regno, bit } if bit % 8 == 0 && !self.big_endian_target() => {
                 let Some(reg) = self.ctx.target.register(regno) else {
                     return Some(Err(Fail::Eval(R::REG_UNKNOWN_REGISTER_READ)));
                 };
@@ -133,6 +136,12 @@ impl Ev<'_> {
             }
             Ent::Val(Val { ty: t, lo: u128::from_le_bytes(b), wide: NONE })
         }))
+    }
+
+    /// Whether the target stores multi-byte values most significant byte first.
+    #[inline]
+    fn big_endian_target(&self) -> bool {
+        self.ctx.target.endian == crate::target::Endian::Big
     }
 
     /// Size in **bits** of the memory storage of address space `aspace`.
@@ -208,17 +217,36 @@ impl Ev<'_> {
                 if start.checked_add(n).is_none_or(|e| e > u64::from(reg.bits)) {
                     return Err(Fail::Eval(R::OP_DEREF_PAST_STORAGE_END));
                 }
-                let first = (start / 8) as usize;
-                let sub = start % 8;
-                let count = (sub + n).div_ceil(8) as usize;
-                with_buf(count, |buf| {
-                    self.ctx.read_register(regno, first, buf).map_err(|e| match e {
-                        ContextError::NoSuchRegister(_) => Fail::Eval(R::REG_UNKNOWN_REGISTER_READ),
-                        _ => Fail::Eval(R::CTX_REGISTER_UNAVAILABLE),
-                    })?;
-                    copy_bits(buf, sub, dst, dst_bit, n);
-                    Ok(())
-                })
+                let reg_err = |e| match e {
+                    ContextError::NoSuchRegister(_) => Fail::Eval(R::REG_UNKNOWN_REGISTER_READ),
+                    _ => Fail::Eval(R::CTX_REGISTER_UNAVAILABLE),
+                };
+                if !self.big_endian_target() {
+                    // Little-endian: target byte order is significance order.
+                    let first = (start / 8) as usize;
+                    let sub = start % 8;
+                    let count = (sub + n).div_ceil(8) as usize;
+                    return with_buf(count, |buf| {
+                        self.ctx.read_register(regno, first, buf).map_err(reg_err)?;
+                        copy_bits(buf, sub, dst, dst_bit, n);
+                        Ok(())
+                    });
+                }
+                // Big-endian: bit offsets count from the least significant
+                // end of the register's value (rule `reg.storage-size`); the
+                // bits read are laid out as the target stores a value of that
+                // size (whole bytes: most significant byte first).
+                let size = (reg.bits / 8) as usize;
+                let mut whole = vec![0u8; size];
+                self.ctx.read_register(regno, 0, &mut whole).map_err(reg_err)?;
+                whole.reverse();
+                let mut part = vec![0u8; n.div_ceil(8) as usize];
+                copy_bits(&whole, start, &mut part, 0, n);
+                if n % 8 == 0 {
+                    part.reverse();
+                }
+                copy_bits(&part, 0, dst, dst_bit, n);
+                Ok(())
             }
             Loc::Imp { start, len, bit } => {
                 track.other = true;
