@@ -81,7 +81,7 @@ impl Ev<'_> {
         let out = r.and_then(|()| match track.ip {
             // Retrieved bits are in storage order; a big-endian type of whole
             // bytes is then byte-reversed, others are taken as they are.
-            None if t.bits % 8 == 0 => Ok(Ent::Val(self.val_from_memory_order(s, t, &buf))),
+            None if t.bits.is_multiple_of(8) => Ok(Ent::Val(self.val_from_memory_order(s, t, &buf))),
             None => Ok(Ent::Val(s.make_val(t, &buf))),
             Some(ip) => {
                 let whole = self.ip_bits(&ip);
@@ -242,7 +242,7 @@ impl Ev<'_> {
                 whole.reverse();
                 let mut part = vec![0u8; n.div_ceil(8) as usize];
                 copy_bits(&whole, start, &mut part, 0, n);
-                if n % 8 == 0 {
+                if n.is_multiple_of(8) {
                     part.reverse();
                 }
                 copy_bits(&part, 0, dst, dst_bit, n);
