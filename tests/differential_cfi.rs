@@ -122,7 +122,13 @@ fn insn(cie: bool) -> impl Strategy<Value = Vec<u8>> {
     let off = prop_oneof![30 => 0u64..64, 1 => any::<u64>()];
     let soff = prop_oneof![30 => -64i64..64, 1 => any::<i64>()];
     let asp = prop_oneof![12 => Just(0u64), 1 => 1u64..3];
-    let blk = prop::collection::vec(any::<u8>(), 0..4);
+    // Expression bytes: operations (some forbidden in CFI) mixed with operands.
+    let op_byte = prop_oneof![
+        12 => prop::sample::select(vec![0x0cu8, 0x92, 0x77, 0x08, 0x06, 0x22, 0x03, 0x96, 0xe9, 0x10]),
+        1 => prop::sample::select(vec![0x9cu8, 0x97, 0xa1, 0xa3, 0xf3, 0x91]),
+        2 => any::<u8>(),
+    ];
+    let blk = prop::collection::vec(op_byte, 0..6);
     prop_oneof![
         adv => (0u8..8).prop_map(|d| vec![0x40 | d]),
         mid => any::<u8>().prop_map(|d| vec![0x02, d]),
@@ -339,5 +345,300 @@ fn dump_case_sections() {
             let kind = if sec.kind == FrameKind::EhFrame { "eh_frame" } else { "debug_frame" };
             std::fs::write(format!("{stem}.kind"), format!("{kind} {:#x} {off}", sec.address)).unwrap();
         }
+    }
+}
+
+/// Real input: every FDE of an ELF's `.eh_frame` (default: libLLVM 19),
+/// reference vs fast, plus the time of `fast::cfi::build_all`. Run with
+/// `CFI_ELF=/path cargo test --release --test differential_cfi real_eh_frame -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn real_eh_frame() {
+    use object::{Object, ObjectSection};
+    let path = std::env::var("CFI_ELF").unwrap_or_else(|_| "/usr/lib/llvm-19/lib/libLLVM.so.19.1".into());
+    let Ok(data) = std::fs::read(&path) else { return };
+    let obj = object::File::parse(&*data).unwrap();
+    let target = Arc::new(presets::x86_64());
+    for name in [".eh_frame", ".debug_frame"] {
+        let Some(s) = obj.section_by_name(name) else { continue };
+        let kind = if name == ".eh_frame" { FrameKind::EhFrame } else { FrameKind::DebugFrame };
+        let mut sec = CfiSection::new(kind, s.data().unwrap().to_vec(), s.address(), target.clone());
+        sec.text_base = obj.section_by_name(".text").map(|t| t.address());
+        sec.data_base = obj.section_by_name(".got").map(|t| t.address());
+        let sec = Arc::new(sec);
+        // Timing of the whole-section fast build (best of 5).
+        let mut best = std::time::Duration::MAX;
+        let mut stats = None;
+        let loops: usize = std::env::var("CFI_LOOPS").ok().and_then(|v| v.parse().ok()).unwrap_or(5);
+        for _ in 0..loops {
+            let t = std::time::Instant::now();
+            let r = fast::cfi::build_all(&sec);
+            best = best.min(t.elapsed());
+            stats = Some(r);
+        }
+        let (st, sink) = stats.unwrap();
+        println!(
+            "{path} {name}: {} FDEs ({} ok), {} rows, {} cells; fast build_all best {:?}",
+            st.fdes, st.ok, sink.rows, sink.cells, best
+        );
+        if std::env::var("CFI_FAST_ONLY").is_ok() {
+            continue;
+        }
+        if kind == FrameKind::EhFrame {
+            // The same work by gimli, on this machine now (timing baseline only).
+            use gimli::{BaseAddresses, CieOrFde, EhFrame, LittleEndian, UnwindContext, UnwindSection};
+            let eh = EhFrame::new(&sec.bytes, LittleEndian);
+            let mut bases = BaseAddresses::default().set_eh_frame(sec.address);
+            if let Some(t) = sec.text_base {
+                bases = bases.set_text(t);
+            }
+            if let Some(g) = sec.data_base {
+                bases = bases.set_got(g);
+            }
+            let mut best = std::time::Duration::MAX;
+            let mut rows = 0u64;
+            for _ in 0..loops {
+                let t = std::time::Instant::now();
+                let mut ctx = UnwindContext::new();
+                let mut entries = eh.entries(&bases);
+                rows = 0;
+                while let Ok(Some(e)) = entries.next() {
+                    if let CieOrFde::Fde(p) = e {
+                        let Ok(fde) = p.parse(|s, b, o| s.cie_from_offset(b, o)) else { continue };
+                        let Ok(mut table) = fde.rows(&eh, &bases, &mut ctx) else { continue };
+                        while let Ok(Some(_)) = table.next_row() {
+                            rows += 1;
+                        }
+                    }
+                }
+                best = best.min(t.elapsed());
+            }
+            println!("  gimli 0.34 same machine: {rows} rows, best {best:?}");
+        }
+        // Reference vs fast on every FDE; tally outcomes.
+        let mut hist = std::collections::BTreeMap::<String, u64>::new();
+        let mut rows = 0u64;
+        let mut disagree = 0;
+        let t = std::time::Instant::now();
+        for off in sec.fde_offsets() {
+            let off = off.unwrap();
+            let c = case("real", sec.clone(), off);
+            let r = reference::cfi::frame_table(&c);
+            let f = fast::cfi::frame_table(&c);
+            if r != f {
+                disagree += 1;
+                if disagree < 5 {
+                    println!("DISAGREE at {off:#x}:\n  ref  {r:?}\n  fast {f:?}");
+                }
+            }
+            let key = match &r {
+                CfiOutcome::Table(t) => {
+                    rows += t.rows.len() as u64;
+                    "table".to_string()
+                }
+                o => format!("{} {}", o.kind(), o.rule().map(|x| x.to_string()).unwrap_or_default()),
+            };
+            *hist.entry(key).or_default() += 1;
+        }
+        println!("  reference+fast per-FDE tables in {:?}; normalised rows {rows}; outcomes {hist:?}", t.elapsed());
+        assert_eq!(disagree, 0);
+    }
+}
+
+// ---------------------------------------------------------------- budgets
+
+/// x86-64 `.debug_frame`, version 4 CIE "def_cfa r7+8" (padded to 24
+/// bytes), one FDE at 24 whose instructions start at 48.
+fn one_fde(fde_insns: Vec<u8>) -> (Arc<CfiSection>, u64) {
+    one_fde_range(fde_insns, 0x10)
+}
+
+fn one_fde_range(fde_insns: Vec<u8>, pc_range: u64) -> (Arc<CfiSection>, u64) {
+    let target = Arc::new(presets::x86_64());
+    let layout = SectionLayout {
+        kind: FrameKind::DebugFrame,
+        format: Format::Dwarf32,
+        address: 0,
+        text_base: None,
+        data_base: None,
+        pad: true,
+        cie: CieLayout {
+            version: 4,
+            augmentation: vec![],
+            address_size: None,
+            segment_selector_size: 0,
+            code_align: 1,
+            data_align: -8,
+            return_address_register: 16,
+            eh_ptr: 0,
+            fde_encoding: None,
+            lsda_encoding: None,
+            personality: None,
+            augmentation_data: None,
+            instructions: vec![0x0c, 7, 8],
+        },
+        fdes: vec![FdeLayout { pc_begin: 0x1000, pc_range, instructions: fde_insns, ..Default::default() }],
+    };
+    let (bytes, offs) = build(&layout, &target).unwrap();
+    assert_eq!(offs[0], 24);
+    (Arc::new(CfiSection::new(FrameKind::DebugFrame, bytes, 0, target)), 24)
+}
+
+fn both(sec: Arc<CfiSection>, off: u64) -> CfiOutcome {
+    let c = case("budget", sec, off);
+    let r = reference::cfi::frame_table(&c);
+    assert_eq!(r, fast::cfi::frame_table(&c));
+    r
+}
+
+#[test]
+fn instruction_budget() {
+    use dwarfcheck::cfi::MAX_INSTRUCTIONS;
+    use dwarfcheck::outcome::BudgetKind;
+    let n = MAX_INSTRUCTIONS as usize;
+    // The CIE holds 7 instructions: def_cfa and 6 padding nops (18 bytes
+    // padded to 24). An FDE of n - 7 nops (sized to need no padding) fits.
+    let fit = n - 7 - (48 + n - 7) % 8;
+    let (s, o) = one_fde(vec![0; fit]);
+    assert!(matches!(both(s, o), CfiOutcome::Table(_)));
+    // With n nops in the FDE, instruction number n + 1 is FDE nop number
+    // n - 6 (1-based), at 48 + n - 7.
+    let (s, o) = one_fde(vec![0; n]);
+    assert_eq!(both(s, o), CfiOutcome::Budget { budget: BudgetKind::Steps, at: Some(48 + n as u64 - 7) });
+}
+
+#[test]
+fn register_rule_budget() {
+    use dwarfcheck::cfi::MAX_REGISTER_RULES;
+    use dwarfcheck::outcome::BudgetKind;
+    assert_eq!(MAX_REGISTER_RULES, 256);
+    // DW_CFA_undefined regN for N = 0..=256: 2 bytes for N < 128, 3 after.
+    let mut insns = Vec::new();
+    for r in 0..=256u64 {
+        insns.push(0x07);
+        insns.extend(uleb(r));
+    }
+    let (s, o) = one_fde(insns.clone());
+    // The 257th register (N = 256) is at 48 + 128 * 2 + 128 * 3 = 688.
+    assert_eq!(both(s, o), CfiOutcome::Budget { budget: BudgetKind::Size, at: Some(688) });
+    // 256 registers fit; re-setting one of them is not a new register.
+    insns.truncate(insns.len() - 3);
+    insns.extend([0x08, 5]);
+    let (s, o) = one_fde(insns);
+    let CfiOutcome::Table(t) = both(s, o) else { panic!("expected a table") };
+    assert_eq!(t.rows[0].registers.len(), 256);
+}
+
+#[test]
+fn table_cells_budget() {
+    use dwarfcheck::cfi::MAX_TABLE_CELLS;
+    use dwarfcheck::outcome::BudgetKind;
+    assert_eq!(MAX_TABLE_CELLS, 1 << 20);
+    // 127 registers (DW_CFA_undefined reg0..reg126, 2 bytes each): each
+    // row costs 1 + 127 = 128 cells, so 8192 rows make exactly 2^20 and
+    // the row closed by the 8193rd DW_CFA_advance_loc(1) is one too many.
+    let mut insns = Vec::new();
+    for r in 0..127u8 {
+        insns.extend([0x07, r]);
+    }
+    let mut ok = insns.clone();
+    ok.extend(std::iter::repeat_n(0x41, 8191)); // 8191 rows + the last one = 8192
+    let (s, o) = one_fde_range(ok, 0x10000);
+    let CfiOutcome::Table(t) = both(s, o) else { panic!("8192 rows fit") };
+    // Equal rules in every row: the normal form merges them into one.
+    assert_eq!((t.rows.len(), t.rows[0].start, t.rows[0].end), (1, 0x1000, 0x11000));
+    insns.extend(std::iter::repeat_n(0x41, 8193));
+    let (s, o) = one_fde_range(insns, 0x10000);
+    assert_eq!(both(s, o), CfiOutcome::Budget { budget: BudgetKind::Size, at: Some(48 + 254 + 8192) });
+}
+
+#[test]
+fn fde_offsets_stop_at_eh_frame_terminator() {
+    let target = Arc::new(presets::x86_64());
+    // CIE (24 bytes), two FDEs of 20 bytes each (at 24 and 44), terminator
+    // at 64, then bytes that are no entry at all.
+    let cie = "14000000 00000000 01 7a5200 01 78 10 01 03 0c0708 9001 0000";
+    let fde1 = "10000000 1c000000 00100000 10000000 00 000000";
+    let fde2 = "10000000 30000000 00200000 10000000 00 000000";
+    let hex = format!("{cie} {fde1} {fde2} 00000000 ffffffff ff");
+    let bytes = dwarfcheck::cfi::spec::parse_hex(&hex).unwrap();
+    let sec = Arc::new(CfiSection::new(FrameKind::EhFrame, bytes.clone(), 0, target.clone()));
+    let offs: Vec<_> = sec.fde_offsets().collect::<Result<_, _>>().unwrap();
+    assert_eq!(offs, vec![24, 44]);
+    assert!(matches!(both(sec.clone(), 44), CfiOutcome::Table(ref t) if t.rows[0].start == 0x2000));
+    // The same bytes as .debug_frame: no terminator; the zero length at 64
+    // is an entry too short for its id, and the walk reports it.
+    let dbg = CfiSection::new(FrameKind::DebugFrame, bytes, 0, target);
+    let walked: Vec<_> = dbg.entries().collect();
+    assert!(walked.last().unwrap().is_err());
+}
+
+// ------------------------------------------------- whole-section builder
+
+/// Concatenates generated `.eh_frame` sections (relative CIE pointers keep
+/// working; inner terminators dropped) so that FDEs of different CIEs
+/// alternate, then checks that the section walk (which caches each CIE's
+/// initial state) builds exactly what per-FDE builds do.
+fn multi_section(gs: &[Gen], target: Arc<Target>) -> Option<Arc<CfiSection>> {
+    let mut bytes = Vec::new();
+    for g in gs {
+        let mut g = g.clone();
+        g.eh = true;
+        g.arch = 0;
+        let (s, _) = section_of(&g)?;
+        // Both halves are written at address 0x4000; pcrel pointers shift
+        // with the concatenation, which is fine for this comparison.
+        bytes.extend_from_slice(&s.bytes[..s.bytes.len() - 4]);
+    }
+    bytes.extend([0, 0, 0, 0]);
+    Some(Arc::new(CfiSection::new(FrameKind::EhFrame, bytes, 0x4000, target)))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    #[test]
+    fn section_walk_equals_per_fde_builds(gs in prop::collection::vec(gen(), 1..4)) {
+        let target = Arc::new(presets::x86_64());
+        let Some(sec) = multi_section(&gs, target) else { return Ok(()) };
+        let (st, sink) = fast::cfi::build_all(&sec);
+        let mut rows = 0;
+        let mut cells = 0;
+        let mut ok = 0;
+        let mut fdes = 0;
+        for off in sec.fde_offsets() {
+            let off = off.unwrap();
+            fdes += 1;
+            let r = reference::cfi::frame_table(&case("m", sec.clone(), off));
+            let Ok((fde, cie)) = sec.parse_fde(off) else { continue };
+            let mut one = fast::cfi::CountingSink::default();
+            let res = fast::cfi::Builder::new().build_fde(&sec, &fde, &cie, &mut one);
+            prop_assert_eq!(res.is_ok(), matches!(r, CfiOutcome::Table(_)));
+            ok += u64::from(res.is_ok());
+            rows += one.rows;
+            cells += one.cells;
+        }
+        prop_assert_eq!((st.fdes, st.ok, sink.rows, sink.cells), (fdes, ok, rows, cells));
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1500, ..ProptestConfig::default() })]
+
+    /// Valid sections with a few bytes overwritten: headers, augmentation
+    /// data and instructions all get damaged; the builders must agree and
+    /// never panic.
+    #[test]
+    fn mutated_sections_agree(g in gen(), edits in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..4)) {
+        let Some((sec, off)) = section_of(&g) else { return Ok(()) };
+        let mut bytes = sec.bytes.to_vec();
+        for (i, b) in &edits {
+            let at = i.index(bytes.len());
+            bytes[at] = *b;
+        }
+        let sec = Arc::new(CfiSection::new(sec.kind, bytes, sec.address, sec.target.clone()));
+        let c = case("mutated", sec.clone(), off);
+        prop_assert_eq!(reference::cfi::frame_table(&c), fast::cfi::frame_table(&c));
+        let _ = fast::cfi::build_all(&sec);
     }
 }

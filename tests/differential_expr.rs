@@ -46,6 +46,32 @@ fn be32() -> Target {
     t.validate().unwrap()
 }
 
+/// A little-endian target with 16-bit addresses (so composites can outgrow
+/// memory) and 16/32-bit registers.
+fn tiny16() -> Target {
+    use dwarfcheck::target::{Arch, Register};
+    Target {
+        name: "tiny16".into(),
+        arch: Arch::Other,
+        endian: Endian::Little,
+        registers: (0..8)
+            .map(|i| Register { number: i, name: format!("r{i}"), bits: if i < 6 { 16 } else { 32 } })
+            .collect(),
+        address_spaces: vec![AddressSpace {
+            number: 0,
+            name: "memory".into(),
+            address_bits: 16,
+            per_thread: false,
+            per_lane: false,
+        }],
+        lanes: 1,
+        vendor: VendorProfile::gnu(),
+        return_address_register: 0,
+    }
+    .validate()
+    .unwrap()
+}
+
 /// Context knobs chosen by the generator.
 #[derive(Debug, Clone)]
 struct Knobs {
@@ -62,7 +88,7 @@ struct Knobs {
 }
 
 fn knobs() -> impl Strategy<Value = Knobs> {
-    (0u8..3, 0u8..3, any::<bool>(), 0u8..8, 0u8..5, 0u8..5, any::<bool>(), 0u8..3, prop::bool::weighted(0.1), 0u8..8)
+    (0u8..4, 0u8..3, any::<bool>(), 0u8..8, 0u8..5, 0u8..5, any::<bool>(), 0u8..3, prop::bool::weighted(0.1), 0u8..8)
         .prop_map(|(target, result, cfa, frame_base, object, initial, tls, cu, synthetic, steps)| Knobs {
             target,
             result,
@@ -105,12 +131,18 @@ fn build_ctx(k: &Knobs) -> Context {
     let target = match k.target {
         0 => presets::x86_64(),
         1 => presets::aarch64(),
-        _ => be32(),
+        2 => be32(),
+        _ => tiny16(),
     };
     let big = target.endian == Endian::Big;
     let abytes = target.address_bytes() as usize;
     let mut c = Context::new(Arc::new(target));
-    c.vendor = if k.target == 2 { VendorProfile::dwarf5() } else { VendorProfile::gnu() };
+    c.vendor = match k.target {
+        0 => VendorProfile::gnu(),
+        1 => VendorProfile::hetero_2020(),
+        2 => VendorProfile::dwarf5(),
+        _ => VendorProfile::llvm_user(),
+    };
     let word = |v: u64| -> Vec<u8> {
         if big {
             v.to_be_bytes()[8 - abytes..].to_vec()
@@ -278,7 +310,7 @@ fn emit(out: &mut Vec<u8>, op: &GenOp, big: bool, abytes: usize, obytes: usize) 
         }
         37 | 38 => {
             out.push(0x93);
-            write_uleb(out, [1, 2, 4, 8, 16, 3, 0][(a % 7) as usize]);
+            write_uleb(out, [1, 2, 4, 8, 16, 3, 0, 4000, 9000][(a % 9) as usize]);
         }
         39 => {
             out.push(0x9d);
@@ -376,7 +408,36 @@ fn emit(out: &mut Vec<u8>, op: &GenOp, big: bool, abytes: usize, obytes: usize) 
                 _ => write_uleb(out, die),
             }
         }
-        _ => out.push(0x30 + (b % 32) as u8),
+        61 => {
+            // Two constants of one base type and a binary operation on them.
+            for k in 0..2u64 {
+                emit(out, &(51, a, b.rotate_left(17 * k as u32) | 2), big, abytes, obytes);
+            }
+            out.push(
+                [0x1a, 0x1b, 0x1c, 0x1d, 0x1e, 0x21, 0x22, 0x24, 0x25, 0x26, 0x27, 0x29, 0x2a, 0x2b, 0x2c, 0x2d, 0x2e]
+                    [(b % 17) as usize],
+            );
+        }
+        62 => {
+            // An implicit pointer read back whole (or not), then used.
+            emit(out, &(49, a, b), big, abytes, obytes);
+            if b % 3 == 0 {
+                out.push(0x12);
+            }
+            emit(out, &([41, 40, 42, 41][(b % 4) as usize], a, b), big, abytes, obytes);
+            out.push([0x9f, 0x12, 0x96, 0x22, 0x93][(a % 5) as usize]);
+            if a % 5 == 4 {
+                out.push(0x04);
+            }
+        }
+        _ => {
+            // A typed constant converted or reinterpreted (maybe twice).
+            emit(out, &(51, a, b | 2), big, abytes, obytes);
+            emit(out, &(54 + (b % 2) as u8, a.rotate_left(13), b | 1), big, abytes, obytes);
+            if a % 3 == 0 {
+                emit(out, &(54, b, a | 1), big, abytes, obytes);
+            }
+        }
     }
 }
 
@@ -468,6 +529,16 @@ proptest! {
     ) {
         check(&k, &prelude, &ops, m)?;
     }
+
+    #[test]
+    fn fast_agrees_on_raw_bytes(k in knobs(), bytes in prop::collection::vec(any::<u8>(), 0..40)) {
+        let ctx = build_ctx(&k);
+        let Some(want) = reference_outcome(&bytes, &ctx) else {
+            let _ = fast::expr::evaluate(&bytes, &ctx);
+            return Ok(());
+        };
+        prop_assert_eq!(comparable(fast::expr::evaluate(&bytes, &ctx)), want, "bytes {:02x?} ctx {:?}", bytes, k);
+    }
 }
 
 /// Prints how generated cases end (run with `--nocapture`), so the
@@ -544,6 +615,28 @@ fn timing() {
         vec![0xa5, 0x11, 0x31, 0xa4, 0x31, 0x08, 0, 0, 0, 0, 0, 0, 0xf0, 0x3f, 0x1e, 0x9f], // regval*const mul
     ];
     let n = 200_000;
+    if let Some(i) = std::env::var("TIMING_EXPR").ok().and_then(|v| v.parse::<usize>().ok()) {
+        // One expression only, for instruction counts under `perf stat`.
+        let compiled = std::env::var("TIMING_EVALUATE").is_err();
+        let p = Program::compile(&exprs[i], &ctx);
+        let mut s = Scratch::new();
+        if std::env::var("TIMING_GIMLI").is_ok() {
+            let iters: usize = std::env::var("TIMING_ITERS").ok().and_then(|v| v.parse().ok()).unwrap_or(1_000_000);
+            for _ in 0..iters {
+                std::hint::black_box(gimli_eval(&exprs[i]));
+            }
+            return;
+        }
+        let iters: usize = std::env::var("TIMING_ITERS").ok().and_then(|v| v.parse().ok()).unwrap_or(1_000_000);
+        for _ in 0..iters {
+            if compiled {
+                std::hint::black_box(p.run(&ctx, &mut s));
+            } else {
+                std::hint::black_box(fast::expr::evaluate(&exprs[i], &ctx));
+            }
+        }
+        return;
+    }
     for (name, compiled) in [("evaluate", false), ("compiled run", true)] {
         let progs: Vec<Program> = exprs.iter().map(|e| Program::compile(e, &ctx)).collect();
         let mut s = Scratch::new();
@@ -575,4 +668,68 @@ fn timing() {
         }
     }
     println!("reference: {:.1} ns/expr", t.elapsed().as_nanos() as f64 / (m * exprs.len()) as f64);
+}
+
+/// gimli's evaluation of `bytes` with every request answered (for timing
+/// comparisons only).
+fn gimli_eval(bytes: &[u8]) -> usize {
+    use gimli::{EndianSlice, EvaluationResult, Expression, LittleEndian};
+    let enc = gimli::Encoding { format: gimli::Format::Dwarf32, version: 5, address_size: 8 };
+    let mut eval = Expression(EndianSlice::new(bytes, LittleEndian)).evaluation(enc);
+    let mut r = eval.evaluate();
+    loop {
+        match r {
+            Ok(EvaluationResult::Complete) => break,
+            Ok(EvaluationResult::RequiresRegister { .. }) => {
+                r = eval.resume_with_register(gimli::Value::Generic(0x1000))
+            }
+            Ok(EvaluationResult::RequiresFrameBase) => r = eval.resume_with_frame_base(0x1030),
+            Ok(EvaluationResult::RequiresMemory { .. }) => r = eval.resume_with_memory(gimli::Value::Generic(0x1234)),
+            Ok(EvaluationResult::RequiresBaseType(_)) => {
+                r = eval.resume_with_base_type(gimli::ValueType::F64);
+            }
+            _ => return 0,
+        }
+    }
+    eval.result().len()
+}
+
+/// Every bundled expression case (hand-derived expectations written from the
+/// spec) gives the same outcome from the fast evaluator as its expectation
+/// and as the reference.
+#[test]
+fn bundled_cases_agree() {
+    use dwarfcheck::case::{yaml, Case};
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("specs/cases/expr");
+    let files = yaml::find_case_files(&[dir]).unwrap();
+    let mut n = 0;
+    let mut bad = Vec::new();
+    for f in files {
+        let cases = yaml::load_file(&f).unwrap_or_else(|e| panic!("{}: {e:?}", f.display()));
+        for case in cases {
+            let Case::Expr(c) = case else { continue };
+            n += 1;
+            let got = comparable(fast::expr::evaluate(&c.expr, &c.ctx));
+            let reference = comparable(reference::expr::evaluate(&c.expr, &c.ctx));
+            if got != reference || c.expect.as_ref().is_some_and(|e| !matches_expectation(e, &got)) {
+                bad.push(format!(
+                    "{} {}: fast {got} / reference {reference} / expected {:?}",
+                    c.origin, c.name, c.expect
+                ));
+            }
+        }
+    }
+    assert!(n > 0, "no cases found");
+    assert!(bad.is_empty(), "{} of {n} cases disagree:\n{}", bad.len(), bad.join("\n"));
+}
+
+/// Whether `got` meets a case expectation; an expectation without `at`
+/// accepts any offset.
+fn matches_expectation(want: &Outcome, got: &Outcome) -> bool {
+    match (want, got) {
+        (Outcome::IllFormed { rule: a, at: None }, Outcome::IllFormed { rule: b, .. })
+        | (Outcome::EvalError { rule: a, at: None }, Outcome::EvalError { rule: b, .. }) => a == b,
+        (Outcome::Budget { budget: a, at: None }, Outcome::Budget { budget: b, .. }) => a == b,
+        _ => comparable(want.clone()) == *got,
+    }
 }

@@ -198,3 +198,21 @@ fn structured_form_has_offsets_and_nesting() {
     assert_eq!(ops[2].offset, 6);
     assert_eq!(ops[1].text, "DW_OP_entry_value(DW_OP_breg7 RSP+8, DW_OP_deref)");
 }
+
+#[test]
+fn aarch64_accepts_llvm_w_names() {
+    // llvm-dwarfdump-19 printed these for an AArch64 object built with
+    // llvm-mc (DW_OP_reg0, DW_OP_reg31, DW_OP_breg15 0).
+    let t = presets::aarch64();
+    let g = VendorProfile::gnu();
+    let a = |s: &str| assemble(s, &t, &g, Format::Dwarf32, 8);
+    assert_eq!(a("DW_OP_reg0 W0, DW_OP_reg31 WSP, DW_OP_breg15 W15+0"), Ok(vec![0x50, 0x6f, 0x7f, 0x00]));
+    assert_eq!(a("DW_OP_regx w30"), Ok(vec![0x90, 0x1e]));
+    assert_eq!(a("DW_OP_bregx x29 -16"), Ok(vec![0x92, 0x1d, 0x70]));
+    assert!(a("DW_OP_regx w31").is_err());
+    assert!(a("DW_OP_regx w01").is_err());
+    assert_eq!(a("DW_OP_reg1 W0").unwrap_err().offset, 11);
+    assert_eq!(disassemble(&[0x50, 0x6f], &t, &g, Format::Dwarf32, 8), "DW_OP_reg0 X0, DW_OP_reg31 SP");
+    // On x86-64, `w0` is no register.
+    assert!(assemble("DW_OP_regx w0", &x86(), &g, Format::Dwarf32, 8).is_err());
+}

@@ -4,3 +4,4 @@
 pub mod cfi;
 pub mod decode;
 pub mod expr;
+mod parse;

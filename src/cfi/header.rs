@@ -580,6 +580,13 @@ impl CfiSection {
     /// walking a whole section without re-decoding shared CIEs.
     pub fn parse_fde_using(&self, offset: u64, cache: &mut Option<Cie>) -> Result<Fde, CfiError> {
         let e = self.entry_at(offset)?;
+        self.parse_fde_entry(&e, cache)
+    }
+
+    /// As [`CfiSection::parse_fde_using`], for an entry already delimited
+    /// by [`CfiSection::entries`] (saves reading its length twice).
+    pub fn parse_fde_entry(&self, e: &Entry, cache: &mut Option<Cie>) -> Result<Fde, CfiError> {
+        let offset = e.offset;
         let EntryKind::Fde { cie_offset } = e.kind else {
             return Err(CfiError::ill(id::CFI_FDE_CIE_POINTER_INVALID, offset, "not an FDE"));
         };
@@ -737,6 +744,98 @@ impl Iterator for Entries<'_> {
             Err(err) => {
                 self.done = true;
                 Some(Err(err))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::target::presets;
+    use std::sync::Arc;
+
+    fn sec(kind: FrameKind, bytes: Vec<u8>, address: u64) -> CfiSection {
+        CfiSection::new(kind, bytes, address, Arc::new(presets::x86_64()))
+    }
+
+    /// A GCC-style .eh_frame CIE decoded field by field (hand-encoded).
+    #[test]
+    fn eh_frame_cie_fields() {
+        // len 0x1c, id 0, v1, "zPLR", caf 1, daf -8 (0x78), ra 16,
+        // aug len 7: P = 0x9b + sdata4 0x00001000, L = 0x1b, R = 0x1b; def_cfa r7 8; offset r16 1.
+        let b = vec![
+            0x1c, 0, 0, 0, 0, 0, 0, 0, 1, b'z', b'P', b'L', b'R', 0, 1, 0x78, 0x10, 7, 0x9b, 0, 0x10, 0, 0, 0x1b, 0x1b,
+            0x0c, 7, 8, 0x90, 1, 0, 0,
+        ];
+        let s = sec(FrameKind::EhFrame, b, 0x2000);
+        let c = s.parse_cie(0).unwrap();
+        assert_eq!((c.version, c.code_align, c.data_align, c.return_address_register), (1, 1, -8, 16));
+        assert_eq!(c.augmentation, "zPLR");
+        assert_eq!((c.fde_encoding, c.lsda_encoding), (0x1b, Some(0x1b)));
+        // Personality field at offset 19, address 0x2013; + 0x1000.
+        assert_eq!(c.personality, Some(0x3013));
+        assert_eq!(c.instructions, 25..32);
+        assert_eq!(c.address_size, 8);
+    }
+
+    /// Pointer applications on hand-computed values.
+    #[test]
+    fn pointer_applications() {
+        let mut s =
+            sec(FrameKind::EhFrame, vec![0xf0, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0x10, 0, 0, 0, 0, 0, 0, 0], 0x2000);
+        s.text_base = Some(0x400);
+        s.data_base = Some(0x800);
+        let rd = |enc, pos, f| s.read_pointer(enc, pos, 16, 8, f, id::CFI_INSN_TRUNCATED);
+        // sdata4 -16 at 0x2000: pcrel 0x1ff0, textrel 0x3f0, datarel 0x7f0, funcrel from 0x100 = 0xf0.
+        assert_eq!(rd(0x1b, 0, None).unwrap().value, 0x1ff0);
+        assert_eq!(rd(0x2b, 0, None).unwrap().value, 0x3f0);
+        assert_eq!(rd(0x3b, 0, None).unwrap().value, 0x7f0);
+        assert_eq!(rd(0x4b, 0, Some(0x100)).unwrap().value, 0xf0);
+        // udata4 0xfffffff0 is not sign-extended.
+        assert_eq!(rd(0x03, 0, None).unwrap().value, 0xffff_fff0);
+        // aligned from offset 1 (0x2001) skips to 8 (0x2008) and reads 8 bytes: 0x10.
+        let p = rd(0x50, 1, None).unwrap();
+        assert_eq!((p.value, p.next), (0x10, 16));
+        // indirect is reported, not followed.
+        assert!(rd(0x9b, 0, None).unwrap().indirect);
+        // Errors.
+        assert_eq!(rd(0x4b, 0, None).unwrap_err().rule, id::CFI_EH_PE_INVALID);
+        assert_eq!(rd(0x0d, 0, None).unwrap_err().rule, id::CFI_EH_PE_INVALID);
+        assert_eq!(rd(0xff, 0, None).unwrap_err().rule, id::CFI_EH_PE_INVALID);
+        assert_eq!(rd(0x04, 12, None).unwrap_err().rule, id::CFI_INSN_TRUNCATED);
+        s.text_base = None;
+        let e = s.read_pointer(0x2b, 0, 16, 8, None, id::CFI_INSN_TRUNCATED).unwrap_err();
+        assert_eq!((e.kind, e.rule), (ErrorKind::EvalError, id::CFI_EH_PE_BASE_UNKNOWN));
+    }
+
+    #[test]
+    fn bracketed_augmentations() {
+        assert!(is_bracketed(b"[llvm:v0.0]"));
+        assert!(is_bracketed(b"[abc:v0.0][def:v1.2:feature-a=on,feature-b=3]"));
+        assert!(!is_bracketed(b"[llvm]"));
+        assert!(!is_bracketed(b"[llvm:v1]"));
+        assert!(!is_bracketed(b"[llvm:v1.0"));
+        assert!(!is_bracketed(b"x[llvm:v1.0]"));
+    }
+
+    #[test]
+    fn never_panics_on_garbage() {
+        // Every offset of a few awkward sections, both kinds.
+        let inputs: [&[u8]; 4] = [
+            &[0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f],
+            &[8, 0, 0, 0, 4, 0, 0, 0, 0xff, 0xff, 0xff, 0xff],
+            &[4, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0, 0, 0],
+            &[0x0c, 0, 0, 0, 0, 0, 0, 0, 1, b'z', b'P', 0, 0, 0, 0],
+        ];
+        for b in inputs {
+            for kind in [FrameKind::DebugFrame, FrameKind::EhFrame] {
+                let s = sec(kind, b.to_vec(), u64::MAX - 3);
+                for off in 0..b.len() as u64 + 2 {
+                    let _ = s.parse_fde(off);
+                    let _ = s.parse_cie(off);
+                }
+                let _ = s.fde_offsets().count();
             }
         }
     }

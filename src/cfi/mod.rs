@@ -4,7 +4,7 @@
 //!
 //! - [`header`]: entry iteration, CIE/FDE header decoding, `DW_EH_PE_*`
 //!   pointer decoding ([`CfiSection::read_pointer`]);
-//! - [`write`]: building section bytes from a description (case files,
+//! - [`mod@write`]: building section bytes from a description (case files,
 //!   tests, fuzzing);
 //! - [`spec`]: the `cfi:` part of a YAML case and its expectations.
 //!
@@ -23,7 +23,13 @@
 //!   entries already on the implicit stack reports `Budget { Stack, at }`;
 //! - [`MAX_REGISTER_RULES`]: an instruction that would give an explicit
 //!   rule to a register while this many other registers already have one
-//!   reports `Budget { Size, at }`.
+//!   reports `Budget { Size, at }`;
+//! - [`MAX_TABLE_CELLS`]: each row closed (a non-empty row, when a
+//!   row-creation instruction or the end of the instructions ends it)
+//!   costs 1 + its number of register rules; when the total for the table
+//!   exceeds this, `Budget { Size, at }` names the instruction that closed
+//!   the row (the end of the FDE for the last row). This bounds the memory
+//!   of a table to O(cells).
 
 pub mod header;
 pub mod spec;
@@ -43,6 +49,9 @@ pub const MAX_REMEMBER_DEPTH: usize = 64;
 
 /// Maximum number of registers with an explicit rule in one row.
 pub const MAX_REGISTER_RULES: usize = 256;
+
+/// Maximum cells (rows plus register rules over all rows) in one table.
+pub const MAX_TABLE_CELLS: u64 = 1 << 20;
 
 /// DWARF register number of AArch64's `RA_SIGN_STATE` pseudo-register
 /// (AADWARF64 "DWARF register names", Note 8), toggled by

@@ -301,3 +301,55 @@ pub fn build(l: &SectionLayout, target: &Target) -> Result<(Vec<u8>, Vec<u64>), 
     }
     Ok((w.out, offsets))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::target::presets;
+
+    /// DWARF 5 Appendix D.6, Tables D.4 and D.5: the CIE is 40 bytes with
+    /// length 36, the FDE 44 bytes with length 40 (4-byte addresses).
+    #[test]
+    fn appendix_d6_sizes() {
+        let t = presets::x86_64();
+        let cie_insns =
+            vec![0x0c, 7, 0, 0x08, 0, 0x07, 1, 0x07, 2, 0x07, 3, 0x08, 4, 0x08, 5, 0x08, 6, 0x08, 7, 0x09, 8, 1];
+        let fde_insns = vec![
+            0x41, 0x0e, 12, 0x41, 0x88, 1, 0x41, 0x86, 2, 0x41, 0x0d, 6, 0x41, 0x84, 3, 0x4b, 0xc4, 0x41, 0xc6, 0x0d,
+            7, 0x41, 0xc8, 0x41, 0x0e, 0,
+        ];
+        let l = SectionLayout {
+            kind: FrameKind::DebugFrame,
+            format: Format::Dwarf32,
+            address: 0,
+            text_base: None,
+            data_base: None,
+            pad: true,
+            cie: CieLayout {
+                version: 4,
+                augmentation: vec![],
+                address_size: Some(4),
+                segment_selector_size: 0,
+                code_align: 4,
+                data_align: -4,
+                return_address_register: 8,
+                eh_ptr: 0,
+                fde_encoding: None,
+                lsda_encoding: None,
+                personality: None,
+                augmentation_data: None,
+                instructions: cie_insns,
+            },
+            fdes: vec![FdeLayout { pc_begin: 0x1000, pc_range: 84, instructions: fde_insns, ..Default::default() }],
+        };
+        let (b, offs) = build(&l, &t).unwrap();
+        assert_eq!(offs, vec![40]);
+        assert_eq!(&b[0..4], &[36, 0, 0, 0]);
+        assert_eq!(&b[4..8], &[0xff; 4]);
+        assert_eq!(&b[8..12], &[4, 0, 4, 0]); // version, augmentation, address_size, segment size
+        assert_eq!(&b[40..44], &[40, 0, 0, 0]);
+        assert_eq!(b.len(), 84);
+        // fde+40: DW_CFA_def_cfa_offset(0) ends at fde+42; fde+42, fde+43: DW_CFA_nop padding.
+        assert_eq!(&b[79..84], &[0x41, 0x0e, 0, 0, 0]);
+    }
+}

@@ -1,5 +1,16 @@
 //! The edition classifier (DESIGN §3): is an expression or CFI program plain
 //! DWARF 5, DWARF 5 plus GNU operations, or does it need hetero-2020?
+//!
+//! [`classify_expr`] / [`explain_expr`] handle DWARF expressions (rules in
+//! [`expr`]), [`classify_cfi`] / [`explain_cfi`] call frame instructions
+//! (rules in [`cfi`]). The classifier decodes with `crate::asm::decode`,
+//! never with an evaluator's decoder.
+
+pub mod cfi;
+pub mod expr;
+
+pub use cfi::{classify_cfi, explain_cfi};
+pub use expr::{classify_expr, explain_expr, Usage};
 
 use serde::{Deserialize, Serialize};
 
@@ -14,4 +25,80 @@ pub enum Edition {
     Dwarf5Gnu,
     /// Needs the heterogeneous-debugging extensions.
     Hetero2020,
+}
+
+/// An edition with the reason it is not narrower.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Classification {
+    /// The smallest edition the input fits in.
+    pub edition: Edition,
+    /// Why the input is outside a narrower edition: the classifier rule
+    /// (one of the `REASON_*` constants of [`expr`] or [`cfi`]); `None` for
+    /// [`Edition::Dwarf5`].
+    pub reason: Option<&'static str>,
+    /// Byte offset of the operation or instruction that decided it (for a
+    /// nested `DW_OP_entry_value` block or CFI expression, the offset of
+    /// the enclosing operation or instruction).
+    pub at: Option<usize>,
+}
+
+impl Classification {
+    /// Plain DWARF 5.
+    pub const DWARF5: Classification = Classification { edition: Edition::Dwarf5, reason: None, at: None };
+
+    fn new(edition: Edition, reason: &'static str, at: usize) -> Self {
+        Classification { edition, reason: Some(reason), at: Some(at) }
+    }
+
+    /// Keeps the wider of two classifications (the first on a tie).
+    fn max(self, other: Classification) -> Classification {
+        if other.edition > self.edition {
+            other
+        } else {
+            self
+        }
+    }
+}
+
+/// The edition of an expression case: its bytes classified under the case's
+/// vendor profile, byte order, format and address size, as a value when the
+/// context asks for a value and as a location description otherwise.
+pub fn of_expr_case(c: &crate::case::ExprCase) -> Edition {
+    let ctx = &c.ctx;
+    let p = crate::asm::decode::Params {
+        vendor: &ctx.vendor,
+        endian: ctx.target.endian,
+        format: ctx.cu.as_ref().map(|u| u.format).unwrap_or_default(),
+        address_size: ctx.address_bytes(),
+    };
+    let usage = match ctx.result_kind {
+        Some(crate::context::ResultKind::Value) => Usage::Value,
+        _ => Usage::Location,
+    };
+    explain_expr(&c.expr, &p, usage).edition
+}
+
+/// The edition of a CFI case: the larger of its CIE's initial instructions
+/// and its FDE's instructions. An FDE whose headers do not parse is
+/// classified DWARF 5, so that every consumer is asked about it (the
+/// reference calls it ill-formed, which any answer satisfies).
+pub fn of_cfi_case(c: &crate::case::CfiCase) -> Edition {
+    let sec = &c.section;
+    let Ok((fde, cie)) = sec.parse_fde(c.fde_offset) else {
+        return Edition::Dwarf5;
+    };
+    let p = crate::asm::decode::Params {
+        vendor: &sec.target.vendor,
+        endian: sec.target.endian,
+        format: cie.format,
+        address_size: cie.address_size,
+    };
+    [cie.instructions, fde.instructions]
+        .into_iter()
+        .map(|r| match sec.bytes.get(r.start as usize..r.end as usize) {
+            Some(b) => classify_cfi(b, sec.target.arch, &p),
+            None => Edition::Dwarf5,
+        })
+        .max()
+        .unwrap_or(Edition::Dwarf5)
 }

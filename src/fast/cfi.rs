@@ -16,6 +16,7 @@
 use crate::case::CfiCase;
 use crate::cfi::{
     CfiSection, Cie, Fde, AARCH64_RA_SIGN_STATE, MAX_INSTRUCTIONS, MAX_REGISTER_RULES, MAX_REMEMBER_DEPTH,
+    MAX_TABLE_CELLS,
 };
 use crate::encoding::leb128::{read_sleb, read_uleb, LebError};
 use crate::outcome::{BudgetKind, CfaRule, CfiOutcome, RegisterRule, Row, RowTable};
@@ -142,6 +143,7 @@ pub struct Builder {
     stack: Vec<(Cfa, usize)>,
     stack_regs: Vec<(u64, Rule)>,
     executed: u64,
+    cells: u64,
     /// Cached CIE header and, when clean, its initial state.
     cie: Option<Cie>,
     cie_state: Option<(u64, Cfa, u64)>, // (cie offset, cfa, executed)
@@ -282,17 +284,28 @@ impl Builder {
             let op = b[p];
             p += 1;
             let dec = |r: RuleId| Stop::Decode(ill(r, at));
-            // Decode; `act` is what to execute.
-            let act: Act = match op >> 6 {
-                1 => Act::Advance(u64::from(op & 0x3f)),
-                2 => Act::Set(u64::from(op & 0x3f), Val::OffU(uleb(b, &mut p, lim).map_err(dec)?)),
-                3 => Act::Restore(u64::from(op & 0x3f)),
+            // Execute in place (one dispatch per instruction); after an
+            // execution error only decode (cfi.insn.static-decoding).
+            macro_rules! run {
+                ($a:expr) => {{
+                    let a = $a;
+                    if pending.is_none() {
+                        if let Err(e) = self.exec(c, a, at, in_cie, loc, sink) {
+                            *pending = Some(e);
+                        }
+                    }
+                }};
+            }
+            match op >> 6 {
+                1 => run!(Act::Advance(u64::from(op & 0x3f))),
+                2 => run!(Act::Set(u64::from(op & 0x3f), Val::OffU(uleb(b, &mut p, lim).map_err(dec)?))),
+                3 => run!(Act::Restore(u64::from(op & 0x3f))),
                 _ => match op {
-                    0x00 => Act::Nop,
+                    0x00 => run!(Act::Nop),
                     0x01 => match c.sec.read_set_loc(cie, c.pc_begin, p as u64, lim as u64) {
                         Ok((a, next)) => {
                             p = next as usize;
-                            Act::SetLoc(a)
+                            run!(Act::SetLoc(a))
                         }
                         Err(e) => {
                             let o = match e.kind {
@@ -306,28 +319,28 @@ impl Builder {
                             return Err(Stop::Decode(o));
                         }
                     },
-                    0x02 => Act::Advance(fixed(b, &mut p, lim, 1, c.big).map_err(dec)?),
-                    0x03 => Act::Advance(fixed(b, &mut p, lim, 2, c.big).map_err(dec)?),
-                    0x04 => Act::Advance(fixed(b, &mut p, lim, 4, c.big).map_err(dec)?),
+                    0x02 => run!(Act::Advance(fixed(b, &mut p, lim, 1, c.big).map_err(dec)?)),
+                    0x03 => run!(Act::Advance(fixed(b, &mut p, lim, 2, c.big).map_err(dec)?)),
+                    0x04 => run!(Act::Advance(fixed(b, &mut p, lim, 4, c.big).map_err(dec)?)),
                     0x05 => {
                         let r = uleb(b, &mut p, lim).map_err(dec)?;
-                        Act::Set(r, Val::OffU(uleb(b, &mut p, lim).map_err(dec)?))
+                        run!(Act::Set(r, Val::OffU(uleb(b, &mut p, lim).map_err(dec)?)))
                     }
-                    0x06 => Act::Restore(uleb(b, &mut p, lim).map_err(dec)?),
-                    0x07 => Act::Set(uleb(b, &mut p, lim).map_err(dec)?, Val::Plain(Rule::Undefined)),
-                    0x08 => Act::Set(uleb(b, &mut p, lim).map_err(dec)?, Val::Plain(Rule::Same)),
+                    0x06 => run!(Act::Restore(uleb(b, &mut p, lim).map_err(dec)?)),
+                    0x07 => run!(Act::Set(uleb(b, &mut p, lim).map_err(dec)?, Val::Plain(Rule::Undefined))),
+                    0x08 => run!(Act::Set(uleb(b, &mut p, lim).map_err(dec)?, Val::Plain(Rule::Same))),
                     0x09 => {
                         let r = uleb(b, &mut p, lim).map_err(dec)?;
-                        Act::Set(r, Val::Plain(Rule::Register(uleb(b, &mut p, lim).map_err(dec)?)))
+                        run!(Act::Set(r, Val::Plain(Rule::Register(uleb(b, &mut p, lim).map_err(dec)?))))
                     }
-                    0x0a => Act::Remember,
-                    0x0b => Act::RestoreState,
+                    0x0a => run!(Act::Remember),
+                    0x0b => run!(Act::RestoreState),
                     0x0c => {
                         let r = uleb(b, &mut p, lim).map_err(dec)?;
-                        Act::DefCfa(r, Val::OffRaw(uleb(b, &mut p, lim).map_err(dec)?), 0, false)
+                        run!(Act::DefCfa(r, Val::OffRaw(uleb(b, &mut p, lim).map_err(dec)?), 0, false))
                     }
-                    0x0d => Act::DefCfaReg(uleb(b, &mut p, lim).map_err(dec)?),
-                    0x0e => Act::DefCfaOff(Val::OffRaw(uleb(b, &mut p, lim).map_err(dec)?)),
+                    0x0d => run!(Act::DefCfaReg(uleb(b, &mut p, lim).map_err(dec)?)),
+                    0x0e => run!(Act::DefCfaOff(Val::OffRaw(uleb(b, &mut p, lim).map_err(dec)?))),
                     0x0f => {
                         let len = uleb(b, &mut p, lim).map_err(dec)?;
                         if len > (lim - p) as u64 {
@@ -335,7 +348,7 @@ impl Builder {
                         }
                         let s = p as u64;
                         p += len as usize;
-                        Act::CfaExpr(s, len)
+                        run!(Act::CfaExpr(s, len))
                     }
                     0x10 | 0x16 => {
                         let r = uleb(b, &mut p, lim).map_err(dec)?;
@@ -345,52 +358,49 @@ impl Builder {
                         }
                         let s = p as u64;
                         p += len as usize;
-                        Act::Set(r, Val::Plain(if op == 0x10 { Rule::Expr(s, len) } else { Rule::ValExpr(s, len) }))
+                        run!(Act::Set(
+                            r,
+                            Val::Plain(if op == 0x10 { Rule::Expr(s, len) } else { Rule::ValExpr(s, len) })
+                        ))
                     }
                     0x11 => {
                         let r = uleb(b, &mut p, lim).map_err(dec)?;
-                        Act::Set(r, Val::OffS(sleb(b, &mut p, lim).map_err(dec)?))
+                        run!(Act::Set(r, Val::OffS(sleb(b, &mut p, lim).map_err(dec)?)))
                     }
                     0x12 => {
                         let r = uleb(b, &mut p, lim).map_err(dec)?;
-                        Act::DefCfa(r, Val::OffS(sleb(b, &mut p, lim).map_err(dec)?), 0, false)
+                        run!(Act::DefCfa(r, Val::OffS(sleb(b, &mut p, lim).map_err(dec)?), 0, false))
                     }
-                    0x13 => Act::DefCfaOff(Val::OffS(sleb(b, &mut p, lim).map_err(dec)?)),
+                    0x13 => run!(Act::DefCfaOff(Val::OffS(sleb(b, &mut p, lim).map_err(dec)?))),
                     0x14 => {
                         let r = uleb(b, &mut p, lim).map_err(dec)?;
-                        Act::Set(r, Val::ValOffU(uleb(b, &mut p, lim).map_err(dec)?))
+                        run!(Act::Set(r, Val::ValU(uleb(b, &mut p, lim).map_err(dec)?)))
                     }
                     0x15 => {
                         let r = uleb(b, &mut p, lim).map_err(dec)?;
-                        Act::Set(r, Val::ValOffS(sleb(b, &mut p, lim).map_err(dec)?))
+                        run!(Act::Set(r, Val::ValS(sleb(b, &mut p, lim).map_err(dec)?)))
                     }
-                    0x2d => Act::Op2d,
+                    0x2d => run!(Act::Op2d),
                     0x2e => {
                         uleb(b, &mut p, lim).map_err(dec)?;
-                        Act::Nop
+                        run!(Act::Nop)
                     }
                     0x2f => {
                         let r = uleb(b, &mut p, lim).map_err(dec)?;
-                        Act::Set(r, Val::OffNeg(uleb(b, &mut p, lim).map_err(dec)?))
+                        run!(Act::Set(r, Val::OffNeg(uleb(b, &mut p, lim).map_err(dec)?)))
                     }
                     0x30 => {
                         let r = uleb(b, &mut p, lim).map_err(dec)?;
                         let o = uleb(b, &mut p, lim).map_err(dec)?;
-                        Act::DefCfa(r, Val::OffRaw(o), uleb(b, &mut p, lim).map_err(dec)?, true)
+                        run!(Act::DefCfa(r, Val::OffRaw(o), uleb(b, &mut p, lim).map_err(dec)?, true))
                     }
                     0x31 => {
                         let r = uleb(b, &mut p, lim).map_err(dec)?;
                         let o = sleb(b, &mut p, lim).map_err(dec)?;
-                        Act::DefCfa(r, Val::OffS(o), uleb(b, &mut p, lim).map_err(dec)?, true)
+                        run!(Act::DefCfa(r, Val::OffS(o), uleb(b, &mut p, lim).map_err(dec)?, true))
                     }
                     _ => return Err(dec(id::CFI_INSN_UNKNOWN_OPCODE)),
                 },
-            };
-            if pending.is_some() {
-                continue;
-            }
-            if let Err(e) = self.exec(c, act, at, in_cie, loc, sink) {
-                *pending = Some(e);
             }
         }
         Ok(())
@@ -403,14 +413,14 @@ impl Builder {
             Val::OffU(n) => (Self::factored(cie, i128::from(n), at)?, false),
             Val::OffS(n) => (Self::factored(cie, i128::from(n), at)?, false),
             Val::OffNeg(n) => (Self::factored(cie, -i128::from(n), at)?, false),
-            Val::ValOffU(n) => (Self::factored(cie, i128::from(n), at)?, true),
-            Val::ValOffS(n) => (Self::factored(cie, i128::from(n), at)?, true),
+            Val::ValU(n) => (Self::factored(cie, i128::from(n), at)?, true),
+            Val::ValS(n) => (Self::factored(cie, i128::from(n), at)?, true),
             Val::OffRaw(n) => (i64::try_from(n).map_err(|_| ill(id::CFI_INSN_OFFSET_OVERFLOW, at))?, false),
             Val::Plain(_) => (0, false),
         })
     }
 
-    #[inline]
+    #[inline(always)]
     fn exec<S: RowSink>(
         &mut self,
         c: &Ctx<'_>,
@@ -449,6 +459,10 @@ impl Builder {
             }
             Act::Set(reg, v) => {
                 let rule = match v {
+                    Val::Plain(r @ (Rule::Expr(s, l) | Rule::ValExpr(s, l))) => {
+                        scan_expr(c, s, l, at)?;
+                        r
+                    }
                     Val::Plain(r) => r,
                     _ => {
                         let (o, val) = Self::offset_of(c.cie, v, at)?;
@@ -509,7 +523,10 @@ impl Builder {
                 }
                 _ => return Err(ill(id::CFI_DEF_CFA_OFFSET_REQUIRES_REG_OFFSET, at)),
             },
-            Act::CfaExpr(s, l) => self.cfa = Some(Cfa::Expr(s, l)),
+            Act::CfaExpr(s, l) => {
+                scan_expr(c, s, l, at)?;
+                self.cfa = Some(Cfa::Expr(s, l));
+            }
             Act::Op2d => {
                 if c.aarch64 {
                     let now = match self.get(AARCH64_RA_SIGN_STATE) {
@@ -543,7 +560,13 @@ impl Builder {
     ) -> Result<(), CfiOutcome> {
         if new > *loc {
             match self.cfa {
-                Some(cfa) => sink.row(*loc, new, &cfa, &self.regs, c.bytes),
+                Some(cfa) => {
+                    self.cells += 1 + self.regs.len() as u64;
+                    if self.cells > MAX_TABLE_CELLS {
+                        return Err(CfiOutcome::Budget { budget: BudgetKind::Size, at: Some(at) });
+                    }
+                    sink.row(*loc, new, &cfa, &self.regs, c.bytes)
+                }
                 None => return Err(ill(id::CFI_TABLE_CFA_UNDEFINED, at)),
             }
         }
@@ -551,7 +574,22 @@ impl Builder {
         Ok(())
     }
 
-    /// Builds one FDE's rows into `sink`. `cie` must be the FDE's CIE.
+    /// Forgets the cached CIE state (call it before reusing a builder on
+    /// another section: the cache is keyed by CIE offset).
+    pub fn reset(&mut self) {
+        self.cie = None;
+        self.cie_state = None;
+    }
+
+    /// Builds one FDE's rows into `sink`, rows in address order, each
+    /// handed over borrowed as it is closed. `cie` must be the FDE's CIE
+    /// (both from `CfiSection::parse_fde`). The initial rules of the last
+    /// CIE are cached by its offset: use one builder per section, or call
+    /// [`Builder::reset`] in between.
+    ///
+    /// Errors: the same `CfiOutcome` the reference reports (rules in
+    /// `specs/rules/cfi-instructions.yaml`, budgets in `crate::cfi`). Rows
+    /// handed to `sink` before an error are not retracted.
     pub fn build_fde<S: RowSink>(
         &mut self,
         sec: &CfiSection,
@@ -571,6 +609,7 @@ impl Builder {
         };
         let mut loc = fde.pc_begin;
         let mut pending = None;
+        self.cells = 0;
         let cached = matches!(self.cie_state, Some((o, _, _)) if o == cie.offset);
         self.stack.clear();
         self.stack_regs.clear();
@@ -612,16 +651,18 @@ impl Builder {
     /// Returns totals; errors of single FDEs are counted, not returned.
     pub fn run_section<S: RowSink>(&mut self, sec: &CfiSection, sink: &mut S) -> SectionStats {
         let mut st = SectionStats::default();
-        self.cie = None;
-        self.cie_state = None;
-        for off in sec.fde_offsets() {
-            let Ok(off) = off else {
+        self.reset();
+        for entry in sec.entries() {
+            let Ok(entry) = entry else {
                 st.walk_error = true;
                 break;
             };
+            if !matches!(entry.kind, crate::cfi::EntryKind::Fde { .. }) {
+                continue;
+            }
             st.fdes += 1;
             let mut cache = self.cie.take();
-            let fde = sec.parse_fde_using(off, &mut cache);
+            let fde = sec.parse_fde_entry(&entry, &mut cache);
             if cache.as_ref().map(|c| c.offset) != self.cie_state.map(|s| s.0) {
                 self.cie_state = None;
             }
@@ -647,9 +688,9 @@ enum Val {
     /// Negated unsigned factored offset.
     OffNeg(u64),
     /// Unsigned factored → val_offset(N).
-    ValOffU(u64),
+    ValU(u64),
     /// Signed factored → val_offset(N).
-    ValOffS(i64),
+    ValS(i64),
     /// Non-factored unsigned byte offset (CFA).
     OffRaw(u64),
 }
@@ -669,6 +710,98 @@ enum Act {
     DefCfaOff(Val),
     CfaExpr(u64, u64),
     Op2d,
+}
+
+/// Rejects operations CFI expressions must not use
+/// (`cfi.expression.forbidden-op`); operations are skipped by operand
+/// shape until the end or the first byte that does not decode.
+#[cold]
+fn scan_expr(c: &Ctx<'_>, start: u64, len: u64, at: u64) -> Result<(), CfiOutcome> {
+    use crate::encoding::op::{lookup, lookup_llvm_user, Decoded, Op, Operand as O};
+    let e = &c.bytes[start as usize..(start + len) as usize];
+    let mut i = 0usize;
+    while i < e.len() {
+        let spec = match lookup(&c.target.vendor, e[i]) {
+            Decoded::Op(s) => s,
+            Decoded::LlvmUser => match read_uleb(&e[i + 1..]) {
+                Ok((sub, n)) => {
+                    i += n;
+                    match lookup_llvm_user(sub) {
+                        Some(s) => s,
+                        None => return Ok(()),
+                    }
+                }
+                Err(_) => return Ok(()),
+            },
+            Decoded::Unknown => return Ok(()),
+        };
+        i += 1;
+        use Op::*;
+        if let Addrx
+        | Call2
+        | Call4
+        | CallRef
+        | ConstType
+        | Constx
+        | Convert
+        | DerefType
+        | RegvalType
+        | Reinterpret
+        | Fbreg
+        | ImplicitPointer
+        | XderefType
+        | PushObjectAddress
+        | LlvmPushLane
+        | CallFrameCfa
+        | EntryValue
+        | GnuEntryValue
+        | GnuConstType
+        | GnuRegvalType
+        | GnuDerefType
+        | GnuConvert
+        | GnuReinterpret
+        | GnuAddrIndex
+        | GnuConstIndex
+        | GnuImplicitPointer
+        | GnuParameterRef
+        | GnuVariableValue
+        | LlvmAspaceImplicitPointer = spec.op
+        {
+            return Err(ill(id::CFI_EXPRESSION_FORBIDDEN_OP, at));
+        }
+        for o in spec.operands {
+            let r = &e[i..];
+            let n = match o {
+                O::U8 | O::I8 => 1,
+                O::U16 | O::I16 | O::Branch => 2,
+                O::U32 | O::I32 => 4,
+                O::U64 | O::I64 => 8,
+                O::Addr => c.cie.address_size as usize,
+                O::DieOffset => c.cie.format.offset_bytes(),
+                O::Uleb => match read_uleb(r) {
+                    Ok((_, n)) => n,
+                    Err(_) => return Ok(()),
+                },
+                O::Sleb => match read_sleb(r) {
+                    Ok((_, n)) => n,
+                    Err(_) => return Ok(()),
+                },
+                O::Block => match read_uleb(r) {
+                    Ok((l, n)) if l <= (r.len() - n) as u64 => n + l as usize,
+                    _ => return Ok(()),
+                },
+                O::Block1 => match r.first() {
+                    Some(&l) => 1 + l as usize,
+                    None => return Ok(()),
+                },
+            };
+            if n > r.len() {
+                return Ok(());
+            }
+            i += n;
+        }
+    }
+    Ok(())
 }
 
 /// Builds the row table of the FDE at `case.fde_offset` in one pass.

@@ -11,15 +11,16 @@
 //!    `initial_location`, closing a row at each row-creation instruction
 //!    and at the end (`cfi.table.last-row-end`).
 //!
-//! Each instruction's action is written next to the sentence it comes
+//! Each instruction's action carries the section it comes
 //! from (DWARF 5 §6.4.2.x, hetero-2020 "CFA Definition Instructions" /
 //! "Register Rule Instructions", LSB/psABI extensions, AADWARF64).
 //! Budgets: `crate::cfi::{MAX_INSTRUCTIONS, MAX_REMEMBER_DEPTH,
-//! MAX_REGISTER_RULES}`.
+//! MAX_REGISTER_RULES, MAX_TABLE_CELLS}`.
 
 use crate::case::CfiCase;
 use crate::cfi::{
     CfiSection, Cie, Fde, AARCH64_RA_SIGN_STATE, MAX_INSTRUCTIONS, MAX_REGISTER_RULES, MAX_REMEMBER_DEPTH,
+    MAX_TABLE_CELLS,
 };
 use crate::encoding::cfa::{self, Cfa};
 use crate::encoding::leb128::{read_sleb, read_uleb, LebError};
@@ -91,6 +92,8 @@ enum Instruction {
 /// An instruction with the section offset of its opcode.
 struct Located {
     at: u64,
+    /// Section offset just past the instruction.
+    end: u64,
     insn: Instruction,
 }
 
@@ -275,7 +278,7 @@ fn decode_all(
                 }
             })
         })()?;
-        out.push(Located { at, insn });
+        out.push(Located { at, end: r.pos, insn });
     }
     Ok(out)
 }
@@ -309,6 +312,8 @@ struct Machine<'a> {
     rows: Vec<Row>,
     /// Instructions executed (budget).
     executed: u64,
+    /// Cells of the rows produced so far (budget).
+    cells: u64,
 }
 
 impl Machine<'_> {
@@ -322,6 +327,95 @@ impl Machine<'_> {
     /// A non-factored unsigned byte offset (§6.4.2.2 DW_CFA_def_cfa).
     fn unfactored(&self, offset: u64, at: u64) -> Result<i64, CfiOutcome> {
         i64::try_from(offset).map_err(|_| ill(id::CFI_INSN_OFFSET_OVERFLOW, at))
+    }
+
+    /// DWARF 5 §6.4.2 / hetero-2020 "Call Frame Instructions": the
+    /// operations an expression operand of a call frame instruction must
+    /// not use (rule `cfi.expression.forbidden-op`). Walks the expression
+    /// operation by operation under the target's vendor profile; stops
+    /// quietly at the first byte that does not decode (that is the
+    /// expression evaluator's business).
+    fn check_expression(&self, expr: &[u8], at: u64) -> Result<(), CfiOutcome> {
+        use crate::encoding::op::{lookup, lookup_llvm_user, Decoded, Op, Operand};
+        let mut pos = 0usize;
+        while pos < expr.len() {
+            let opcode = expr[pos];
+            pos += 1;
+            let spec = match lookup(&self.target.vendor, opcode) {
+                Decoded::Op(spec) => spec,
+                Decoded::LlvmUser => {
+                    let Ok((sub, n)) = read_uleb(&expr[pos..]) else { return Ok(()) };
+                    pos += n;
+                    match lookup_llvm_user(sub) {
+                        Some(spec) => spec,
+                        None => return Ok(()),
+                    }
+                }
+                Decoded::Unknown => return Ok(()),
+            };
+            let forbidden = matches!(
+                spec.op,
+                // Depend on other debug sections.
+                Op::Addrx
+                    | Op::Call2
+                    | Op::Call4
+                    | Op::CallRef
+                    | Op::ConstType
+                    | Op::Constx
+                    | Op::Convert
+                    | Op::DerefType
+                    | Op::RegvalType
+                    | Op::Reinterpret
+                    | Op::Fbreg
+                    | Op::ImplicitPointer
+                    | Op::XderefType
+                    | Op::GnuConstType
+                    | Op::GnuRegvalType
+                    | Op::GnuDerefType
+                    | Op::GnuConvert
+                    | Op::GnuReinterpret
+                    | Op::GnuAddrIndex
+                    | Op::GnuConstIndex
+                    | Op::GnuImplicitPointer
+                    | Op::GnuParameterRef
+                    | Op::GnuVariableValue
+                    | Op::LlvmAspaceImplicitPointer
+                    // No object to push.
+                    | Op::PushObjectAddress
+                    // Whole thread, not a lane.
+                    | Op::LlvmPushLane
+                    // Circular.
+                    | Op::CallFrameCfa
+                    | Op::EntryValue
+                    | Op::GnuEntryValue
+            );
+            if forbidden {
+                return Err(ill(id::CFI_EXPRESSION_FORBIDDEN_OP, at));
+            }
+            // Skip the operands to reach the next operation.
+            for operand in spec.operands {
+                let rest = expr.get(pos..).unwrap_or_default();
+                let size = match operand {
+                    Operand::U8 | Operand::I8 => Some(1),
+                    Operand::U16 | Operand::I16 | Operand::Branch => Some(2),
+                    Operand::U32 | Operand::I32 => Some(4),
+                    Operand::U64 | Operand::I64 => Some(8),
+                    Operand::Addr => Some(usize::from(self.cie.address_size)),
+                    Operand::DieOffset => Some(self.cie.format.offset_bytes()),
+                    Operand::Uleb => read_uleb(rest).ok().map(|(_, n)| n),
+                    Operand::Sleb => read_sleb(rest).ok().map(|(_, n)| n),
+                    Operand::Block => read_uleb(rest)
+                        .ok()
+                        .and_then(|(len, n)| usize::try_from(len).ok().and_then(|l| l.checked_add(n))),
+                    Operand::Block1 => rest.first().map(|&len| 1 + usize::from(len)),
+                };
+                match size {
+                    Some(n) if n <= rest.len() => pos += n,
+                    _ => return Ok(()),
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Sets the rule of one register column, within the register budget.
@@ -343,14 +437,19 @@ impl Machine<'_> {
     }
 
     /// Closes the current row at `new_location` and starts a new one
-    /// there with the same rules (§6.4.2.1: "All other values in the new
-    /// row are initially identical to the current row").
+    /// there; the new row starts with the same rules as the one it follows
+    /// (§6.4.2.1).
     fn new_row(&mut self, new_location: u64, at: u64) -> Result<(), CfiOutcome> {
         if new_location > self.location {
             let Some(cfa) = self.current.cfa.clone() else {
                 // Project decision: cfi.table.cfa-undefined.
                 return Err(ill(id::CFI_TABLE_CFA_UNDEFINED, at));
             };
+            // Budget: the table's size (crate::cfi::MAX_TABLE_CELLS).
+            self.cells += 1 + self.current.registers.len() as u64;
+            if self.cells > MAX_TABLE_CELLS {
+                return Err(CfiOutcome::Budget { budget: BudgetKind::Size, at: Some(at) });
+            }
             self.rows.push(Row {
                 start: self.location,
                 end: new_location,
@@ -375,7 +474,7 @@ impl Machine<'_> {
                 if self.in_cie {
                     return Err(ill(id::CFI_CIE_ROW_CREATION_IN_INITIAL_INSTRUCTIONS, at));
                 }
-                // "The new location value is always greater than the current one."
+                // §6.4.2.1: the location set must exceed the current one.
                 if *address <= self.location {
                     return Err(ill(id::CFI_SET_LOC_NOT_INCREASING, at));
                 }
@@ -389,7 +488,7 @@ impl Machine<'_> {
                 if self.in_cie {
                     return Err(ill(id::CFI_CIE_ROW_CREATION_IN_INITIAL_INSTRUCTIONS, at));
                 }
-                // "adding the value of delta * code_alignment_factor".
+                // §6.4.2.1: new location = current + delta × code alignment factor.
                 let new = u128::from(self.location) + u128::from(*delta) * u128::from(self.cie.code_align);
                 if new > u128::from(self.end) {
                     return Err(ill(id::CFI_ADVANCE_PAST_RANGE, at));
@@ -409,8 +508,8 @@ impl Machine<'_> {
                 Ok(())
             }
             Instruction::LlvmDefAspaceCfa { register, offset, aspace } => {
-                // "If AS is not one of the values defined by the target
-                // architecture specific DW_ASPACE_* values ... ill-formed."
+                // hetero-2020: an address space the target does not define
+                // makes the instruction ill-formed.
                 if self.target.address_space(*aspace).is_none() {
                     return Err(ill(id::CFI_LLVM_DEF_ASPACE_CFA_UNKNOWN_ASPACE, at));
                 }
@@ -427,14 +526,14 @@ impl Machine<'_> {
                 Ok(())
             }
             Instruction::DefCfaRegister { register } => {
-                // "use the provided register (but to keep the old offset)";
-                // valid only for a register+offset rule.
+                // §6.4.2.2: new register, same offset (and address space);
+                // only allowed when the CFA rule is register + offset.
                 let (_, offset, aspace) = self.reg_offset_cfa(id::CFI_DEF_CFA_REGISTER_REQUIRES_REG_OFFSET, at)?;
                 self.current.cfa = Some(CfaRule::RegOffset { register: *register, offset, aspace });
                 Ok(())
             }
             Instruction::DefCfaOffset { offset } => {
-                // "use the provided offset (but to keep the old register)".
+                // §6.4.2.2: new offset, same register (and address space).
                 let (register, _, aspace) = self.reg_offset_cfa(id::CFI_DEF_CFA_OFFSET_REQUIRES_REG_OFFSET, at)?;
                 let offset = self.unfactored(*offset, at)?;
                 self.current.cfa = Some(CfaRule::RegOffset { register, offset, aspace });
@@ -447,8 +546,8 @@ impl Machine<'_> {
                 Ok(())
             }
             Instruction::DefCfaExpression { expr } => {
-                // "establish that expression as the means by which the
-                // current CFA is computed".
+                // §6.4.2.2: from now on the expression computes the CFA.
+                self.check_expression(expr, at)?;
                 self.current.cfa = Some(CfaRule::Expression { expr: expr.clone() });
                 Ok(())
             }
@@ -456,7 +555,7 @@ impl Machine<'_> {
             Instruction::Undefined { register } => self.set_rule(*register, RegisterRule::Undefined, at),
             Instruction::SameValue { register } => self.set_rule(*register, RegisterRule::SameValue, at),
             Instruction::Offset { register, factored } => {
-                // "offset(N) rule where N is factored offset * data_alignment_factor".
+                // §6.4.2.3: offset(N), N = operand × data alignment factor.
                 let offset = self.data_factored(i128::from(*factored), at)?;
                 self.set_rule(*register, RegisterRule::Offset { offset }, at)
             }
@@ -481,14 +580,16 @@ impl Machine<'_> {
                 self.set_rule(*register, RegisterRule::Register { register: *from }, at)
             }
             Instruction::Expression { register, expr } => {
+                self.check_expression(expr, at)?;
                 self.set_rule(*register, RegisterRule::Expression { expr: expr.clone() }, at)
             }
             Instruction::ValExpression { register, expr } => {
+                self.check_expression(expr, at)?;
                 self.set_rule(*register, RegisterRule::ValExpression { expr: expr.clone() }, at)
             }
             Instruction::Restore { register } => {
-                // "change the rule for the indicated register to the rule
-                // assigned it by the initial_instructions in the CIE".
+                // §6.4.2.3: back to the rule the CIE's initial instructions
+                // left for this register.
                 if self.in_cie {
                     return Err(ill(id::CFI_CIE_RESTORE_IN_INITIAL_INSTRUCTIONS, at));
                 }
@@ -503,8 +604,8 @@ impl Machine<'_> {
             }
             // §6.4.2.4 Row State Instructions.
             Instruction::RememberState => {
-                // "push the set of rules for every register onto an
-                // implicit stack" (CFA included: cfi.remember-state.includes-cfa).
+                // §6.4.2.4: save all register rules on the implicit stack
+                // (the CFA rule too: cfi.remember-state.includes-cfa).
                 if self.stack.len() >= MAX_REMEMBER_DEPTH {
                     return Err(CfiOutcome::Budget { budget: BudgetKind::Stack, at: Some(at) });
                 }
@@ -512,8 +613,7 @@ impl Machine<'_> {
                 Ok(())
             }
             Instruction::RestoreState => {
-                // "pop the set of rules off the implicit stack and place
-                // them in the current row".
+                // §6.4.2.4: the most recently saved rules become current.
                 match self.stack.pop() {
                     Some(set) => {
                         self.current = set;
@@ -522,7 +622,7 @@ impl Machine<'_> {
                     None => Err(ill(id::CFI_RESTORE_STATE_EMPTY_STACK, at)),
                 }
             }
-            // §6.4.2.5: "no operands and no required actions".
+            // §6.4.2.5: padding; nothing to do.
             Instruction::Nop => Ok(()),
             // psABI: records the outgoing argument area size only.
             Instruction::ArgsSize => Ok(()),
@@ -562,18 +662,81 @@ impl Machine<'_> {
 /// `cfi.def-cfa-*.requires-reg-offset`, `cfi.restore-state.empty-stack`,
 /// ...), or `Budget` (see `crate::cfi` for the limits).
 pub fn frame_table(case: &CfiCase) -> CfiOutcome {
+    run(case, None)
+}
+
+/// One executed instruction of [`frame_table_traced`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TraceStep {
+    /// Section offset of the instruction's opcode.
+    pub at: u64,
+    /// The instruction in `asm::cfi` spelling (offsets unfactored).
+    pub insn: String,
+    /// Current location after it.
+    pub location: u64,
+    /// The rules after it, llvm-dwarfdump style:
+    /// `CFA=reg7+16: reg6=[CFA-16], reg16=[CFA-8]`.
+    pub rules: String,
+}
+
+/// As [`frame_table`], also returning each executed instruction with the
+/// rules after it (for disagreement reports). The last step is the
+/// instruction that failed, if one did (its rules are those before it).
+pub fn frame_table_traced(case: &CfiCase) -> (CfiOutcome, Vec<TraceStep>) {
+    let mut trace = Vec::new();
+    let o = run(case, Some(&mut trace));
+    (o, trace)
+}
+
+fn run(case: &CfiCase, trace: Option<&mut Vec<TraceStep>>) -> CfiOutcome {
     let sec = &*case.section;
     let (fde, cie) = match sec.parse_fde(case.fde_offset) {
         Ok(x) => x,
         Err(e) => return e.to_outcome(),
     };
-    match build(sec, &fde, &cie) {
+    match build(sec, &fde, &cie, trace) {
         Ok(rows) => CfiOutcome::Table(RowTable { fde_offset: case.fde_offset, rows }.normalize()),
         Err(o) => o,
     }
 }
 
-fn build(sec: &CfiSection, fde: &Fde, cie: &Cie) -> Result<Vec<Row>, CfiOutcome> {
+/// Renders a rule set like llvm-dwarfdump's row lines (for traces).
+fn render(set: &RuleSet) -> String {
+    let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<Vec<_>>().join(" ");
+    let cfa = match &set.cfa {
+        None => "unspecified".to_string(),
+        Some(CfaRule::RegOffset { register, offset, aspace }) => {
+            let a = if *aspace != 0 { format!(" in addrspace{aspace}") } else { String::new() };
+            format!("reg{register}{offset:+}{a}")
+        }
+        Some(CfaRule::Expression { expr }) => format!("{{{}}}", hex(expr)),
+    };
+    let regs: Vec<String> = set
+        .registers
+        .iter()
+        .map(|(r, rule)| {
+            let t = match rule {
+                RegisterRule::Undefined => "undefined".to_string(),
+                RegisterRule::SameValue => "same".to_string(),
+                RegisterRule::Offset { offset } => format!("[CFA{offset:+}]"),
+                RegisterRule::ValOffset { offset } => format!("CFA{offset:+}"),
+                RegisterRule::Register { register } => format!("reg{register}"),
+                RegisterRule::Expression { expr } => format!("[{{{}}}]", hex(expr)),
+                RegisterRule::ValExpression { expr } => format!("{{{}}}", hex(expr)),
+                RegisterRule::RaSigned { signed } => (if *signed { "signed" } else { "not-signed" }).to_string(),
+            };
+            format!("reg{r}={t}")
+        })
+        .collect();
+    format!("CFA={cfa}: {}", regs.join(", "))
+}
+
+fn build(
+    sec: &CfiSection,
+    fde: &Fde,
+    cie: &Cie,
+    mut trace: Option<&mut Vec<TraceStep>>,
+) -> Result<Vec<Row>, CfiOutcome> {
     // Decoding is static (cfi.insn.static-decoding): CIE first, then FDE.
     let initial_instructions = decode_all(sec, cie, fde.pc_begin, cie.instructions.clone())?;
     let instructions = decode_all(sec, cie, fde.pc_begin, fde.instructions.clone())?;
@@ -581,8 +744,8 @@ fn build(sec: &CfiSection, fde: &Fde, cie: &Cie) -> Result<Vec<Row>, CfiOutcome>
         cie,
         arch: sec.target.arch,
         target: &sec.target,
-        // "The default rule for all columns before interpretation of the
-        // initial instructions is the undefined rule" — kept implicit.
+        // §6.4.1 item 10: before the initial instructions every column has
+        // the default (undefined) rule, represented by absence.
         current: RuleSet { cfa: None, registers: BTreeMap::new() },
         initial: BTreeMap::new(),
         stack: Vec::new(),
@@ -591,22 +754,75 @@ fn build(sec: &CfiSection, fde: &Fde, cie: &Cie) -> Result<Vec<Row>, CfiOutcome>
         end: fde.pc_begin + fde.pc_range,
         rows: Vec::new(),
         executed: 0,
+        cells: 0,
     };
-    // §6.4.3 step 1: "Initialize a register set by reading the
-    // initial_instructions field of the associated CIE."
+    let params = crate::asm::cfi::CfiAsmParams::from_cie(cie);
+    let mut step = |m: &mut Machine<'_>, l: &Located| -> Result<(), CfiOutcome> {
+        let r = m.execute(l);
+        if let Some(t) = trace.as_deref_mut() {
+            let bytes = &sec.bytes[l.at as usize..l.end as usize];
+            let insn = crate::asm::cfi::decode(bytes, &sec.target, &params)
+                .first()
+                .map(|d| d.text.clone())
+                .unwrap_or_default();
+            t.push(TraceStep { at: l.at, insn, location: m.location, rules: render(&m.current) });
+        }
+        r
+    };
+    // §6.4.3 step 1: the CIE's initial instructions set up the rules.
     for l in &initial_instructions {
-        m.execute(l)?;
+        step(&mut m, l)?;
     }
     m.initial = m.current.registers.clone();
     m.in_cie = false;
-    // Step 2-3: "Set L2 to the value of the initial_location field";
-    // process the FDE's instructions.
+    // Steps 2-3: from initial_location on, run the FDE's instructions.
     for l in &instructions {
-        m.execute(l)?;
+        step(&mut m, l)?;
     }
     // Step 4: the end of the stream acts as DW_CFA_set_loc(initial_location
     // + address_range). An FDE with no instructions still has its row.
     let end = m.end;
     m.new_row(end, fde.instructions.end)?;
     Ok(m.rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cfi::spec::CfiSpec;
+    use crate::target::presets;
+    use std::sync::Arc;
+
+    fn case_of(yaml: &str) -> CfiCase {
+        let spec: CfiSpec = yaml_serde::from_str(yaml).unwrap();
+        let (section, fde_offset) = spec.build(&Arc::new(presets::x86_64())).unwrap();
+        CfiCase { name: "t".into(), origin: String::new(), section, fde_offset, rules: vec![], expect: None }
+    }
+
+    /// The trace, derived by hand: each instruction with the rules after it.
+    #[test]
+    fn trace_steps() {
+        let c = case_of(
+            "cie: { version: 4, instructions: 'DW_CFA_def_cfa: reg7 +8; DW_CFA_offset: reg16 -8' }\n\
+             fde: { pc_begin: 0x1000, pc_range: 0x10, instructions: 'DW_CFA_advance_loc: 1; DW_CFA_def_cfa_offset: +16; DW_CFA_restore_state' }",
+        );
+        let (o, t) = frame_table_traced(&c);
+        // advance_loc at 48 (1 byte), def_cfa_offset at 49 (2 bytes), restore_state at 51.
+        assert_eq!(o, CfiOutcome::IllFormed { rule: id::CFI_RESTORE_STATE_EMPTY_STACK, at: Some(51) });
+        let steps: Vec<(u64, &str, u64, &str)> = t
+            .iter()
+            .filter(|s| s.insn != "DW_CFA_nop:")
+            .map(|s| (s.at, s.insn.as_str(), s.location, s.rules.as_str()))
+            .collect();
+        assert_eq!(
+            steps,
+            vec![
+                (15, "DW_CFA_def_cfa: reg7 +8", 0x1000, "CFA=reg7+8: "),
+                (18, "DW_CFA_offset: reg16 -8", 0x1000, "CFA=reg7+8: reg16=[CFA-8]"),
+                (48, "DW_CFA_advance_loc: 1", 0x1001, "CFA=reg7+8: reg16=[CFA-8]"),
+                (49, "DW_CFA_def_cfa_offset: +16", 0x1001, "CFA=reg7+16: reg16=[CFA-8]"),
+                (51, "DW_CFA_restore_state:", 0x1001, "CFA=reg7+16: reg16=[CFA-8]"),
+            ]
+        );
+    }
 }

@@ -7,7 +7,7 @@ pub mod report;
 
 use crate::case::{Case, CfiCase, ExprCase};
 use crate::consumer::Consumer;
-use crate::edition::Edition;
+use crate::edition::{self, Edition};
 use crate::outcome::{CfiOutcome, Outcome};
 use compare::Verdict;
 use rayon::prelude::*;
@@ -200,7 +200,7 @@ fn run_expr(
         findings.push(Finding::FastVsReference);
     }
     let mut verdicts = vec![(0, fast_verdict)];
-    let edition = if others.is_empty() { Edition::Dwarf5 } else { Edition::Dwarf5Gnu };
+    let edition = if others.is_empty() { Edition::Dwarf5 } else { edition::of_expr_case(c) };
     let unspecified = false;
     for (i, o) in others.iter().enumerate() {
         let s = o.supports();
@@ -253,7 +253,7 @@ fn run_cfi(
         findings.push(Finding::FastVsReference);
     }
     let mut verdicts = vec![(0, fast_verdict)];
-    let edition = Edition::Dwarf5Gnu;
+    let edition = if others.is_empty() { Edition::Dwarf5 } else { edition::of_cfi_case(c) };
     for (i, o) in others.iter().enumerate() {
         let s = o.supports();
         let v = if !s.cfi || !s.editions.contains(&edition) {

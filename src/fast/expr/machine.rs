@@ -327,7 +327,7 @@ impl Scratch {
     /// previous part's storage merged, exactly as `RawLocation::normalize`
     /// does. `None` for any other composite.
     fn export_flat_comp(&self, idx: u32) -> Option<Vec<Piece>> {
-        let mut pieces: Vec<Piece> = Vec::new();
+        let mut pieces: Vec<Piece> = Vec::with_capacity(4);
         let mut p = self.comps[idx as usize].first;
         while p != NONE {
             let part = &self.parts[p as usize];
@@ -345,7 +345,11 @@ impl Scratch {
                     continue;
                 }
             }
-            pieces.push(Piece { bits: part.bits, sources: BTreeSet::from([src]) });
+            // (`insert` into an empty set is much cheaper than `from([..])`,
+            // which sorts.)
+            let mut sources = BTreeSet::new();
+            sources.insert(src);
+            pieces.push(Piece { bits: part.bits, sources });
         }
         Some(pieces)
     }

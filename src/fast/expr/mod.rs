@@ -11,6 +11,8 @@ mod arith;
 pub mod decode;
 mod exec;
 pub mod machine;
+mod place;
+mod read;
 #[cfg(test)]
 mod tests;
 

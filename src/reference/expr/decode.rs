@@ -9,7 +9,7 @@ use crate::encoding::leb128::{read_sleb, read_uleb, LebError};
 use crate::encoding::op::{lookup, lookup_llvm_user, Decoded};
 use crate::encoding::{Op, Operand};
 use crate::rules::{id, RuleId};
-use crate::target::Endian;
+use crate::target::{Endian, Target};
 
 /// One decoded operand.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -65,20 +65,36 @@ impl Insn {
     }
 
     /// llvm-dwarfdump-like text: the name, then operands (unsigned in hex,
-    /// signed in decimal with a sign, blocks as hex bytes).
-    pub fn text(&self) -> String {
-        let mut s = self.name.to_string();
-        if matches!(self.op, Op::Lit(_) | Op::Reg(_) | Op::Breg(_)) {
-            s = crate::encoding::op::name_of(self.op);
-        }
-        for a in &self.args {
-            match a {
-                Arg::U(v) => s.push_str(&format!(" 0x{v:x}")),
-                Arg::S(v) => s.push_str(&format!(" {v:+}")),
-                Arg::Block(b) => {
-                    s.push(' ');
-                    let hex: Vec<String> = b.iter().map(|x| format!("0x{x:02x}")).collect();
-                    s.push_str(&hex.join(" "));
+    /// signed in decimal, blocks as a size and hex bytes); register operands
+    /// use the target's register name in upper case, as llvm-dwarfdump
+    /// prints them (`DW_OP_breg7 RSP+16`, `DW_OP_regx XMM0`).
+    pub fn text(&self, target: &Target) -> String {
+        let reg = |n: u64| match target.register(n) {
+            Some(r) => r.name.to_uppercase(),
+            None => format!("0x{n:x}"),
+        };
+        let mut s = match self.op {
+            Op::Lit(_) | Op::Reg(_) | Op::Breg(_) => crate::encoding::op::name_of(self.op),
+            _ => self.name.to_string(),
+        };
+        match self.op {
+            Op::Reg(n) => s.push_str(&format!(" {}", reg(u64::from(n)))),
+            Op::Breg(n) => s.push_str(&format!(" {}{:+}", reg(u64::from(n)), self.s(0))),
+            Op::Regx => s.push_str(&format!(" {}", reg(self.u(0)))),
+            Op::Bregx => s.push_str(&format!(" {}{:+}", reg(self.u(0)), self.s(1))),
+            Op::RegvalType | Op::GnuRegvalType => s.push_str(&format!(" {} 0x{:x}", reg(self.u(0)), self.u(1))),
+            _ => {
+                for a in &self.args {
+                    match a {
+                        Arg::U(v) => s.push_str(&format!(" 0x{v:x}")),
+                        Arg::S(v) => s.push_str(&format!(" {v}")),
+                        Arg::Block(b) => {
+                            s.push_str(&format!(" 0x{:x}", b.len()));
+                            for x in b {
+                                s.push_str(&format!(" 0x{x:02x}"));
+                            }
+                        }
+                    }
                 }
             }
         }

@@ -36,9 +36,11 @@
 //! binary32/binary64 are also reported as unsupported.
 
 pub mod arith;
+mod composite;
 pub mod decode;
 pub mod entry;
 mod machine;
+mod ops;
 pub mod read;
 #[cfg(test)]
 mod tests;

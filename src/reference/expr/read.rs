@@ -128,10 +128,10 @@ fn read_source(ctx: &Context, src: &Source, n: u64) -> Result<Vec<u8>, Stop> {
             if end > size {
                 return Err(Stop::Eval(id::OP_DEREF_PAST_STORAGE_END));
             }
-            let first = (bit_addr / 8) as u64;
-            let last = end.div_ceil(8) as u64; // one past the last byte
-            let mut buf = vec![0u8; (last - first) as usize];
-            ctx.read_memory(*aspace, first, &mut buf).map_err(ctx_stop)?;
+            let first = bit_addr / 8;
+            let len = end.div_ceil(8) - first; // bytes touched (end may be 2^64 bytes)
+            let mut buf = vec![0u8; len as usize];
+            ctx.read_memory(*aspace, first as u64, &mut buf).map_err(ctx_stop)?;
             copy_bits(&buf, (bit_addr % 8) as u64, &mut out, 0, n);
         }
         Source::Register { regno, bit_offset } => {
@@ -141,7 +141,19 @@ fn read_source(ctx: &Context, src: &Source, n: u64) -> Result<Vec<u8>, Stop> {
             }
             let mut buf = vec![0u8; reg.bits.div_ceil(8) as usize];
             ctx.read_register(*regno, 0, &mut buf).map_err(ctx_stop)?;
+            // Register bit offsets count from the least significant end of
+            // the register (DWARF 5 §2.6.1.2 DW_OP_bit_piece; rule
+            // reg.storage-size). Put the contents in significance order,
+            // take the bits, and give whole bytes back in memory order so
+            // the caller's byte-order handling applies as for memory.
+            let big = ctx.target.endian == crate::target::Endian::Big;
+            if big {
+                buf.reverse();
+            }
             copy_bits(&buf, *bit_offset, &mut out, 0, n);
+            if big && n.is_multiple_of(8) {
+                out.reverse();
+            }
         }
         Source::Implicit { bytes, bit_offset } => {
             if u128::from(*bit_offset) + u128::from(n) > bytes.len() as u128 * 8 {
@@ -157,8 +169,7 @@ fn read_source(ctx: &Context, src: &Source, n: u64) -> Result<Vec<u8>, Stop> {
 /// Maps a context failure to the evaluation error rule that names it.
 pub fn ctx_stop(e: ContextError) -> Stop {
     Stop::Eval(match e {
-        ContextError::Missing(what) if what.contains("compilation unit") => id::CTX_CU_MISSING,
-        ContextError::Missing(_) => id::CTX_ELEMENT_MISSING,
+        ContextError::Missing(_) => id::CTX_CU_MISSING,
         ContextError::NoSuchRegister(_) => id::REG_UNKNOWN_REGISTER_READ,
         ContextError::RegisterUnavailable(_) => id::CTX_REGISTER_UNAVAILABLE,
         ContextError::MemoryUnreadable { .. } => id::OP_DEREF_MEMORY_UNREADABLE,
