@@ -9,6 +9,7 @@ use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use dwarfcheck::case::{CfiCase, ExprCase};
 use dwarfcheck::consumer::{gimli::Gimli, Consumer};
 use dwarfcheck::elf::{extract, Options};
+use dwarfcheck::fast::expr as fast;
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -104,9 +105,38 @@ fn bench_exprs(c: &mut Criterion) {
             }
         })
     });
-    // TODO(reference, fast): add `reference::expr::evaluate`,
-    // `fast::expr::evaluate` and `fast::expr::Program::compile`/`run` once
-    // those branches land.
+    g.bench_function("reference", |b| {
+        b.iter(|| {
+            for case in &cases {
+                black_box(dwarfcheck::reference::expr::evaluate(black_box(&case.expr), &case.ctx));
+            }
+        })
+    });
+    g.bench_function("fast", |b| {
+        b.iter(|| {
+            for case in &cases {
+                black_box(fast::evaluate(black_box(&case.expr), &case.ctx));
+            }
+        })
+    });
+    g.bench_function("fast-compile", |b| {
+        b.iter(|| {
+            for case in &cases {
+                black_box(fast::Program::compile(black_box(&case.expr), &case.ctx));
+            }
+        })
+    });
+    // What a debugger embedding `fast` pays per evaluation: programs
+    // compiled once, one scratch area reused.
+    let programs: Vec<fast::Program> = cases.iter().map(|c| fast::Program::compile(&c.expr, &c.ctx)).collect();
+    let mut scratch = fast::Scratch::new();
+    g.bench_function("fast-run", |b| {
+        b.iter(|| {
+            for (p, case) in programs.iter().zip(&cases) {
+                black_box(p.run(black_box(&case.ctx), &mut scratch));
+            }
+        })
+    });
     g.finish();
 }
 
@@ -122,6 +152,20 @@ fn bench_cfi(c: &mut Criterion) {
         b.iter(|| {
             for case in &cases {
                 black_box(dwarfcheck::consumer::gimli::frame_table(black_box(case)));
+            }
+        })
+    });
+    g.bench_function("reference", |b| {
+        b.iter(|| {
+            for case in &cases {
+                black_box(dwarfcheck::reference::cfi::frame_table(black_box(case)));
+            }
+        })
+    });
+    g.bench_function("fast", |b| {
+        b.iter(|| {
+            for case in &cases {
+                black_box(dwarfcheck::fast::cfi::frame_table(black_box(case)));
             }
         })
     });

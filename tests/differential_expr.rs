@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// Base type DIE offsets the generated context defines.
-const DIES: &[u64] = &[0x2a, 0x31, 0x40, 0x48, 0x50, 0x58, 0x60, 0x68];
+const DIES: &[u64] = &[0x2a, 0x31, 0x40, 0x48, 0x50, 0x58, 0x60, 0x68, 0x70, 0x78, 0x2a, 0x31];
 
 fn base_types(big: bool) -> BTreeMap<u64, BaseType> {
     let mut bt = BTreeMap::new();
@@ -28,6 +28,8 @@ fn base_types(big: bool) -> BTreeMap<u64, BaseType> {
     bt.insert(0x58, BaseType::ate(ate::SIGNED, 16, !big));
     bt.insert(0x60, BaseType::ate(ate::BOOLEAN, 8, big));
     bt.insert(0x68, BaseType::ate(ate::FLOAT, 80, big));
+    bt.insert(0x70, BaseType::ate(ate::UNSIGNED, 256, big));
+    bt.insert(0x78, BaseType::ate(ate::SIGNED, 12, big));
     bt
 }
 
@@ -42,6 +44,32 @@ fn be32() -> Target {
     ];
     t.registers.truncate(8);
     t.validate().unwrap()
+}
+
+/// A little-endian target with 16-bit addresses (so composites can outgrow
+/// memory) and 16/32-bit registers.
+fn tiny16() -> Target {
+    use dwarfcheck::target::{Arch, Register};
+    Target {
+        name: "tiny16".into(),
+        arch: Arch::Other,
+        endian: Endian::Little,
+        registers: (0..8)
+            .map(|i| Register { number: i, name: format!("r{i}"), bits: if i < 6 { 16 } else { 32 } })
+            .collect(),
+        address_spaces: vec![AddressSpace {
+            number: 0,
+            name: "memory".into(),
+            address_bits: 16,
+            per_thread: false,
+            per_lane: false,
+        }],
+        lanes: 1,
+        vendor: VendorProfile::gnu(),
+        return_address_register: 0,
+    }
+    .validate()
+    .unwrap()
 }
 
 /// Context knobs chosen by the generator.
@@ -60,7 +88,7 @@ struct Knobs {
 }
 
 fn knobs() -> impl Strategy<Value = Knobs> {
-    (0u8..3, 0u8..3, any::<bool>(), 0u8..6, 0u8..4, 0u8..4, any::<bool>(), 0u8..3, prop::bool::weighted(0.1), 0u8..8)
+    (0u8..4, 0u8..3, any::<bool>(), 0u8..8, 0u8..5, 0u8..5, any::<bool>(), 0u8..3, prop::bool::weighted(0.1), 0u8..8)
         .prop_map(|(target, result, cfa, frame_base, object, initial, tls, cu, synthetic, steps)| Knobs {
             target,
             result,
@@ -79,16 +107,42 @@ fn mem_loc(a: u64) -> NormalLocation {
     NormalLocation { places: vec![SingleLocation::Simple(Source::Memory { aspace: 0, bit_addr: u128::from(a) * 8 })] }
 }
 
+/// A complete composite: 16 bits of memory at 0x1002, 8 bits of register 0
+/// from bit 8, 8 bits that are in both 0x1000 and implicit storage.
+fn composite() -> NormalLocation {
+    use dwarfcheck::outcome::Piece;
+    use std::collections::BTreeSet;
+    NormalLocation {
+        places: vec![SingleLocation::Composite(vec![
+            Piece { bits: 16, sources: BTreeSet::from([Source::Memory { aspace: 0, bit_addr: 0x1002 * 8 }]) },
+            Piece { bits: 8, sources: BTreeSet::from([Source::Register { regno: 0, bit_offset: 8 }]) },
+            Piece {
+                bits: 8,
+                sources: BTreeSet::from([
+                    Source::Memory { aspace: 0, bit_addr: 0x1000 * 8 },
+                    Source::Implicit { bytes: vec![0, 0x42], bit_offset: 0 },
+                ]),
+            },
+        ])],
+    }
+}
+
 fn build_ctx(k: &Knobs) -> Context {
     let target = match k.target {
         0 => presets::x86_64(),
         1 => presets::aarch64(),
-        _ => be32(),
+        2 => be32(),
+        _ => tiny16(),
     };
     let big = target.endian == Endian::Big;
     let abytes = target.address_bytes() as usize;
     let mut c = Context::new(Arc::new(target));
-    c.vendor = if k.target == 2 { VendorProfile::dwarf5() } else { VendorProfile::gnu() };
+    c.vendor = match k.target {
+        0 => VendorProfile::gnu(),
+        1 => VendorProfile::hetero_2020(),
+        2 => VendorProfile::dwarf5(),
+        _ => VendorProfile::llvm_user(),
+    };
     let word = |v: u64| -> Vec<u8> {
         if big {
             v.to_be_bytes()[8 - abytes..].to_vec()
@@ -127,29 +181,33 @@ fn build_ctx(k: &Knobs) -> Context {
     }
     c.frame_base = match k.frame_base {
         0 => None,
-        1 => Some(vec![0x9c]),       // call_frame_cfa
-        2 => Some(vec![0x56]),       // reg6
-        3 => Some(vec![0x76, 0x08]), // breg6 8
-        4 => Some(vec![0x35, 0x9f]), // lit5 stack_value (implicit)
-        _ => Some(vec![0x91, 0x00]), // fbreg 0 (recursive)
+        1 => Some(vec![0x9c]),                               // call_frame_cfa
+        2 => Some(vec![0x56]),                               // reg6
+        3 => Some(vec![0x76, 0x08]),                         // breg6 8
+        4 => Some(vec![0x35, 0x9f]),                         // lit5 stack_value (implicit)
+        5 => Some(vec![0x91, 0x00]),                         // fbreg 0 (recursive)
+        6 => Some(vec![0x50, 0x93, 0x04, 0x56, 0x93, 0x04]), // reg0 piece 4 reg6 piece 4 (composite)
+        _ => Some(vec![0x0a, 0x00, 0x10, 0x9e, 0x02, 0x01]), // const2u 0x1000, implicit_value 2 (truncated)
     };
     let gty = c.generic_type();
     c.object = match k.object {
         0 => None,
         1 => Some(Entry::Location(mem_loc(0x1008))),
         2 => Some(Entry::Value(Value::from_u128(gty, 0x1010))),
-        _ => Some(Entry::Location(NormalLocation {
+        3 => Some(Entry::Location(NormalLocation {
             places: vec![
                 SingleLocation::Simple(Source::Memory { aspace: 0, bit_addr: 0x1000 * 8 }),
                 SingleLocation::Simple(Source::Register { regno: 7, bit_offset: 0 }),
             ],
         })),
+        _ => Some(Entry::Location(composite())),
     };
     c.initial_stack = match k.initial {
         0 => vec![],
         1 => vec![Entry::Value(Value::from_u128(gty, 0x1004))],
         2 => vec![Entry::Location(mem_loc(0x1000)), Entry::Value(Value::from_u128(gty, 3))],
-        _ => vec![Entry::Value(Value::from_u128(BaseType::ate(ate::SIGNED, 32, big), 0xffff_fff0))],
+        3 => vec![Entry::Value(Value::from_u128(BaseType::ate(ate::SIGNED, 32, big), 0xffff_fff0))],
+        _ => vec![Entry::Location(composite())],
     };
     if k.tls {
         c.tls_base = Some(0x1000);
@@ -252,7 +310,7 @@ fn emit(out: &mut Vec<u8>, op: &GenOp, big: bool, abytes: usize, obytes: usize) 
         }
         37 | 38 => {
             out.push(0x93);
-            write_uleb(out, [1, 2, 4, 8, 16, 3, 0][(a % 7) as usize]);
+            write_uleb(out, [1, 2, 4, 8, 16, 3, 0, 4000, 9000][(a % 9) as usize]);
         }
         39 => {
             out.push(0x9d);
@@ -301,6 +359,8 @@ fn emit(out: &mut Vec<u8>, op: &GenOp, big: bool, abytes: usize, obytes: usize) 
                 0x50 | 0x60 => 1,
                 0x58 => 2,
                 0x68 => 10,
+                0x70 => 32,
+                0x78 => 2,
                 _ => abytes as u8,
             };
             let size = if b % 13 == 1 { size.wrapping_add(1) } else { size };
@@ -348,7 +408,36 @@ fn emit(out: &mut Vec<u8>, op: &GenOp, big: bool, abytes: usize, obytes: usize) 
                 _ => write_uleb(out, die),
             }
         }
-        _ => out.push(0x30 + (b % 32) as u8),
+        61 => {
+            // Two constants of one base type and a binary operation on them.
+            for k in 0..2u64 {
+                emit(out, &(51, a, b.rotate_left(17 * k as u32) | 2), big, abytes, obytes);
+            }
+            out.push(
+                [0x1a, 0x1b, 0x1c, 0x1d, 0x1e, 0x21, 0x22, 0x24, 0x25, 0x26, 0x27, 0x29, 0x2a, 0x2b, 0x2c, 0x2d, 0x2e]
+                    [(b % 17) as usize],
+            );
+        }
+        62 => {
+            // An implicit pointer read back whole (or not), then used.
+            emit(out, &(49, a, b), big, abytes, obytes);
+            if b % 3 == 0 {
+                out.push(0x12);
+            }
+            emit(out, &([41, 40, 42, 41][(b % 4) as usize], a, b), big, abytes, obytes);
+            out.push([0x9f, 0x12, 0x96, 0x22, 0x93][(a % 5) as usize]);
+            if a % 5 == 4 {
+                out.push(0x04);
+            }
+        }
+        _ => {
+            // A typed constant converted or reinterpreted (maybe twice).
+            emit(out, &(51, a, b | 2), big, abytes, obytes);
+            emit(out, &(54 + (b % 2) as u8, a.rotate_left(13), b | 1), big, abytes, obytes);
+            if a % 3 == 0 {
+                emit(out, &(54, b, a | 1), big, abytes, obytes);
+            }
+        }
     }
 }
 
@@ -440,6 +529,16 @@ proptest! {
     ) {
         check(&k, &prelude, &ops, m)?;
     }
+
+    #[test]
+    fn fast_agrees_on_raw_bytes(k in knobs(), bytes in prop::collection::vec(any::<u8>(), 0..40)) {
+        let ctx = build_ctx(&k);
+        let Some(want) = reference_outcome(&bytes, &ctx) else {
+            let _ = fast::expr::evaluate(&bytes, &ctx);
+            return Ok(());
+        };
+        prop_assert_eq!(comparable(fast::expr::evaluate(&bytes, &ctx)), want, "bytes {:02x?} ctx {:?}", bytes, k);
+    }
 }
 
 /// Prints how generated cases end (run with `--nocapture`), so the
@@ -482,4 +581,155 @@ fn outcome_mix() {
         println!("{n:6} {k}");
     }
     println!("{panics:6} reference panics (skipped)");
+}
+
+/// Rough timing of typical location expressions (run with
+/// `cargo test --release --test differential_expr timing -- --ignored --nocapture`).
+#[test]
+#[ignore]
+fn timing() {
+    use std::time::Instant;
+    let mut ctx = build_ctx(&Knobs {
+        target: 0,
+        result: 0,
+        cfa: true,
+        frame_base: 1,
+        object: 0,
+        initial: 0,
+        tls: true,
+        cu: 1,
+        synthetic: false,
+        steps: 7,
+    });
+    ctx.synthetic = Some(7);
+    let exprs: Vec<Vec<u8>> = vec![
+        vec![0x91, 0x6c],                                                                   // fbreg -20
+        vec![0x77, 0x08],                                                                   // breg7 8
+        vec![0x50],                                                                         // reg0
+        vec![0x53, 0x93, 0x08, 0x54, 0x93, 0x08],                                           // reg3 piece 8 reg4 piece 8
+        vec![0x03, 0, 0x10, 0, 0, 0, 0, 0, 0],                                              // addr
+        vec![0x76, 0x68, 0x06],                                                             // breg6 -24 deref
+        vec![0x30, 0x9f],                                                                   // lit0 stack_value
+        vec![0x75, 0x00, 0x31, 0x1c, 0x9f], // breg5 0 lit1 minus stack_value
+        vec![0x5c, 0xf0],                   // reg12 GNU_uninit
+        vec![0xa5, 0x11, 0x31, 0xa4, 0x31, 0x08, 0, 0, 0, 0, 0, 0, 0xf0, 0x3f, 0x1e, 0x9f], // regval*const mul
+    ];
+    let n = 200_000;
+    if let Some(i) = std::env::var("TIMING_EXPR").ok().and_then(|v| v.parse::<usize>().ok()) {
+        // One expression only, for instruction counts under `perf stat`.
+        let compiled = std::env::var("TIMING_EVALUATE").is_err();
+        let p = Program::compile(&exprs[i], &ctx);
+        let mut s = Scratch::new();
+        if std::env::var("TIMING_GIMLI").is_ok() {
+            let iters: usize = std::env::var("TIMING_ITERS").ok().and_then(|v| v.parse().ok()).unwrap_or(1_000_000);
+            for _ in 0..iters {
+                std::hint::black_box(gimli_eval(&exprs[i]));
+            }
+            return;
+        }
+        let iters: usize = std::env::var("TIMING_ITERS").ok().and_then(|v| v.parse().ok()).unwrap_or(1_000_000);
+        for _ in 0..iters {
+            if compiled {
+                std::hint::black_box(p.run(&ctx, &mut s));
+            } else {
+                std::hint::black_box(fast::expr::evaluate(&exprs[i], &ctx));
+            }
+        }
+        return;
+    }
+    for (name, compiled) in [("evaluate", false), ("compiled run", true)] {
+        let progs: Vec<Program> = exprs.iter().map(|e| Program::compile(e, &ctx)).collect();
+        let mut s = Scratch::new();
+        let t = Instant::now();
+        let mut sink = 0usize;
+        for _ in 0..n {
+            for (i, e) in exprs.iter().enumerate() {
+                let o = if compiled { progs[i].run(&ctx, &mut s) } else { fast::expr::evaluate(e, &ctx) };
+                sink += o.kind().len();
+            }
+        }
+        let ns = t.elapsed().as_nanos() as f64 / (n * exprs.len()) as f64;
+        println!("fast {name}: {ns:.1} ns/expr ({sink})");
+    }
+    let progs: Vec<Program> = exprs.iter().map(|e| Program::compile(e, &ctx)).collect();
+    let mut s = Scratch::new();
+    for (i, p) in progs.iter().enumerate() {
+        let t = Instant::now();
+        for _ in 0..n / 10 {
+            std::hint::black_box(p.run(&ctx, &mut s));
+        }
+        println!("  expr {i}: {:.1} ns", t.elapsed().as_nanos() as f64 / (n / 10) as f64);
+    }
+    let t = Instant::now();
+    let m = n / 20;
+    for _ in 0..m {
+        for e in &exprs {
+            std::hint::black_box(reference::expr::evaluate(e, &ctx));
+        }
+    }
+    println!("reference: {:.1} ns/expr", t.elapsed().as_nanos() as f64 / (m * exprs.len()) as f64);
+}
+
+/// gimli's evaluation of `bytes` with every request answered (for timing
+/// comparisons only).
+fn gimli_eval(bytes: &[u8]) -> usize {
+    use gimli::{EndianSlice, EvaluationResult, Expression, LittleEndian};
+    let enc = gimli::Encoding { format: gimli::Format::Dwarf32, version: 5, address_size: 8 };
+    let mut eval = Expression(EndianSlice::new(bytes, LittleEndian)).evaluation(enc);
+    let mut r = eval.evaluate();
+    loop {
+        match r {
+            Ok(EvaluationResult::Complete) => break,
+            Ok(EvaluationResult::RequiresRegister { .. }) => {
+                r = eval.resume_with_register(gimli::Value::Generic(0x1000))
+            }
+            Ok(EvaluationResult::RequiresFrameBase) => r = eval.resume_with_frame_base(0x1030),
+            Ok(EvaluationResult::RequiresMemory { .. }) => r = eval.resume_with_memory(gimli::Value::Generic(0x1234)),
+            Ok(EvaluationResult::RequiresBaseType(_)) => {
+                r = eval.resume_with_base_type(gimli::ValueType::F64);
+            }
+            _ => return 0,
+        }
+    }
+    eval.result().len()
+}
+
+/// Every bundled expression case (hand-derived expectations written from the
+/// spec) gives the same outcome from the fast evaluator as its expectation
+/// and as the reference.
+#[test]
+fn bundled_cases_agree() {
+    use dwarfcheck::case::{yaml, Case};
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("specs/cases/expr");
+    let files = yaml::find_case_files(&[dir]).unwrap();
+    let mut n = 0;
+    let mut bad = Vec::new();
+    for f in files {
+        let cases = yaml::load_file(&f).unwrap_or_else(|e| panic!("{}: {e:?}", f.display()));
+        for case in cases {
+            let Case::Expr(c) = case else { continue };
+            n += 1;
+            let got = comparable(fast::expr::evaluate(&c.expr, &c.ctx));
+            let reference = comparable(reference::expr::evaluate(&c.expr, &c.ctx));
+            if got != reference || c.expect.as_ref().is_some_and(|e| !matches_expectation(e, &got)) {
+                bad.push(format!(
+                    "{} {}: fast {got} / reference {reference} / expected {:?}",
+                    c.origin, c.name, c.expect
+                ));
+            }
+        }
+    }
+    assert!(n > 0, "no cases found");
+    assert!(bad.is_empty(), "{} of {n} cases disagree:\n{}", bad.len(), bad.join("\n"));
+}
+
+/// Whether `got` meets a case expectation; an expectation without `at`
+/// accepts any offset.
+fn matches_expectation(want: &Outcome, got: &Outcome) -> bool {
+    match (want, got) {
+        (Outcome::IllFormed { rule: a, at: None }, Outcome::IllFormed { rule: b, .. })
+        | (Outcome::EvalError { rule: a, at: None }, Outcome::EvalError { rule: b, .. }) => a == b,
+        (Outcome::Budget { budget: a, at: None }, Outcome::Budget { budget: b, .. }) => a == b,
+        _ => comparable(want.clone()) == *got,
+    }
 }

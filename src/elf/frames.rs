@@ -1,18 +1,15 @@
 //! FDEs of `.eh_frame` and `.debug_frame`: each becomes a [`CfiCase`] over
 //! one shared [`CfiSection`].
 //!
-//! FDE offsets are enumerated with gimli's CIE/FDE iterator (the `cfi`
-//! module's own iterator can replace it once it exists).
+//! FDE offsets come from the `cfi` module's entry walker
+//! ([`CfiSection::fde_offsets`]), not from any consumer.
 
 use super::{section_data, Extracted};
 use crate::case::CfiCase;
 use crate::cfi::{CfiSection, FrameKind};
-use crate::target::{Endian, Target};
-use gimli::{BaseAddresses, CieOrFde, DebugFrame, EhFrame, EndianSlice, RunTimeEndian, UnwindSection};
+use crate::target::Target;
 use object::{Object, ObjectSection};
 use std::sync::Arc;
-
-type R<'a> = EndianSlice<'a, RunTimeEndian>;
 
 /// Adds one case per FDE of the file's `.eh_frame` and `.debug_frame`.
 ///
@@ -65,40 +62,15 @@ pub(super) fn extract_fdes(
 }
 
 /// Offsets of every FDE in `section`, in section order, and the error that
-/// stopped the walk early, if any.
-pub fn fde_offsets(section: &CfiSection) -> (Vec<u64>, Option<gimli::Error>) {
-    let endian = if section.target.endian == Endian::Big { RunTimeEndian::Big } else { RunTimeEndian::Little };
-    let mut bases = BaseAddresses::default().set_eh_frame(section.address);
-    if let Some(t) = section.text_base {
-        bases = bases.set_text(t);
-    }
-    if let Some(d) = section.data_base {
-        bases = bases.set_got(d);
-    }
-    let address_size = section.target.address_bytes();
-    match section.kind {
-        FrameKind::EhFrame => {
-            let mut s = EhFrame::new(&section.bytes, endian);
-            s.set_address_size(address_size);
-            walk(&s, &bases)
-        }
-        FrameKind::DebugFrame => {
-            let mut s = DebugFrame::new(&section.bytes, endian);
-            s.set_address_size(address_size);
-            walk(&s, &bases)
-        }
-    }
-}
-
-fn walk<'a, S: UnwindSection<R<'a>>>(s: &S, bases: &BaseAddresses) -> (Vec<u64>, Option<gimli::Error>) {
+/// stopped the walk early, if any (the `cfi` module's entry walker, so that
+/// the FDEs a consumer is judged on do not depend on that consumer).
+pub fn fde_offsets(section: &CfiSection) -> (Vec<u64>, Option<crate::cfi::header::CfiError>) {
     let mut out = Vec::new();
-    let mut entries = s.entries(bases);
-    loop {
-        match entries.next() {
-            Ok(Some(CieOrFde::Fde(p))) => out.push(p.offset() as u64),
-            Ok(Some(CieOrFde::Cie(_))) => {}
-            Ok(None) => return (out, None),
+    for r in section.fde_offsets() {
+        match r {
+            Ok(off) => out.push(off),
             Err(e) => return (out, Some(e)),
         }
     }
+    (out, None)
 }

@@ -60,6 +60,18 @@ pub struct Counts {
     pub debug_frame_fdes: usize,
 }
 
+impl std::ops::AddAssign for Counts {
+    /// Adds the counts of another file.
+    fn add_assign(&mut self, o: Counts) {
+        self.units += o.units;
+        self.expressions += o.expressions;
+        self.loclist_entries += o.loclist_entries;
+        self.frame_bases += o.frame_bases;
+        self.eh_frame_fdes += o.eh_frame_fdes;
+        self.debug_frame_fdes += o.debug_frame_fdes;
+    }
+}
+
 impl Counts {
     /// Expression cases in total (exprlocs plus location-list entries).
     pub fn expr_cases(&self) -> usize {

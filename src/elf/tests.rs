@@ -43,6 +43,26 @@ fn truncated_and_corrupted_real_file_never_panics() {
 }
 
 #[test]
+fn corrupted_debug_info_never_panics() {
+    // Bytes flipped inside the DWARF sections of a split debug file: the
+    // walk must end with cases and warnings or an error, never a panic.
+    let Some(path) = largest_debug_file() else { return };
+    let data = std::fs::read(&path).unwrap();
+    let rounds: u64 = std::env::var("DWARFCHECK_CORRUPT_ROUNDS").ok().and_then(|v| v.parse().ok()).unwrap_or(3);
+    for round in 0..rounds {
+        let mut bad = data.clone();
+        let mut z = round;
+        for _ in 0..200 {
+            z = crate::context::synthetic::mix(z);
+            // Leave the ELF header and program headers alone.
+            let i = 0x1000 + (z as usize) % (bad.len() - 0x1000);
+            bad[i] = (z >> 32) as u8;
+        }
+        let _ = extract_bytes(&bad, "corrupted", &Options::default());
+    }
+}
+
+#[test]
 fn libc_eh_frame_fdes_match_readelf() {
     let path = Path::new(LIBC);
     if !path.exists() {
@@ -158,12 +178,7 @@ fn survey() {
     for p in &dbg {
         match extract(p, &Options::default()) {
             Ok(x) => {
-                total.units += x.counts.units;
-                total.expressions += x.counts.expressions;
-                total.loclist_entries += x.counts.loclist_entries;
-                total.frame_bases += x.counts.frame_bases;
-                total.eh_frame_fdes += x.counts.eh_frame_fdes;
-                total.debug_frame_fdes += x.counts.debug_frame_fdes;
+                total += x.counts;
                 warnings += x.warnings.len();
                 for w in x.warnings.iter().take(2) {
                     println!("warning: {w}");
@@ -178,7 +193,18 @@ fn survey() {
     for p in files {
         let t = std::time::Instant::now();
         match extract(&p, &Options::default()) {
-            Ok(x) => println!("{}: {:?} warnings {:?} in {:?}", p.display(), x.counts, x.warnings, t.elapsed()),
+            Ok(x) => {
+                let el = t.elapsed();
+                let ctxs: std::collections::HashSet<*const crate::context::Context> =
+                    x.exprs.iter().map(|c| std::sync::Arc::as_ptr(&c.ctx)).collect();
+                println!(
+                    "{}: {:?} warnings {:?} in {el:?}, {} distinct contexts",
+                    p.display(),
+                    x.counts,
+                    x.warnings,
+                    ctxs.len()
+                );
+            }
             Err(e) => println!("{}: error {e:#}", p.display()),
         }
     }
@@ -226,4 +252,135 @@ fn gimli_survey() {
         }
         println!("{lib}: {} FDEs, {rows} rows in {:?}: {kinds:?}", x.cfi.len(), t.elapsed());
     }
+}
+
+#[test]
+#[ignore = "survey: gimli against the reference over the largest debug file"]
+fn gimli_vs_reference_survey() {
+    use crate::consumer::{gimli::Gimli, Consumer};
+    use crate::outcome::Outcome;
+    use std::collections::BTreeMap;
+    let Some(path) = std::env::var_os("DWARFCHECK_SURVEY_FILE").map(PathBuf::from).or_else(largest_debug_file) else {
+        return;
+    };
+    let x = extract(&path, &Options::default()).unwrap();
+    let mut cats: BTreeMap<String, (usize, String)> = BTreeMap::new();
+    for c in &x.exprs {
+        let g = Gimli.evaluate(c);
+        let r = crate::reference::expr::evaluate(&c.expr, &c.ctx);
+        let same = match (&g, &r) {
+            (Outcome::Value(_) | Outcome::Location(_), _) => g == r,
+            _ => g.kind() == r.kind(),
+        };
+        let key = if same {
+            format!("agree {}", r.kind())
+        } else {
+            let gk = match &g {
+                Outcome::Unsupported { what } => format!("unsupported({what})"),
+                o => format!("{} {}", o.kind(), o.rule().map(|r| r.to_string()).unwrap_or_default()),
+            };
+            format!("gimli {gk} / reference {} {}", r.kind(), r.rule().map(|r| r.to_string()).unwrap_or_default())
+        };
+        let e = cats.entry(key).or_insert((0, String::new()));
+        if e.0 == 0 {
+            e.1 = format!("{} {:02x?}\n      gimli {g}\n      ref   {r}", c.origin, &c.expr[..]);
+        }
+        e.0 += 1;
+    }
+    for (k, (n, ex)) in cats {
+        println!("{n:8} {k}\n      e.g. {ex}");
+    }
+}
+
+#[test]
+#[ignore = "survey: gimli against the reference on the FDEs of libc.so.6, libstdc++.so.6 and libLLVM"]
+fn gimli_vs_reference_cfi_survey() {
+    use crate::consumer::{gimli::Gimli, Consumer};
+    use crate::outcome::CfiOutcome;
+    use std::collections::BTreeMap;
+    for lib in [LIBC, "/usr/lib/x86_64-linux-gnu/libstdc++.so.6", "/usr/lib/x86_64-linux-gnu/libLLVM.so.19.1"] {
+        let Ok(x) = extract(Path::new(lib), &Options { expressions: false, ..Options::default() }) else { continue };
+        let mut cats: BTreeMap<String, (usize, String)> = BTreeMap::new();
+        for c in &x.cfi {
+            let g = Gimli.frame_table(c);
+            let r = crate::reference::cfi::frame_table(c);
+            let key = match (&g, &r) {
+                (CfiOutcome::Table(a), CfiOutcome::Table(b)) if a == b => "agree table".to_string(),
+                (CfiOutcome::Table(_), CfiOutcome::Table(_)) => "tables differ".to_string(),
+                _ if g.kind() == r.kind() => format!("agree {}", g.kind()),
+                _ => format!("gimli {} {:?} / reference {} {:?}", g.kind(), g.rule(), r.kind(), r.rule()),
+            };
+            let e = cats.entry(key).or_insert((0, String::new()));
+            if e.0 == 0 {
+                e.1 = format!("{}\n      gimli {g:?}\n      ref   {r:?}", c.origin);
+            }
+            e.0 += 1;
+        }
+        println!("{lib}: {} FDEs", x.cfi.len());
+        for (k, (n, ex)) in cats {
+            let ex: String = ex.chars().take(1500).collect();
+            println!("{n:8} {k}\n      e.g. {ex}");
+        }
+    }
+}
+
+#[test]
+fn aarch64_object_negate_ra_state() {
+    // An AArch64 object assembled by llvm-mc (skipped if not installed):
+    // paciasp; stp x29, x30, [sp, #-16]!; ... with the CFI directives below.
+    use crate::consumer::{gimli::Gimli, Consumer};
+    use crate::outcome::{CfaRule, CfiOutcome, RegisterRule};
+    use std::collections::BTreeMap;
+    let mc = Path::new("/usr/lib/llvm-19/bin/llvm-mc");
+    if !mc.exists() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("dwarfcheck-a64-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let src = dir.join("a.s");
+    let obj = dir.join("a.o");
+    std::fs::write(
+        &src,
+        "\t.text\nf:\n\t.cfi_startproc\n\tpaciasp\n\t.cfi_negate_ra_state\n\tstp x29, x30, [sp, #-16]!\n\
+         \t.cfi_def_cfa_offset 16\n\t.cfi_offset w30, -8\n\t.cfi_offset w29, -16\n\tmov x29, sp\n\
+         \tldp x29, x30, [sp], #16\n\tautiasp\n\tret\n\t.cfi_endproc\n",
+    )
+    .unwrap();
+    let ok = std::process::Command::new(mc)
+        .args(["-triple=aarch64-linux-gnu", "-filetype=obj", "-o"])
+        .arg(&obj)
+        .arg(&src)
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(ok, "llvm-mc could not assemble the test input");
+    let x = extract(&obj, &Options::default()).expect("aarch64 object extracts");
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(x.counts.eh_frame_fdes, 1);
+    assert_eq!(x.cfi[0].section.target.name, "aarch64");
+    let CfiOutcome::Table(t) = Gimli.frame_table(&x.cfi[0]) else { panic!("no table") };
+    // Hand-derived from the directives: CIE CFA = sp+0 (reg 31); after 4
+    // bytes the RA is signed (RA_SIGN_STATE, reg 34); after 8 bytes CFA =
+    // sp+16, x30 at CFA-8, x29 at CFA-16; the function is 0x18 bytes.
+    let s = t.rows[0].start;
+    let rel: Vec<(u64, u64, CfaRule, BTreeMap<u64, RegisterRule>)> =
+        t.rows.iter().map(|r| (r.start - s, r.end - s, r.cfa.clone(), r.registers.clone())).collect();
+    let cfa = |o| CfaRule::RegOffset { register: 31, offset: o, aspace: 0 };
+    let signed = (34, RegisterRule::RaSigned { signed: true });
+    assert_eq!(
+        rel,
+        vec![
+            (0, 4, cfa(0), BTreeMap::new()),
+            (4, 8, cfa(0), BTreeMap::from([signed.clone()])),
+            (
+                8,
+                0x18,
+                cfa(16),
+                BTreeMap::from([
+                    signed,
+                    (30, RegisterRule::Offset { offset: -8 }),
+                    (29, RegisterRule::Offset { offset: -16 })
+                ])
+            ),
+        ]
+    );
 }

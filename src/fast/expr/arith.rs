@@ -89,7 +89,7 @@ fn unsupported(what: &str, t: &BaseType) -> Fail {
 
 /// `DW_OP_abs`, `DW_OP_neg`, `DW_OP_not` (rules `op.abs.signed`,
 /// `op.abs.overflow`, `op.neg.signed`, `op.neg.overflow`, `op.not.complement`).
-pub fn unary(_s: &mut Scratch, k: Kind, v: Val) -> Res<Val> {
+pub fn unary(k: Kind, v: Val) -> Res<Val> {
     let t = v.ty;
     let c = class(&t);
     if k == Kind::Not && !is_int(c) {
@@ -114,7 +114,7 @@ pub fn unary(_s: &mut Scratch, k: Kind, v: Val) -> Res<Val> {
 
 /// `DW_OP_plus_uconst`: adds the operand read as a value of the popped
 /// value's type (rule `op.plus-uconst.adds`).
-pub fn plus_uconst(ev: &Ev<'_>, s: &mut Scratch, v: Val, k: u64) -> Res<Val> {
+pub fn plus_uconst(ev: &Ev<'_>, v: Val, k: u64) -> Res<Val> {
     if !is_int(class(&v.ty)) {
         return Err(Fail::Ill(R::OP_ARITH_REQUIRES_INTEGRAL));
     }
@@ -122,7 +122,7 @@ pub fn plus_uconst(ev: &Ev<'_>, s: &mut Scratch, v: Val, k: u64) -> Res<Val> {
         return Err(unsupported("arithmetic", &v.ty));
     }
     let b = mk(v.ty, u128::from(k));
-    binary(ev, s, Kind::Plus, v, b)
+    binary(ev, Kind::Plus, v, b)
 }
 
 fn relational(k: Kind) -> bool {
@@ -131,7 +131,7 @@ fn relational(k: Kind) -> bool {
 
 /// Two-operand operations: `a` is the former second entry, `b` the former
 /// top (DWARF 5 §2.5.1.4, §2.5.1.5).
-pub fn binary(ev: &Ev<'_>, _s: &mut Scratch, k: Kind, a: Val, b: Val) -> Res<Val> {
+pub fn binary(ev: &Ev<'_>, k: Kind, a: Val, b: Val) -> Res<Val> {
     let rel = relational(k);
     if a.ty != b.ty {
         return Err(Fail::Ill(if rel { R::OP_RELATIONAL_SAME_TYPE } else { R::OP_ARITH_SAME_TYPE }));
@@ -272,7 +272,7 @@ fn float_to_int(x: f64, t: &BaseType, signed: bool) -> u128 {
 }
 
 /// `DW_OP_convert` to type `t` (rules `op.convert.integral`, `op.convert.float`).
-pub fn convert(_s: &mut Scratch, v: Val, t: BaseType) -> Res<Val> {
+pub fn convert(v: Val, t: BaseType) -> Res<Val> {
     let (cf, ct) = (class(&v.ty), class(&t));
     if cf == Class::Other {
         return Err(unsupported("conversion", &v.ty));

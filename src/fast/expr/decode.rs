@@ -163,9 +163,9 @@ pub struct DecodeError {
 
 /// Encoding parameters the operand sizes depend on.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Encoding {
+pub struct Encoding<'a> {
     /// Vendor profile for 0xe0–0xff.
-    pub vendor: VendorProfile,
+    pub vendor: &'a VendorProfile,
     /// `DW_OP_addr` operand size in **bytes**.
     pub address_bytes: u8,
     /// DIE-offset operand size in **bytes** (4 or 8).
@@ -300,13 +300,25 @@ fn kind_of(op: Op) -> Kind {
     }
 }
 
+/// The meaning of every leading opcode byte under `profile`, computed once
+/// per distinct profile (the shared table lookup is a linear search).
+fn table(profile: &VendorProfile) -> &'static [Decoded; 256] {
+    use std::sync::OnceLock;
+    static TABLES: [OnceLock<[Decoded; 256]>; 16] = [const { OnceLock::new() }; 16];
+    let key = usize::from(profile.gnu)
+        | usize::from(profile.hetero_2020) << 1
+        | usize::from(profile.llvm_user) << 2
+        | usize::from(profile.aspace_bregx_signed) << 3;
+    TABLES[key].get_or_init(|| std::array::from_fn(|c| lookup(profile, c as u8)))
+}
+
 /// Decodes one operation at `r.pos` (the opcode) into an instruction.
 /// Branch targets are left as byte offsets in `a` (resolved later).
-fn decode_one(r: &mut Reader<'_>, enc: &Encoding) -> Result<Insn, RuleId> {
+fn decode_one(r: &mut Reader<'_>, enc: &Encoding<'_>) -> Result<Insn, RuleId> {
     let off = r.pos;
     let opcode = r.bytes[off];
     r.pos += 1;
-    let spec: OpSpec = match lookup(&enc.vendor, opcode) {
+    let spec: OpSpec = match table(enc.vendor)[opcode as usize] {
         Decoded::Op(s) => s,
         Decoded::LlvmUser => {
             let sub = r.uleb()?;
@@ -370,7 +382,7 @@ fn decode_one(r: &mut Reader<'_>, enc: &Encoding) -> Result<Insn, RuleId> {
 /// resolved to instruction indices ([`END`] for one past the last
 /// operation, [`OUT_OF_RANGE`] before 0 or past the end, [`BAD_TARGET`]
 /// inside an operation).
-pub fn decode(bytes: &[u8], enc: &Encoding, out: &mut Vec<Insn>) -> Result<(), DecodeError> {
+pub fn decode(bytes: &[u8], enc: &Encoding<'_>, out: &mut Vec<Insn>) -> Result<(), DecodeError> {
     out.clear();
     let mut r = Reader { bytes, pos: 0, big_endian: enc.big_endian };
     while r.pos < bytes.len() {

@@ -4,10 +4,10 @@
 
 use super::arith;
 use super::decode::{Insn, Kind, BAD_TARGET, END, OUT_OF_RANGE};
-use super::machine::{mask, Ent, Ipv, Loc, Scratch, Val, NONE};
+use super::machine::{mask, Ent, Loc, Scratch, Val, NONE};
+use super::place::complete_top;
 use super::Program;
 use crate::context::{Context, ContextError, ResultKind};
-use crate::encoding::ate;
 use crate::outcome::{BaseType, BudgetKind, Outcome};
 use crate::rules::id as R;
 use crate::rules::RuleId;
@@ -66,15 +66,6 @@ pub struct Ev<'a> {
     pub gty: BaseType,
 }
 
-/// Tracks reads of implicit pointer storage during one `DW_OP_deref*`
-/// (rules `op.implicit-pointer.deref-whole`, `op.implicit-pointer.partial-read`).
-#[derive(Default)]
-struct IpTrack {
-    ip: Option<Ipv>,
-    consistent: bool,
-    other: bool,
-}
-
 impl<'a> Ev<'a> {
     /// A top-level evaluation state.
     pub fn new(ctx: &'a Context) -> Self {
@@ -82,7 +73,7 @@ impl<'a> Ev<'a> {
     }
 
     #[inline]
-    fn gbits(&self) -> u32 {
+    pub(super) fn gbits(&self) -> u32 {
         self.gty.bits
     }
 
@@ -117,26 +108,26 @@ impl<'a> Ev<'a> {
     // ----- stack access -------------------------------------------------
 
     #[inline]
-    fn avail(&self, s: &Scratch) -> usize {
+    pub(super) fn avail(&self, s: &Scratch) -> usize {
         s.stack.len() - self.base
     }
 
     /// Fails with `expr.stack.underflow` unless `n` entries are available.
     #[inline]
-    fn need(&self, s: &Scratch, n: usize) -> Res<()> {
+    pub(super) fn need(&self, s: &Scratch, n: usize) -> Res<()> {
         if self.avail(s) < n {
             return Err(Fail::Ill(R::EXPR_STACK_UNDERFLOW));
         }
         Ok(())
     }
 
-    fn is_incomplete(s: &Scratch, e: &Ent) -> bool {
+    pub(super) fn is_incomplete(s: &Scratch, e: &Ent) -> bool {
         matches!(e, Ent::Loc(Loc::Comp { idx, .. }) if !s.comps[*idx as usize].complete)
     }
 
     /// The entry with index `i` (0 = top) touched by a stack operation
     /// (rule `op.stack.incomplete-composite`).
-    fn touch(&self, s: &Scratch, i: usize) -> Res<Ent> {
+    pub(super) fn touch(&self, s: &Scratch, i: usize) -> Res<Ent> {
         let e = s.stack[s.stack.len() - 1 - i];
         if Self::is_incomplete(s, &e) {
             return Err(Fail::Ill(R::OP_STACK_INCOMPLETE_COMPOSITE));
@@ -145,12 +136,12 @@ impl<'a> Ev<'a> {
     }
 
     #[inline]
-    fn pop_raw(&self, s: &mut Scratch) -> Ent {
+    pub(super) fn pop_raw(&self, s: &mut Scratch) -> Ent {
         s.stack.pop().unwrap_or(Ent::Loc(Loc::Undef))
     }
 
     /// Pops an entry required to be a value.
-    fn pop_val(&self, s: &mut Scratch) -> Res<Val> {
+    pub(super) fn pop_val(&self, s: &mut Scratch) -> Res<Val> {
         self.need(s, 1)?;
         let e = self.pop_raw(s);
         self.to_val(s, e)
@@ -170,7 +161,7 @@ impl<'a> Ev<'a> {
         }
     }
 
-    fn pop_integral(&self, s: &mut Scratch, rule: RuleId) -> Res<Val> {
+    pub(super) fn pop_integral(&self, s: &mut Scratch, rule: RuleId) -> Res<Val> {
         let v = self.pop_val(s)?;
         if !v.ty.is_integral() {
             return Err(Fail::Ill(rule));
@@ -179,7 +170,7 @@ impl<'a> Ev<'a> {
     }
 
     /// Pops an entry required to be a location description.
-    fn pop_loc(&self, s: &mut Scratch) -> Res<Loc> {
+    pub(super) fn pop_loc(&self, s: &mut Scratch) -> Res<Loc> {
         self.need(s, 1)?;
         let e = self.pop_raw(s);
         self.to_loc(s, e)
@@ -202,12 +193,12 @@ impl<'a> Ev<'a> {
     }
 
     #[inline]
-    fn push(&self, s: &mut Scratch, e: Ent) {
+    pub(super) fn push(&self, s: &mut Scratch, e: Ent) {
         s.stack.push(e);
     }
 
     #[inline]
-    fn push_mem(&self, s: &mut Scratch, addr: u128) {
+    pub(super) fn push_mem(&self, s: &mut Scratch, addr: u128) {
         let a = mask(addr, self.gbits());
         s.stack.push(Ent::Loc(Loc::Mem { aspace: 0, bit: a * 8 }));
     }
@@ -215,7 +206,7 @@ impl<'a> Ev<'a> {
     // ----- one operation ------------------------------------------------
 
     /// Executes one instruction; returns a branch target if control moves.
-    fn step(&self, prog: &Program, ins: &Insn, s: &mut Scratch) -> Res<Option<u64>> {
+    pub(super) fn step(&self, prog: &Program, ins: &Insn, s: &mut Scratch) -> Res<Option<u64>> {
         match ins.kind {
             Kind::Const => {
                 let v = self.generic(u128::from(ins.a));
@@ -315,7 +306,7 @@ impl<'a> Ev<'a> {
             }
             Kind::Abs | Kind::Neg | Kind::Not => {
                 let v = self.pop_val(s)?;
-                let r = arith::unary(s, ins.kind, v)?;
+                let r = arith::unary(ins.kind, v)?;
                 self.push(s, Ent::Val(r));
             }
             Kind::And
@@ -338,12 +329,12 @@ impl<'a> Ev<'a> {
                 self.need(s, 2)?;
                 let b = self.pop_val(s)?;
                 let a = self.pop_val(s)?;
-                let r = arith::binary(self, s, ins.kind, a, b)?;
+                let r = arith::binary(self, ins.kind, a, b)?;
                 self.push(s, Ent::Val(r));
             }
             Kind::PlusUconst => {
                 let v = self.pop_val(s)?;
-                let r = arith::plus_uconst(self, s, v, ins.a)?;
+                let r = arith::plus_uconst(self, v, ins.a)?;
                 self.push(s, Ent::Val(r));
             }
             Kind::Skip => return self.branch(ins.a, R::OP_SKIP_TARGET_OUT_OF_RANGE, R::OP_SKIP_TARGET_NOT_OP_START),
@@ -362,8 +353,8 @@ impl<'a> Ev<'a> {
                 let l = self.fbreg(ins, s)?;
                 self.push(s, Ent::Loc(l));
             }
-            Kind::Piece => self.piece(s, ins.a.saturating_mul(8), 0)?,
-            Kind::BitPiece => self.piece(s, ins.a, ins.b)?,
+            Kind::Piece => self.piece(s, ins.a.saturating_mul(8), None)?,
+            Kind::BitPiece => self.piece(s, ins.a, Some(ins.b))?,
             Kind::Nop => {}
             Kind::PushObjectAddress => {
                 let o = self.ctx.object.as_ref().ok_or(Fail::Eval(R::CTX_OBJECT_MISSING))?;
@@ -373,7 +364,8 @@ impl<'a> Ev<'a> {
             Kind::FormTlsAddress => {
                 let v = self.pop_integral(s, R::OP_FORM_TLS_ADDRESS_REQUIRES_INTEGRAL)?;
                 let base = self.ctx.tls_base.ok_or(Fail::Eval(R::CTX_TLS_BASE_MISSING))?;
-                self.push_mem(s, u128::from(base).wrapping_add(v.lo));
+                let ta = s.low128(&v);
+                self.push_mem(s, u128::from(base).wrapping_add(ta));
             }
             Kind::CallFrameCfa => {
                 let cfa = self.ctx.cfa.ok_or(Fail::Eval(R::CTX_CFA_MISSING))?;
@@ -426,7 +418,7 @@ impl<'a> Ev<'a> {
                 self.need(s, 1)?;
                 let v = self.pop_val(s)?;
                 let r = if ins.kind == Kind::Convert {
-                    arith::convert(s, v, t)?
+                    arith::convert(v, t)?
                 } else {
                     if t.bits != v.ty.bits {
                         return Err(Fail::Ill(R::OP_REINTERPRET_SIZE_MISMATCH));
@@ -444,7 +436,7 @@ impl<'a> Ev<'a> {
 
     // ----- helpers ------------------------------------------------------
 
-    fn branch(&self, target: u64, out_of_range: RuleId, not_start: RuleId) -> Res<Option<u64>> {
+    pub(super) fn branch(&self, target: u64, out_of_range: RuleId, not_start: RuleId) -> Res<Option<u64>> {
         match target {
             OUT_OF_RANGE => Err(Fail::Ill(out_of_range)),
             BAD_TARGET => Err(Fail::Ill(not_start)),
@@ -454,7 +446,7 @@ impl<'a> Ev<'a> {
 
     /// The base type at unit offset `die`; 0 is the generic type (rule
     /// `op.typed.die-zero-generic`).
-    fn base_type(&self, die: u64) -> Res<BaseType> {
+    pub(super) fn base_type(&self, die: u64) -> Res<BaseType> {
         if die == 0 {
             return Ok(self.gty);
         }
@@ -464,417 +456,12 @@ impl<'a> Ev<'a> {
         })
     }
 
-    /// A value of `t` from bytes in the type's memory byte order.
-    fn val_from_memory_order(&self, s: &mut Scratch, t: BaseType, b: &[u8]) -> Val {
-        let n = t.bytes();
-        if n <= 16 {
-            let mut le = [0u8; 16];
-            le[..n].copy_from_slice(&b[..n]);
-            if t.big_endian {
-                le[..n].reverse();
-            }
-            s.make_val(t, &le)
-        } else {
-            let mut le = b[..n].to_vec();
-            if t.big_endian {
-                le.reverse();
-            }
-            s.make_val(t, &le)
-        }
-    }
-
-    /// The memory location an xderef operation reads (rules
-    /// `op.xderef.address-space`, `op.xderef.unknown-address-space`).
-    fn aspace_address(&self, _s: &Scratch, asp: &Val, a: &Val) -> Res<Loc> {
-        let asp_id = u64::try_from(asp.lo).map_err(|_| Fail::Ill(R::OP_XDEREF_UNKNOWN_ADDRESS_SPACE))?;
-        let space = self.ctx.target.address_space(asp_id).ok_or(Fail::Ill(R::OP_XDEREF_UNKNOWN_ADDRESS_SPACE))?;
-        let addr = mask(a.lo, space.address_bits);
-        Ok(Loc::Mem { aspace: asp_id, bit: addr * 8 })
-    }
-
-    /// `DW_OP_deref_size` (rules `op.deref-size.zero-extends`, `op.deref-size.zero`).
-    fn deref_size(&self, s: &mut Scratch, l: &Loc, size: u64) -> Res<Ent> {
-        if size == 0 {
-            return Ok(Ent::Val(self.generic(0)));
-        }
-        let g = self.gbits();
-        let ts = (size.saturating_mul(8)).min(u64::from(g)) as u32;
-        let t = if ts < g { BaseType::ate(ate::UNSIGNED, ts, self.gty.big_endian) } else { self.gty };
-        match self.deref(s, l, t)? {
-            Ent::Val(v) => Ok(Ent::Val(self.generic(v.lo))),
-            other => Ok(other),
-        }
-    }
-
-    /// Retrieves `t.bits` bits from `l`: a value of type `t`, or an
-    /// implicit pointer value (rule `op.deref-type.reads-location`).
-    pub fn deref(&self, s: &mut Scratch, l: &Loc, t: BaseType) -> Res<Ent> {
-        let n = t.bytes();
-        if u64::from(t.bits) > self.ctx.budgets.size_bytes.saturating_mul(8) {
-            return Err(Fail::Budget(BudgetKind::Size));
-        }
-        let mut buf = std::mem::take(&mut s.tmp);
-        buf.clear();
-        buf.resize(n, 0);
-        let mut track = IpTrack::default();
-        let r = self.read_bits(s, l, 0, u64::from(t.bits), &mut buf, 0, &mut track);
-        let out = r.and_then(|()| match track.ip {
-            None => Ok(Ent::Val(self.val_from_memory_order(s, t, &buf))),
-            Some(ip) => {
-                let whole = self.ip_bits(&ip);
-                if track.consistent && !track.other && u64::from(t.bits) == whole {
-                    Ok(Ent::Ipv(ip))
-                } else {
-                    Err(Fail::Eval(R::OP_IMPLICIT_POINTER_PARTIAL_READ))
-                }
-            }
-        });
-        s.tmp = buf;
-        out
-    }
-
-    /// Size in **bits** of implicit pointer storage: the address size of its space.
-    fn ip_bits(&self, ip: &Ipv) -> u64 {
-        match ip.aspace {
-            None => u64::from(self.gbits()),
-            Some(a) => u64::from(self.ctx.target.address_space(a).map(|x| x.address_bits).unwrap_or(self.gbits())),
-        }
-    }
-
-    /// Size in **bits** of the storage of a non-composite single location
-    /// (`None`: unbounded/undefined).
-    fn storage_bits(&self, s: &Scratch, l: &Loc) -> Option<u128> {
-        match *l {
-            Loc::Undef | Loc::Multi { .. } => None,
-            Loc::Mem { aspace, .. } => {
-                let abits = self.ctx.target.address_space(aspace).map(|a| a.address_bits).unwrap_or(64);
-                Some(1u128 << (abits + 3))
-            }
-            Loc::Reg { regno, .. } => self.ctx.target.register(regno).map(|r| u128::from(r.bits)),
-            Loc::Imp { len, .. } => Some(u128::from(len) * 8),
-            Loc::ImpPtr { die, disp, aspace, .. } => Some(u128::from(self.ip_bits(&Ipv { die, disp, aspace }))),
-            Loc::Comp { idx, .. } => Some(u128::from(s.comps[idx as usize].total_bits)),
-        }
-    }
-
-    /// Copies `n` bits starting `extra` bits after `l`'s position into
-    /// `dst` at bit `dst_bit` (storage order: bit k of byte k/8).
-    #[allow(clippy::too_many_arguments)]
-    fn read_bits(
-        &self,
-        s: &mut Scratch,
-        l: &Loc,
-        extra: u64,
-        n: u64,
-        dst: &mut [u8],
-        dst_bit: u64,
-        track: &mut IpTrack,
-    ) -> Res<()> {
-        if n == 0 {
-            return Ok(());
-        }
-        match *l {
-            Loc::Undef => Err(Fail::Eval(R::OP_DEREF_UNDEFINED_STORAGE)),
-            Loc::Mem { aspace, bit } => {
-                track.other = true;
-                let size_bits = self.storage_bits(s, l).unwrap_or(u128::MAX);
-                let start = bit.checked_add(u128::from(extra)).ok_or(Fail::Eval(R::OP_DEREF_PAST_STORAGE_END))?;
-                if start.checked_add(u128::from(n)).is_none_or(|e| e > size_bits) {
-                    return Err(Fail::Eval(R::OP_DEREF_PAST_STORAGE_END));
-                }
-                let first = (start / 8) as u64;
-                let sub = (start % 8) as u64;
-                let count = (sub + n).div_ceil(8) as usize;
-                with_buf(count, |buf| {
-                    self.ctx.read_memory(aspace, first, buf).map_err(|_| Fail::Eval(R::OP_DEREF_MEMORY_UNREADABLE))?;
-                    copy_bits(buf, sub, dst, dst_bit, n);
-                    Ok(())
-                })
-            }
-            Loc::Reg { regno, bit } => {
-                track.other = true;
-                let reg = self.ctx.target.register(regno).ok_or(Fail::Eval(R::REG_UNKNOWN_REGISTER_READ))?;
-                let start = bit.checked_add(extra).ok_or(Fail::Eval(R::OP_DEREF_PAST_STORAGE_END))?;
-                if start.checked_add(n).is_none_or(|e| e > u64::from(reg.bits)) {
-                    return Err(Fail::Eval(R::OP_DEREF_PAST_STORAGE_END));
-                }
-                let first = (start / 8) as usize;
-                let sub = start % 8;
-                let count = (sub + n).div_ceil(8) as usize;
-                with_buf(count, |buf| {
-                    self.ctx.read_register(regno, first, buf).map_err(|e| match e {
-                        ContextError::NoSuchRegister(_) => Fail::Eval(R::REG_UNKNOWN_REGISTER_READ),
-                        _ => Fail::Eval(R::CTX_REGISTER_UNAVAILABLE),
-                    })?;
-                    copy_bits(buf, sub, dst, dst_bit, n);
-                    Ok(())
-                })
-            }
-            Loc::Imp { start, len, bit } => {
-                track.other = true;
-                let st = bit.checked_add(extra).ok_or(Fail::Eval(R::OP_DEREF_PAST_STORAGE_END))?;
-                if st.checked_add(n).is_none_or(|e| e > u64::from(len) * 8) {
-                    return Err(Fail::Eval(R::OP_DEREF_PAST_STORAGE_END));
-                }
-                let src = &s.bytes[start as usize..(start + len) as usize];
-                copy_bits(src, st, dst, dst_bit, n);
-                Ok(())
-            }
-            Loc::ImpPtr { die, disp, aspace, bit } => {
-                let ip = Ipv { die, disp, aspace };
-                let st = bit.checked_add(extra).ok_or(Fail::Eval(R::OP_DEREF_PAST_STORAGE_END))?;
-                if st.checked_add(n).is_none_or(|e| e > self.ip_bits(&ip)) {
-                    return Err(Fail::Eval(R::OP_DEREF_PAST_STORAGE_END));
-                }
-                match track.ip {
-                    None => {
-                        track.ip = Some(ip);
-                        track.consistent = st == dst_bit;
-                    }
-                    Some(prev) => track.consistent &= prev == ip && st == dst_bit,
-                }
-                Ok(())
-            }
-            Loc::Multi { start, len } => self.read_multi(s, start, len, extra, n, dst, dst_bit, track),
-            Loc::Comp { idx, bit } => {
-                let c = s.comps[idx as usize];
-                let st = bit.checked_add(extra).ok_or(Fail::Eval(R::OP_DEREF_PAST_STORAGE_END))?;
-                if st.checked_add(n).is_none_or(|e| e > c.total_bits) {
-                    return Err(Fail::Eval(R::OP_DEREF_PAST_STORAGE_END));
-                }
-                let end = st + n;
-                let mut pos = 0u64;
-                let mut p = c.first;
-                while p != NONE && pos < end {
-                    let part = s.parts[p as usize];
-                    let pend = pos + part.bits;
-                    let lo = pos.max(st);
-                    let hi = pend.min(end);
-                    if lo < hi {
-                        self.read_bits(s, &part.loc, lo - pos, hi - lo, dst, dst_bit + (lo - st), track)?;
-                    }
-                    pos = pend;
-                    p = part.next;
-                }
-                Ok(())
-            }
-        }
-    }
-
-    /// Reads every single location of a multi-place location; they must
-    /// agree (rule `expr.loc.places-must-agree`).
-    #[allow(clippy::too_many_arguments)]
-    fn read_multi(
-        &self,
-        s: &mut Scratch,
-        start: u32,
-        len: u32,
-        extra: u64,
-        n: u64,
-        dst: &mut [u8],
-        dst_bit: u64,
-        track: &mut IpTrack,
-    ) -> Res<()> {
-        let mut first: Option<Vec<u8>> = None;
-        for i in start..start + len {
-            let single = s.multi[i as usize];
-            let mut tmp = dst.to_vec();
-            self.read_bits(s, &single, extra, n, &mut tmp, dst_bit, track)?;
-            match &first {
-                None => first = Some(tmp),
-                Some(f) => {
-                    if (0..n).any(|k| get_bit(f, dst_bit + k) != get_bit(&tmp, dst_bit + k)) {
-                        return Err(Fail::Ill(R::EXPR_LOC_PLACES_MUST_AGREE));
-                    }
-                }
-            }
-        }
-        if let Some(f) = first {
-            dst.copy_from_slice(&f);
-        }
-        Ok(())
-    }
-
-    /// Reads register `regno` as an unsigned generic-sized value (rule
-    /// `op.breg.register-plus-offset`).
-    fn reg_address(&self, s: &mut Scratch, regno: u64) -> Res<u128> {
-        let t = BaseType::ate(ate::UNSIGNED, self.gbits(), self.gty.big_endian);
-        match self.deref(s, &Loc::Reg { regno, bit: 0 }, t)? {
-            Ent::Val(v) => Ok(v.lo),
-            _ => Ok(0),
-        }
-    }
-
-    /// `DW_OP_fbreg` (rules `op.fbreg.offset`, `op.fbreg.register-frame-base`).
-    fn fbreg(&self, ins: &Insn, s: &mut Scratch) -> Res<Loc> {
-        let fb = self.ctx.frame_base.as_ref().ok_or(Fail::Eval(R::CTX_FRAME_BASE_MISSING))?;
-        if self.depth + 1 > self.ctx.budgets.depth {
-            return Err(Fail::Budget(BudgetKind::Depth));
-        }
-        let fbp = match s.frame_base.take() {
-            Some(b) if b.0 == *fb => b,
-            _ => Box::new((fb.clone(), Program::compile(fb, self.ctx))),
-        };
-        let at = self.at_override.unwrap_or(u64::from(ins.off));
-        let inner =
-            Ev { ctx: self.ctx, base: s.stack.len(), depth: self.depth + 1, at_override: Some(at), gty: self.gty };
-        let r = inner.nested(&fbp.1, s);
-        s.frame_base = Some(fbp);
-        let l = r?;
-        let disp = ins.b as i64;
-        match l {
-            Loc::Reg { regno, bit: 0 } => {
-                let a = self.reg_address(s, regno)?;
-                let a = mask(a.wrapping_add(disp as i128 as u128), self.gbits());
-                Ok(Loc::Mem { aspace: 0, bit: a * 8 })
-            }
-            other => self.move_loc(s, other, i128::from(disp) * 8, R::OP_FBREG_OFFSET_OUT_OF_STORAGE),
-        }
-    }
-
-    /// `l` moved by `bits` bits (as `DW_OP_LLVM_bit_offset`): an evaluation
-    /// error `rule` if the new offset is negative or at/after the end of the
-    /// storage; undefined stays undefined (rule `loc.undefined.no-size`).
-    fn move_loc(&self, s: &mut Scratch, l: Loc, bits: i128, rule: RuleId) -> Res<Loc> {
-        if bits == 0 {
-            return Ok(l);
-        }
-        if let Loc::Multi { start, len } = l {
-            let first = s.multi.len() as u32;
-            for i in start..start + len {
-                let m = self.move_loc(s, s.multi[i as usize], bits, rule.clone())?;
-                s.multi.push(m);
-            }
-            return Ok(Loc::Multi { start: first, len });
-        }
-        let size = self.storage_bits(s, &l);
-        let cur: i128 = match l {
-            Loc::Undef => return Ok(l),
-            Loc::Mem { bit, .. } => bit as i128,
-            Loc::Reg { bit, .. } | Loc::Imp { bit, .. } | Loc::ImpPtr { bit, .. } | Loc::Comp { bit, .. } => {
-                i128::from(bit)
-            }
-            Loc::Multi { .. } => 0,
-        };
-        let nb = cur.checked_add(bits).ok_or(Fail::Eval(rule.clone()))?;
-        if nb < 0 || size.is_some_and(|sz| nb as u128 >= sz) {
-            return Err(Fail::Eval(rule));
-        }
-        Ok(match l {
-            Loc::Mem { aspace, .. } => Loc::Mem { aspace, bit: nb as u128 },
-            Loc::Reg { regno, .. } => Loc::Reg { regno, bit: nb as u64 },
-            Loc::Imp { start, len, .. } => Loc::Imp { start, len, bit: nb as u64 },
-            Loc::ImpPtr { die, disp, aspace, .. } => Loc::ImpPtr { die, disp, aspace, bit: nb as u64 },
-            Loc::Comp { idx, .. } => Loc::Comp { idx, bit: nb as u64 },
-            other => other,
-        })
-    }
-
-    /// Evaluates a nested expression with result kind "location" on a
-    /// fresh stack region; returns its location and pops the region.
-    fn nested(&self, prog: &Program, s: &mut Scratch) -> Res<Loc> {
-        if let Some(e) = &prog.error {
-            return Err(Fail::Ill(e.rule.clone()));
-        }
-        let out = match self.exec(prog, s) {
-            Err(stop) => Err(stop.fail),
-            Ok(()) => match self.top(s) {
-                None => Ok(Loc::Undef),
-                Some(e) => {
-                    complete_top(s, &e);
-                    self.to_loc(s, e).map_err(|f| match f {
-                        Fail::Ill(r) if r == R::LOC_CONVERT_VALUE_NOT_GENERIC => {
-                            Fail::Ill(R::EXPR_RESULT_LOCATION_NOT_CONVERTIBLE)
-                        }
-                        f => f,
-                    })
-                }
-            },
-        };
-        s.stack.truncate(self.base);
-        out
-    }
-
-    fn top(&self, s: &Scratch) -> Option<Ent> {
+    pub(super) fn top(&self, s: &Scratch) -> Option<Ent> {
         if s.stack.len() > self.base {
             s.stack.last().copied()
         } else {
             None
         }
-    }
-
-    /// `DW_OP_piece` / `DW_OP_bit_piece` (hetero-2020 "Composite Location
-    /// Description Operations"): `bits` part size, `offset` bit displacement.
-    fn piece(&self, s: &mut Scratch, bits: u64, offset: u64) -> Res<()> {
-        if bits > self.ctx.budgets.size_bytes.saturating_mul(8) {
-            return Err(Fail::Budget(BudgetKind::Size));
-        }
-        match self.top(s) {
-            None => {
-                let idx = s.new_comp();
-                self.add_part(s, idx, bits, Loc::Undef)?;
-                self.push(s, Ent::Loc(Loc::Comp { idx, bit: 0 }));
-            }
-            Some(Ent::Loc(Loc::Comp { idx, .. })) if !s.comps[idx as usize].complete => {
-                self.add_part(s, idx, bits, Loc::Undef)?;
-            }
-            Some(e) => {
-                let pl = match self.to_loc(s, e) {
-                    Ok(l) => l,
-                    Err(Fail::Ill(r)) if r == R::LOC_CONVERT_VALUE_NOT_GENERIC => {
-                        return Err(Fail::Ill(R::OP_PIECE_NOT_LOCATION))
-                    }
-                    Err(f) => return Err(f),
-                };
-                let pl = self.move_loc(s, pl, i128::from(offset), R::OP_BIT_PIECE_OFFSET_PAST_STORAGE)?;
-                self.check_part_fits(s, &pl, bits)?;
-                s.stack.pop();
-                match self.top(s) {
-                    Some(Ent::Loc(Loc::Comp { idx, .. })) if !s.comps[idx as usize].complete => {
-                        self.add_part(s, idx, bits, pl)?;
-                    }
-                    _ => {
-                        let idx = s.new_comp();
-                        self.add_part(s, idx, bits, pl)?;
-                        self.push(s, Ent::Loc(Loc::Comp { idx, bit: 0 }));
-                    }
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// Every bit of a part must lie within each place's storage (rule
-    /// `composite.part-exceeds-storage`).
-    fn check_part_fits(&self, s: &Scratch, l: &Loc, bits: u64) -> Res<()> {
-        let off: u128 = match *l {
-            Loc::Undef => return Ok(()),
-            Loc::Multi { start, len } => {
-                for i in start..start + len {
-                    self.check_part_fits(s, &s.multi[i as usize], bits)?;
-                }
-                return Ok(());
-            }
-            Loc::Mem { bit, .. } => bit,
-            Loc::Reg { bit, .. } | Loc::Imp { bit, .. } | Loc::ImpPtr { bit, .. } | Loc::Comp { bit, .. } => {
-                u128::from(bit)
-            }
-        };
-        if let Some(size) = self.storage_bits(s, l) {
-            if off + u128::from(bits) > size {
-                return Err(Fail::Ill(R::COMPOSITE_PART_EXCEEDS_STORAGE));
-            }
-        }
-        Ok(())
-    }
-
-    fn add_part(&self, s: &mut Scratch, idx: u32, bits: u64, loc: Loc) -> Res<()> {
-        let total = s.comps[idx as usize].total_bits.saturating_add(bits);
-        if total > self.ctx.budgets.size_bytes.saturating_mul(8) {
-            return Err(Fail::Budget(BudgetKind::Size));
-        }
-        s.append_part(idx, bits, loc);
-        Ok(())
     }
 
     /// Converts the final stack into the outcome (hetero-2020 "DWARF
@@ -911,57 +498,5 @@ fn remap(f: Fail, from: &RuleId, to: RuleId) -> Fail {
     match f {
         Fail::Ill(r) if r == *from => Fail::Ill(to),
         f => f,
-    }
-}
-
-/// Runs `f` on a zeroed buffer of `count` bytes (on the stack when small).
-fn with_buf<T>(count: usize, f: impl FnOnce(&mut [u8]) -> T) -> T {
-    if count <= 64 {
-        let mut tmp = [0u8; 64];
-        f(&mut tmp[..count])
-    } else {
-        let mut v = vec![0u8; count];
-        f(&mut v)
-    }
-}
-
-/// An incomplete composite left on top at the end of an evaluation becomes
-/// complete (rule `expr.result.incomplete-composite-completed`).
-fn complete_top(s: &mut Scratch, e: &Ent) {
-    if let Ent::Loc(Loc::Comp { idx, .. }) = e {
-        s.comps[*idx as usize].complete = true;
-    }
-}
-
-/// Copies `n` bits from `src` at bit `sb` to `dst` at bit `db`
-/// (bit k of a buffer is bit k % 8 of byte k / 8).
-pub fn copy_bits(src: &[u8], sb: u64, dst: &mut [u8], db: u64, n: u64) {
-    if sb.is_multiple_of(8) && db.is_multiple_of(8) {
-        let whole = (n / 8) as usize;
-        let (s0, d0) = ((sb / 8) as usize, (db / 8) as usize);
-        dst[d0..d0 + whole].copy_from_slice(&src[s0..s0 + whole]);
-        for k in (whole as u64 * 8)..n {
-            set_bit(dst, db + k, get_bit(src, sb + k));
-        }
-        return;
-    }
-    for k in 0..n {
-        set_bit(dst, db + k, get_bit(src, sb + k));
-    }
-}
-
-#[inline]
-fn get_bit(b: &[u8], k: u64) -> bool {
-    b[(k / 8) as usize] >> (k % 8) & 1 == 1
-}
-
-#[inline]
-fn set_bit(b: &mut [u8], k: u64, v: bool) {
-    let m = 1u8 << (k % 8);
-    let byte = &mut b[(k / 8) as usize];
-    if v {
-        *byte |= m;
-    } else {
-        *byte &= !m;
     }
 }

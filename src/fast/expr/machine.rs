@@ -4,7 +4,8 @@
 //! Description").
 
 use crate::context::Entry as CtxEntry;
-use crate::outcome::{BaseType, NormalLocation, RawLocation, RawPiece, SingleLocation, Source, Value};
+use crate::outcome::{BaseType, NormalLocation, Piece, RawLocation, RawPiece, SingleLocation, Source, Value};
+use std::collections::BTreeSet;
 
 /// Sentinel for "no arena index".
 pub const NONE: u32 = u32::MAX;
@@ -206,6 +207,24 @@ impl Scratch {
         }
     }
 
+    /// The low 128 bits of a value of any width.
+    pub fn low128(&self, v: &Val) -> u128 {
+        if v.wide == NONE {
+            return v.lo;
+        }
+        let mut b = [0u8; 16];
+        b.copy_from_slice(&self.bytes[v.wide as usize..v.wide as usize + 16]);
+        u128::from_le_bytes(b)
+    }
+
+    /// The value as an unsigned number if it fits in 64 bits.
+    pub fn as_u64(&self, v: &Val) -> Option<u64> {
+        if v.wide != NONE && self.bytes[v.wide as usize + 16..v.wide as usize + v.ty.bytes()].iter().any(|&b| b != 0) {
+            return None;
+        }
+        u64::try_from(self.low128(v)).ok()
+    }
+
     /// A value of type `ty` from its bytes, least significant first.
     /// `le` must be at least `ty.bytes()` long; bits above `ty.bits` are cleared.
     pub fn make_val(&mut self, ty: BaseType, le: &[u8]) -> Val {
@@ -292,10 +311,47 @@ impl Scratch {
     /// The normalised outcome form of a location description.
     pub fn export_loc(&self, l: &Loc) -> NormalLocation {
         match l {
-            // Fast path: one place in non-composite storage is already normal.
+            Loc::Comp { idx, bit: 0 } => match self.export_flat_comp(*idx) {
+                Some(pieces) => NormalLocation { places: vec![SingleLocation::Composite(pieces)] },
+                None => self.raw(l).normalize(),
+            },
             Loc::Multi { .. } | Loc::Comp { .. } => self.raw(l).normalize(),
+            // One place in non-composite storage is already normal.
             _ => NormalLocation { places: vec![SingleLocation::Simple(self.source(l))] },
         }
+    }
+
+    /// The normal form of a composite at bit offset 0 whose parts are all
+    /// single places in non-composite storage (the common DWARF 5 shape),
+    /// built directly: zero-length parts dropped, parts that continue the
+    /// previous part's storage merged, exactly as `RawLocation::normalize`
+    /// does. `None` for any other composite.
+    fn export_flat_comp(&self, idx: u32) -> Option<Vec<Piece>> {
+        let mut pieces: Vec<Piece> = Vec::with_capacity(4);
+        let mut p = self.comps[idx as usize].first;
+        while p != NONE {
+            let part = &self.parts[p as usize];
+            p = part.next;
+            if matches!(part.loc, Loc::Comp { .. } | Loc::Multi { .. }) {
+                return None;
+            }
+            if part.bits == 0 {
+                continue;
+            }
+            let src = self.source(&part.loc);
+            if let Some(last) = pieces.last_mut() {
+                if last.sources.first().is_some_and(|prev| prev.advanced(last.bits) == src) {
+                    last.bits += part.bits;
+                    continue;
+                }
+            }
+            // (`insert` into an empty set is much cheaper than `from([..])`,
+            // which sorts.)
+            let mut sources = BTreeSet::new();
+            sources.insert(src);
+            pieces.push(Piece { bits: part.bits, sources });
+        }
+        Some(pieces)
     }
 
     fn source(&self, l: &Loc) -> Source {

@@ -11,6 +11,8 @@ mod arith;
 pub mod decode;
 mod exec;
 pub mod machine;
+mod place;
+mod read;
 #[cfg(test)]
 mod tests;
 
@@ -29,7 +31,7 @@ pub struct Program {
     /// Decoded operations.
     pub(crate) insns: Vec<Insn>,
     /// The expression bytes (blocks are read from here).
-    pub(crate) bytes: Box<[u8]>,
+    pub(crate) bytes: Vec<u8>,
     /// The static decoding error, if the bytes do not decode.
     pub(crate) error: Option<DecodeError>,
 }
@@ -40,19 +42,26 @@ impl Program {
     /// Never fails: a decoding error is kept and reported by [`Program::run`]
     /// as `IllFormed { expr.decode.*, at }` (BRIEF "Decoding is static").
     pub fn compile(expr: &[u8], ctx: &Context) -> Program {
+        let mut p = Program { insns: Vec::new(), bytes: Vec::new(), error: None };
+        p.recompile(expr, ctx);
+        p
+    }
+
+    /// Like [`Program::compile`], reusing this program's buffers.
+    pub fn recompile(&mut self, expr: &[u8], ctx: &Context) {
         let enc = Encoding {
-            vendor: ctx.vendor.clone(),
+            vendor: &ctx.vendor,
             address_bytes: ctx.address_bytes(),
             offset_bytes: ctx.cu.as_ref().map(|c| c.format.offset_bytes()).unwrap_or(4) as u8,
             big_endian: ctx.target.endian == crate::target::Endian::Big,
         };
-        let mut insns = Vec::new();
-        let error = if expr.len() > u32::MAX as usize - 1 {
+        self.bytes.clear();
+        self.bytes.extend_from_slice(expr);
+        self.error = if expr.len() > u32::MAX as usize - 1 {
             Some(DecodeError { rule: crate::rules::id::EXPR_DECODE_TRUNCATED_OPERAND, at: 0 })
         } else {
-            decode::decode(expr, &enc, &mut insns).err()
+            decode::decode(expr, &enc, &mut self.insns).err()
         };
-        Program { insns, bytes: expr.into(), error }
     }
 
     /// Number of decoded operations.
@@ -87,7 +96,16 @@ impl Program {
 /// Evaluates the operation expression `expr` in `ctx` (one-off form of
 /// [`Program::compile`] + [`Program::run`]).
 pub fn evaluate(expr: &[u8], ctx: &Context) -> Outcome {
-    let p = Program::compile(expr, ctx);
-    let mut s = Scratch::new();
-    p.run(ctx, &mut s)
+    thread_local! {
+        static CACHE: std::cell::RefCell<(Program, Scratch)> =
+            std::cell::RefCell::new((Program { insns: Vec::new(), bytes: Vec::new(), error: None }, Scratch::new()));
+    }
+    CACHE.with(|c| match c.try_borrow_mut() {
+        Ok(mut guard) => {
+            let (p, s) = &mut *guard;
+            p.recompile(expr, ctx);
+            p.run(ctx, s)
+        }
+        Err(_) => Program::compile(expr, ctx).run(ctx, &mut Scratch::new()),
+    })
 }

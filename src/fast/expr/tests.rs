@@ -248,3 +248,50 @@ fn frame_base() {
     c.frame_base = Some(vec![0x91, 0x00]);
     assert_eq!(evaluate(&[0x30, 0x91, 0x78], &c), Outcome::Budget { budget: BudgetKind::Depth, at: Some(1) });
 }
+
+#[test]
+fn big_endian_registers_count_from_the_low_end() {
+    // A big-endian target: register storage bit offsets count from the
+    // least significant end of the register's value (rule reg.storage-size).
+    let mut t = presets::aarch64();
+    t.endian = crate::target::Endian::Big;
+    let mut c = Context::new(Arc::new(t));
+    c.registers.insert(1, vec![0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88]);
+    let mut bt = BTreeMap::new();
+    bt.insert(0x30, BaseType::ate(ate::UNSIGNED, 32, true));
+    c.cu = Some(CompUnit { version: 5, address_size: 8, base_types: bt, ..Default::default() });
+    // regval_type r1 <unsigned32 BE>: the low 32 bits of 0x1122334455667788.
+    let want = Outcome::Value(Value::from_u128(BaseType::ate(ate::UNSIGNED, 32, true), 0x5566_7788));
+    assert_eq!(evaluate(&[0xa5, 0x01, 0x30], &c), want);
+    // breg1 0: the whole register is the address.
+    assert_eq!(evaluate(&[0x71, 0x00], &c), mem(0x1122_3344_5566_7788));
+    // Memory keeps memory order: const2u 0x1000 deref_size 2 on "ab cd" is 0xabcd.
+    c.memory.push(MemorySegment { aspace: 0, address: 0x1000, bytes: vec![0xab, 0xcd] });
+    let e = [0x0a, 0x10, 0x00, 0x94, 0x02];
+    assert_eq!(evaluate(&e, &c), Outcome::Value(Value::from_u128(BaseType::generic(64, true), 0xabcd)));
+}
+
+#[test]
+fn scratch_reuse_gives_identical_outcomes() {
+    use super::{Program, Scratch};
+    let c = ctx();
+    let exprs: [&[u8]; 4] = [
+        &[0x50, 0x93, 0x04, 0x93, 0x02, 0x77, 0x10, 0x93, 0x02],
+        &[0x35, 0x9f],
+        &[0x9e, 0x02, 0xaa, 0xbb],
+        &[0x31, 0x30, 0x1b],
+    ];
+    let mut s = Scratch::new();
+    for _ in 0..3 {
+        for e in exprs {
+            let p = Program::compile(e, &c);
+            assert_eq!(p.run(&c, &mut s), evaluate(e, &c));
+        }
+    }
+    // The brief's composite still comes out whole after reuse.
+    let p = Program::compile(exprs[0], &c);
+    match p.run(&c, &mut s) {
+        Outcome::Location(l) => assert!(matches!(&l.places[0], SingleLocation::Composite(p) if p.len() == 3)),
+        o => panic!("{o}"),
+    }
+}
