@@ -31,7 +31,7 @@ pub fn elf(files: Vec<PathBuf>, seed: u64, args: &ReportArgs) -> ExitCode {
                 for w in &x.warnings {
                     eprintln!("{}: warning: {w}", f.display());
                 }
-                add(&mut totals, &x.counts);
+                totals += x.counts;
                 cases.extend(x.exprs.into_iter().map(Case::Expr));
                 cases.extend(x.cfi.into_iter().map(Case::Cfi));
             }
@@ -51,13 +51,4 @@ pub fn elf(files: Vec<PathBuf>, seed: u64, args: &ReportArgs) -> ExitCode {
         totals.debug_frame_fdes
     );
     args.finish(&title, &summary)
-}
-
-fn add(t: &mut Counts, c: &Counts) {
-    t.units += c.units;
-    t.expressions += c.expressions;
-    t.loclist_entries += c.loclist_entries;
-    t.frame_bases += c.frame_bases;
-    t.eh_frame_fdes += c.eh_frame_fdes;
-    t.debug_frame_fdes += c.debug_frame_fdes;
 }
