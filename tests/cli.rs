@@ -57,7 +57,7 @@ fn a_wrong_expectation_fails_the_run() {
     // DW_OP_lit1 yields 1, not 2: the reference misses the expectation.
     let p = temp_file(
         "wrong.yaml",
-        "target: x86_64\ncases:\n  - name: lit1-is-not-2\n    rules: [expr.decode.unknown-opcode]\n    context: { result: value }\n    expr: DW_OP_lit1\n    expect: { value: 2 }\n",
+        "target: x86_64\ncases:\n  - name: lit1-is-not-2\n    rules: [op.lit.pushes-generic]\n    context: { result: value }\n    expr: DW_OP_lit1\n    expect: { value: 2 }\n",
     );
     let o = dwarfcheck(&["run", "--consumers", "none", p.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
