@@ -113,7 +113,12 @@ struct CaseResult {
     findings: Vec<Finding>,
 }
 
-/// Runs `cases` with `reference`, `fast` and the `others`, and judges.
+/// Runs `cases` with the reference, `fast` and the `others`, and judges.
+///
+/// Expression cases are evaluated by [`crate::reference::expr`] directly,
+/// which also says which `unspecified` decisions an answer rests on;
+/// `reference` builds the CFI tables and re-runs cases for the details of a
+/// finding.
 pub fn run(
     cases: &[Case],
     reference: &dyn Consumer,
@@ -126,7 +131,7 @@ pub fn run(
         .par_iter()
         .map(|c| {
             let r = match c {
-                Case::Expr(e) => run_expr(e, reference, fast, others, opts),
+                Case::Expr(e) => run_expr(e, fast, others, opts),
                 Case::Cfi(f) => run_cfi(f, reference, fast, others, opts),
             };
             if let Some(b) = &bar {
@@ -194,41 +199,31 @@ fn progress_bar(len: u64, wanted: bool) -> Option<indicatif::ProgressBar> {
     Some(b)
 }
 
-fn run_expr(
-    c: &ExprCase,
-    reference: &dyn Consumer,
-    fast: &dyn Consumer,
+/// The findings and verdicts every case kind shares: the hand-derived
+/// expectation (reference and fast), fast vs reference, then each third
+/// party inside its edition (`in_scope`) judged by `judge`.
+fn judge_all(
+    expect: Option<(bool, bool)>,
+    fast_agrees: bool,
     others: &[Box<dyn Consumer>],
     opts: &Options,
-) -> CaseResult {
-    let _ = reference;
-    let (r, relied) = crate::reference::expr::evaluate_noting_unspecified(&c.expr, &c.ctx);
-    let f = fast.evaluate(c);
+    in_scope: impl Fn(&crate::consumer::Support) -> bool,
+    judge: impl Fn(&dyn Consumer) -> Verdict,
+) -> (Vec<(usize, Verdict)>, Vec<Finding>) {
     let mut findings = Vec::new();
-    let (ref_meets, fast_meets) = match &c.expect {
-        Some(e) => (compare::exact(e, &r), compare::exact(e, &f)),
-        None => (true, true),
-    };
+    let (ref_meets, fast_meets) = expect.unwrap_or((true, true));
     if !ref_meets {
         findings.push(Finding::ReferenceVsExpect);
     }
     if !fast_meets {
         findings.push(Finding::FastVsExpect);
     }
-    let fast_verdict = if compare::same_evaluator_outcome(&r, &f) { Verdict::Agree } else { Verdict::Disagree };
-    if fast_verdict == Verdict::Disagree {
+    if !fast_agrees {
         findings.push(Finding::FastVsReference);
     }
-    let mut verdicts = vec![(0, fast_verdict)];
-    let edition = if others.is_empty() { Edition::Dwarf5 } else { edition::of_expr_case(c) };
-    let unspecified = !relied.is_empty() || compare::exercises_unspecified(&c.rules);
+    let mut verdicts = vec![(0, if fast_agrees { Verdict::Agree } else { Verdict::Disagree })];
     for (i, o) in others.iter().enumerate() {
-        let s = o.supports();
-        let v = if !s.expr || !s.editions.contains(&edition) {
-            Verdict::OutsideEdition
-        } else {
-            compare::judge(&r, &o.evaluate(c), unspecified)
-        };
+        let v = if in_scope(&o.supports()) { judge(o.as_ref()) } else { Verdict::OutsideEdition };
         if v == Verdict::Disagree {
             findings.push(Finding::Consumer {
                 consumer: o.name().to_string(),
@@ -237,19 +232,39 @@ fn run_expr(
         }
         verdicts.push((i + 1, v));
     }
+    (verdicts, findings)
+}
+
+/// An expression case. The reference is [`crate::reference::expr`] itself,
+/// asked also which `unspecified` decisions its answer rests on.
+fn run_expr(c: &ExprCase, fast: &dyn Consumer, others: &[Box<dyn Consumer>], opts: &Options) -> CaseResult {
+    let (r, relied) = crate::reference::expr::evaluate_noting_unspecified(&c.expr, &c.ctx);
+    let f = fast.evaluate(c);
+    let expect = c.expect.as_ref().map(|e| (compare::exact(e, &r), compare::exact(e, &f)));
+    let edition = if others.is_empty() { Edition::Dwarf5 } else { edition::of_expr_case(c) };
+    let unspecified = !relied.is_empty() || compare::exercises_unspecified(&c.rules);
+    let (verdicts, findings) = judge_all(
+        expect,
+        compare::same_evaluator_outcome(&r, &f),
+        others,
+        opts,
+        |s| s.expr && s.editions.contains(&edition),
+        |o| compare::judge(&r, &o.evaluate(c), unspecified),
+    );
     CaseResult {
         rows: 0,
         relied: relied.iter().map(|r| r.to_string()).collect(),
         reference_rule: r.rule().map(|x| x.to_string()),
         verdicts,
         reference_kind: r.kind(),
-        has_expect: c.expect.is_some(),
-        ref_meets,
-        fast_meets,
+        has_expect: expect.is_some(),
+        ref_meets: expect.is_none_or(|e| e.0),
+        fast_meets: expect.is_none_or(|e| e.1),
         findings,
     }
 }
 
+/// A CFI case.
 fn run_cfi(
     c: &CfiCase,
     reference: &dyn Consumer,
@@ -259,38 +274,17 @@ fn run_cfi(
 ) -> CaseResult {
     let r = reference.frame_table(c);
     let f = fast.frame_table(c);
-    let mut findings = Vec::new();
-    let (ref_meets, fast_meets) = match &c.expect {
-        Some(e) => (compare::exact_cfi(e, &r), compare::exact_cfi(e, &f)),
-        None => (true, true),
-    };
-    if !ref_meets {
-        findings.push(Finding::ReferenceVsExpect);
-    }
-    if !fast_meets {
-        findings.push(Finding::FastVsExpect);
-    }
-    let fast_verdict = if compare::same_evaluator_cfi(&r, &f) { Verdict::Agree } else { Verdict::Disagree };
-    if fast_verdict == Verdict::Disagree {
-        findings.push(Finding::FastVsReference);
-    }
-    let mut verdicts = vec![(0, fast_verdict)];
+    let expect = c.expect.as_ref().map(|e| (compare::exact_cfi(e, &r), compare::exact_cfi(e, &f)));
     let edition = if others.is_empty() { Edition::Dwarf5 } else { edition::of_cfi_case(c) };
-    for (i, o) in others.iter().enumerate() {
-        let s = o.supports();
-        let v = if !s.cfi || !s.editions.contains(&edition) {
-            Verdict::OutsideEdition
-        } else {
-            compare::judge_cfi(&r, &o.frame_table(c), compare::exercises_unspecified(&c.rules))
-        };
-        if v == Verdict::Disagree {
-            findings.push(Finding::Consumer {
-                consumer: o.name().to_string(),
-                gated: opts.gates.iter().any(|g| g == o.name()),
-            });
-        }
-        verdicts.push((i + 1, v));
-    }
+    let unspecified = compare::exercises_unspecified(&c.rules);
+    let (verdicts, findings) = judge_all(
+        expect,
+        compare::same_evaluator_cfi(&r, &f),
+        others,
+        opts,
+        |s| s.cfi && s.editions.contains(&edition),
+        |o| compare::judge_cfi(&r, &o.frame_table(c), unspecified),
+    );
     let rows = match &r {
         CfiOutcome::Table(t) => t.rows.len(),
         _ => 0,
@@ -301,9 +295,9 @@ fn run_cfi(
         reference_rule: r.rule().map(|x| x.to_string()),
         verdicts,
         reference_kind: r.kind(),
-        has_expect: c.expect.is_some(),
-        ref_meets,
-        fast_meets,
+        has_expect: expect.is_some(),
+        ref_meets: expect.is_none_or(|e| e.0),
+        fast_meets: expect.is_none_or(|e| e.1),
         findings,
     }
 }
