@@ -8,29 +8,11 @@
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use dwarfcheck::case::{CfiCase, ExprCase};
 use dwarfcheck::consumer::{gimli::Gimli, Consumer};
-use dwarfcheck::elf::{extract, Options};
+use dwarfcheck::elf::{extract, largest_debug_file, Options};
 use dwarfcheck::fast::expr as fast;
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-
-/// The largest `*.debug` file under /usr/lib/debug/.build-id (libc's own
-/// debug file when libc6-dbg is installed).
-fn largest_debug_file() -> Option<PathBuf> {
-    let mut best: Option<(u64, PathBuf)> = None;
-    for dir in std::fs::read_dir("/usr/lib/debug/.build-id").ok()?.flatten() {
-        for f in std::fs::read_dir(dir.path()).into_iter().flatten().flatten() {
-            let p = f.path();
-            if p.extension().is_some_and(|e| e == "debug") {
-                let len = f.metadata().map(|m| m.len()).unwrap_or(0);
-                if best.as_ref().is_none_or(|b| len > b.0) {
-                    best = Some((len, p));
-                }
-            }
-        }
-    }
-    best.map(|b| b.1)
-}
 
 /// First existing file among `candidates` with an `.eh_frame`.
 fn frame_file(candidates: &[&str]) -> Option<PathBuf> {

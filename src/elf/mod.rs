@@ -153,3 +153,22 @@ fn section_data<'d>(file: &object::File<'d>, name: &str) -> anyhow::Result<Optio
 
 #[cfg(test)]
 mod tests;
+
+/// The largest separate debug file under `/usr/lib/debug/.build-id`: libc's
+/// own when libc6-dbg is installed (the benchmark's and the tests' real
+/// input). `None` when there is none.
+pub fn largest_debug_file() -> Option<std::path::PathBuf> {
+    let mut best: Option<(u64, std::path::PathBuf)> = None;
+    for dir in std::fs::read_dir("/usr/lib/debug/.build-id").ok()?.flatten() {
+        for f in std::fs::read_dir(dir.path()).into_iter().flatten().flatten() {
+            let p = f.path();
+            if p.extension().is_some_and(|e| e == "debug") {
+                let len = f.metadata().map(|m| m.len()).unwrap_or(0);
+                if best.as_ref().is_none_or(|b| len > b.0) {
+                    best = Some((len, p));
+                }
+            }
+        }
+    }
+    best.map(|b| b.1)
+}

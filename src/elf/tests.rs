@@ -1,5 +1,6 @@
 //! Extraction tests on real files of this machine and on garbage.
 
+use super::largest_debug_file;
 use super::{extract, extract_bytes, Options};
 use std::path::{Path, PathBuf};
 
@@ -96,23 +97,6 @@ fn own_test_executable_has_locations() {
         assert!(cu.address_size == 8 && (2..=5).contains(&cu.version));
         assert_eq!(c.ctx.synthetic, Some(super::DEFAULT_SEED));
     }
-}
-
-/// The largest libc6-dbg debug file (libc's own), if installed.
-pub fn largest_debug_file() -> Option<PathBuf> {
-    let mut best: Option<(u64, PathBuf)> = None;
-    for dir in std::fs::read_dir("/usr/lib/debug/.build-id").ok()?.flatten() {
-        for f in std::fs::read_dir(dir.path()).into_iter().flatten().flatten() {
-            let p = f.path();
-            if p.extension().is_some_and(|e| e == "debug") {
-                let len = f.metadata().map(|m| m.len()).unwrap_or(0);
-                if best.as_ref().is_none_or(|b| len > b.0) {
-                    best = Some((len, p));
-                }
-            }
-        }
-    }
-    best.map(|b| b.1)
 }
 
 #[test]
