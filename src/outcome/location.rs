@@ -76,7 +76,7 @@ impl Source {
 
 impl std::fmt::Display for Source {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let bits = |b: u64| if b % 8 == 0 { format!("+{}", b / 8) } else { format!("+{}b", b) };
+        let bits = |b: u64| if b.is_multiple_of(8) { format!("+{}", b / 8) } else { format!("+{}b", b) };
         match self {
             Source::Memory { aspace, bit_addr } => {
                 write!(f, "mem")?;

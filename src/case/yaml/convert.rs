@@ -504,7 +504,7 @@ fn int_to_target_bytes(n: i128, size: usize, endian: Endian) -> Vec<u8> {
 /// Hex bytes in memory order: `"de ad be ef"`, `"deadbeef"` or `"0xdead"`.
 pub(crate) fn hex_bytes(s: &str) -> Result<Vec<u8>, String> {
     let digits: String = s.trim().trim_start_matches("0x").chars().filter(|c| !c.is_whitespace()).collect();
-    if digits.len() % 2 != 0 {
+    if !digits.len().is_multiple_of(2) {
         return Err(format!("`{s}` has an odd number of hex digits; expected whole bytes like \"de ad\""));
     }
     (0..digits.len())
