@@ -314,11 +314,11 @@ fn table(profile: &VendorProfile) -> &'static [Decoded; 256] {
 
 /// Decodes one operation at `r.pos` (the opcode) into an instruction.
 /// Branch targets are left as byte offsets in `a` (resolved later).
-fn decode_one(r: &mut Reader<'_>, enc: &Encoding<'_>) -> Result<Insn, RuleId> {
+fn decode_one(r: &mut Reader<'_>, enc: &Encoding<'_>, tab: &[Decoded; 256]) -> Result<Insn, RuleId> {
     let off = r.pos;
     let opcode = r.bytes[off];
     r.pos += 1;
-    let spec: OpSpec = match table(enc.vendor)[opcode as usize] {
+    let spec: OpSpec = match tab[opcode as usize] {
         Decoded::Op(s) => s,
         Decoded::LlvmUser => {
             let sub = r.uleb()?;
@@ -385,10 +385,16 @@ fn decode_one(r: &mut Reader<'_>, enc: &Encoding<'_>) -> Result<Insn, RuleId> {
 pub fn decode(bytes: &[u8], enc: &Encoding<'_>, out: &mut Vec<Insn>) -> Result<(), DecodeError> {
     out.clear();
     let mut r = Reader { bytes, pos: 0, big_endian: enc.big_endian };
+    let tab = table(enc.vendor);
+    let mut branches = false;
     while r.pos < bytes.len() {
         let at = r.pos as u64;
-        let insn = decode_one(&mut r, enc).map_err(|rule| DecodeError { rule, at })?;
+        let insn = decode_one(&mut r, enc, tab).map_err(|rule| DecodeError { rule, at })?;
+        branches |= matches!(insn.kind, Kind::Skip | Kind::Bra);
         out.push(insn);
+    }
+    if !branches {
+        return Ok(());
     }
     let len = bytes.len() as u64;
     for i in 0..out.len() {
