@@ -28,8 +28,9 @@ impl Machine<'_> {
         let g = self.generic();
         match insn.op {
             // ---- Literal Operations ------------------------------------
-            // op.lit.pushes-generic, op.const.pushes-generic,
-            // op.const.truncated-to-generic
+            // Push the literal with the generic type; a literal wider than the
+            // generic type keeps its low-order bits (op.lit.pushes-generic,
+            // op.const.pushes-generic, op.const.truncated-to-generic).
             Op::Lit(n) => stack.push(Entry::Value(self.generic_value(u128::from(n)))),
             Op::Const1u | Op::Const2u | Op::Const4u | Op::Const8u | Op::Constu => {
                 stack.push(Entry::Value(self.generic_value(u128::from(insn.u(0)))))
@@ -37,12 +38,14 @@ impl Machine<'_> {
             Op::Const1s | Op::Const2s | Op::Const4s | Op::Const8s | Op::Consts => {
                 stack.push(Entry::Value(self.generic_value(insn.s(0) as i128 as u128)))
             }
-            // op.constx.pushes-generic
+            // The generic-sized entry I of .debug_addr (from DW_AT_addr_base),
+            // pushed as a value (op.constx.pushes-generic).
             Op::Constx | Op::GnuConstIndex => {
                 let v = ctx.debug_addr(insn.u(0)).map_err(debug_addr_stop)?;
                 stack.push(Entry::Value(self.generic_value(u128::from(v))));
             }
-            // op.typed.base-type, op.const-type.pushes
+            // DR names base type T; S must be TS/8 rounded up; the low TS bits
+            // of block B are a value of T (op.typed.base-type, op.const-type.*).
             Op::ConstType | Op::GnuConstType => {
                 let t = self.base_type(insn.u(0))?;
                 let block = insn.block(1);
@@ -59,7 +62,8 @@ impl Machine<'_> {
             }
 
             // ---- Memory Location Description Operations ----------------
-            // op.addr.pushes-memory
+            // One memory location description in the default address space,
+            // bit offset A*8 (op.addr.pushes-memory).
             Op::Addr => {
                 stack.push(Entry::Location(Loc::memory(0, (u128::from(insn.u(0)) & self.address_mask()) as u64)))
             }
@@ -68,7 +72,8 @@ impl Machine<'_> {
                 let a = ctx.debug_addr(insn.u(0)).map_err(debug_addr_stop)?;
                 stack.push(Entry::Location(Loc::memory(0, (u128::from(a) & self.address_mask()) as u64)));
             }
-            // op.form-tls-address.memory
+            // Pops an integral TA; pushes the memory location of thread-local
+            // address TA, here TLS base + TA (op.form-tls-address.*).
             Op::FormTlsAddress | Op::GnuPushTlsAddress => {
                 need(stack, 1)?;
                 let ta = self.pop_integral(stack, id::OP_FORM_TLS_ADDRESS_REQUIRES_INTEGRAL)?;
@@ -76,12 +81,15 @@ impl Machine<'_> {
                 let a = u128::from(base).wrapping_add(ta.to_u128()) & self.address_mask();
                 stack.push(Entry::Location(Loc::memory(0, a as u64)));
             }
-            // op.call-frame-cfa.memory
+            // The memory location description of the current frame's CFA
+            // (op.call-frame-cfa.memory).
             Op::CallFrameCfa => {
                 let cfa = ctx.cfa.ok_or(Stop::Eval(id::CTX_CFA_MISSING))?;
                 stack.push(Entry::Location(Loc::memory(0, cfa)));
             }
-            // op.fbreg.offset, op.fbreg.register-frame-base
+            // Evaluate DW_AT_frame_base as a nested expression with result kind
+            // location and an empty initial stack, then displace it B bytes
+            // (op.fbreg.offset, op.fbreg.register-frame-base).
             Op::Fbreg => {
                 let fb = ctx.frame_base.as_ref().ok_or(Stop::Eval(id::CTX_FRAME_BASE_MISSING))?;
                 if depth + 1 > ctx.budgets.depth {
@@ -92,14 +100,34 @@ impl Machine<'_> {
                     Ok(Final::Value(_)) => unreachable!("result kind location gives a location"),
                     Err((stop, _)) => return Err(stop),
                 };
-                if let [Single { storage: Storage::Register { regno }, bit_offset: 0 }] = l.singles[..] {
-                    let a = self.register_address(regno)?;
-                    l = Loc::memory(0, a as u64);
+                let b = insn.s(0);
+                // A frame base that is a byte address in memory, or a register
+                // holding one (op.fbreg.register-frame-base), gives an
+                // address; B is added modulo the address size as for
+                // DW_OP_breg* (op.fbreg.memory-frame-base). Anything else is
+                // moved B bytes as by DW_OP_LLVM_offset.
+                let base = match l.singles[..] {
+                    [Single { storage: Storage::Register { regno }, bit_offset: 0 }] => {
+                        Some((0, self.register_address(regno)?))
+                    }
+                    [Single { storage: Storage::Memory { aspace }, bit_offset }] if bit_offset % 8 == 0 => {
+                        Some((aspace, bit_offset / 8))
+                    }
+                    _ => None,
+                };
+                match base {
+                    Some((aspace, a)) => {
+                        let abits = ctx.target.address_space(aspace).map(|s| s.address_bits).unwrap_or(64);
+                        let amask = if abits >= 64 { u128::from(u64::MAX) } else { (1u128 << abits) - 1 };
+                        l = Loc::memory(aspace, (a.wrapping_add(b as i128 as u128) & amask) as u64);
+                    }
+                    None => self.offset(&mut l, i128::from(b) * 8, id::OP_FBREG_OFFSET_OUT_OF_STORAGE)?,
                 }
-                self.offset(&mut l, i128::from(insn.s(0)) * 8, id::OP_FBREG_OFFSET_OUT_OF_STORAGE)?;
                 stack.push(Entry::Location(l));
             }
-            // op.breg.register-plus-offset
+            // Read R as DW_OP_regval_type would with an unsigned type of the
+            // generic size, add B, keep the low S bits as address A, push the
+            // memory location at A*8 (op.breg.register-plus-offset).
             Op::Breg(_) | Op::Bregx => {
                 let (regno, b) = match insn.op {
                     Op::Breg(n) => (u64::from(n), insn.s(0)),
@@ -111,10 +139,12 @@ impl Machine<'_> {
             }
 
             // ---- Register Location Description Operations --------------
-            // op.reg.same-as-regx, op.regx.pushes-register
+            // A register location description for R, bit offset 0, in the top
+            // call frame; nothing is read (op.reg.same-as-regx, op.regx.*).
             Op::Reg(n) => stack.push(Entry::Location(Loc::one(Storage::Register { regno: u64::from(n) }, 0))),
             Op::Regx => stack.push(Entry::Location(Loc::one(Storage::Register { regno: insn.u(0) }, 0))),
-            // op.regval-type.reads-register
+            // Same as DW_OP_regx R; DW_OP_deref_type DR, without an S check
+            // (op.regval-type.reads-register).
             Op::RegvalType | Op::GnuRegvalType => {
                 let t = self.base_type(insn.u(1))?;
                 self.type_budget(&t)?;
@@ -123,21 +153,26 @@ impl Machine<'_> {
             }
 
             // ---- Special Value Operations (dereferencing) --------------
-            // op.deref.generic
+            // DW_OP_deref_type with the generic type: pop a location description
+            // (a generic value converts to memory), read generic-size bits
+            // (op.deref.generic).
             Op::Deref => {
                 need(stack, 1)?;
                 let l = self.pop_location(stack)?;
                 let v = self.deref(&l, u64::from(g.bits), g)?;
                 stack.push(v);
             }
-            // op.deref-size.zero-extends, op.deref-size.zero
+            // Read min(S*8, generic size) bits, zero-extend to the generic type
+            // (op.deref-size.zero-extends, op.deref-size.zero).
             Op::DerefSize => {
                 need(stack, 1)?;
                 let l = self.pop_location(stack)?;
                 let v = self.deref_size(&l, insn.u(0))?;
                 stack.push(v);
             }
-            // op.deref-type.reads-location
+            // Pop a location description L, read TS bits from its storage at
+            // its bit offset, push them with type T; S must be TS/8 rounded up
+            // (op.deref-type.*).
             Op::DerefType | Op::GnuDerefType => {
                 let t = self.base_type(insn.u(1))?;
                 if t.bytes() as u64 != insn.u(0) {
@@ -149,7 +184,9 @@ impl Machine<'_> {
                 let v = self.deref(&l, u64::from(t.bits), t)?;
                 stack.push(v);
             }
-            // op.xderef.address-space
+            // Pop address A (top) and address space AS (both integral), form
+            // the memory location of A in AS and read as deref, deref_size or
+            // deref_type (op.xderef.*).
             Op::Xderef | Op::XderefSize | Op::XderefType => {
                 let t = if insn.op == Op::XderefType {
                     let t = self.base_type(insn.u(1))?;

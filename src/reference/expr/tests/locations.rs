@@ -131,9 +131,14 @@ fn frame_base() {
     // A bad frame base is reported at the DW_OP_fbreg (offset 1 here).
     c.frame_base = Some(vec![0x01]);
     assert_eq!(evaluate(&[0x96, 0x91, 0x00], &c), ill(id::EXPR_DECODE_UNKNOWN_OPCODE, Some(1)));
-    // op.fbreg.offset-out-of-storage: memory 0 - 8.
+    // op.fbreg.memory-frame-base: memory 0 - 8 wraps like DW_OP_breg*.
     c.frame_base = Some(vec![0x30]);
-    assert_eq!(evaluate(&[0x91, 0x78], &c), err(id::OP_FBREG_OFFSET_OUT_OF_STORAGE, Some(0)));
+    assert_eq!(evaluate(&[0x91, 0x78], &c), loc(mem(u64::MAX - 7)));
+    // op.fbreg.offset-out-of-storage: an implicit frame base of 4 bytes
+    // moved 4 bytes ends at its end.
+    c.frame_base = Some(vec![0x9e, 0x04, 1, 2, 3, 4]);
+    assert_eq!(evaluate(&[0x91, 0x04], &c), err(id::OP_FBREG_OFFSET_OUT_OF_STORAGE, Some(0)));
+    assert_eq!(evaluate(&[0x91, 0x02], &c), loc(Source::Implicit { bytes: vec![1, 2, 3, 4], bit_offset: 16 }));
     // A frame base that uses fbreg recurses until the depth budget.
     c.frame_base = Some(vec![0x91, 0x00]);
     assert_eq!(evaluate(&[0x91, 0x00], &c), Outcome::Budget { budget: BudgetKind::Depth, at: Some(0) });
