@@ -733,3 +733,51 @@ fn matches_expectation(want: &Outcome, got: &Outcome) -> bool {
         _ => comparable(want.clone()) == *got,
     }
 }
+
+/// Inputs on which the two evaluators once disagreed (or the reference
+/// panicked), kept as regressions: (knobs, bytes).
+#[test]
+fn past_disagreements_agree() {
+    let k = |target: u8, frame_base: u8, cu: u8, steps: u8| Knobs {
+        target,
+        result: 0,
+        cfa: false,
+        frame_base,
+        object: 0,
+        initial: 0,
+        tls: false,
+        cu,
+        synthetic: false,
+        steps,
+    };
+    let cases: Vec<(Knobs, Vec<u8>)> = vec![
+        // consts -8; deref: a read of the last 8 bytes of the address space
+        // (the reference panicked on an overflow here).
+        (k(0, 0, 1, 1), vec![0x11, 0x78, 0x06]),
+        // implicit_value 0; addrx 0; convert <float64>; xderef: the top entry
+        // is converted and checked before the next one is popped.
+        (k(0, 0, 1, 1), vec![0x9e, 0x00, 0xa1, 0x00, 0xa8, 0x31, 0x18]),
+        // implicit_value 0; regval_type 0 generic; breg8..; bit_piece 8 0 on
+        // empty implicit storage: a zero displacement is still range-checked.
+        (k(0, 0, 1, 1), vec![0x9e, 0x00, 0xa5, 0x00, 0x78, 0x30, 0x9e, 0x00, 0x9d, 0x08, 0x00]),
+        // implicit_pointer; deref_type 10 <float80>: reading past the end of
+        // implicit pointer storage is a partial read.
+        (k(0, 0, 1, 0), vec![0xa0, 0x40, 0x00, 0x00, 0x00, 0x78, 0xa6, 0x0a, 0x68]),
+        // fbreg with a register frame base and a large negative displacement.
+        (k(0, 2, 0, 0), vec![0x10, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00, 0x91, 0xc2, 0x54, 0xa5, 0x00, 0x00]),
+        // a 256-bit value as the address space of xderef.
+        (k(0, 0, 1, 1), {
+            let mut e = vec![0xa4, 0x70, 0x20];
+            e.extend([0x12u8; 32]);
+            e.extend([0x30, 0x2f, 0x01, 0x00, 0x19, 0x18]);
+            e
+        }),
+        // regval_type r6 <signed12, big-endian> on a big-endian target.
+        (k(2, 0, 1, 2), vec![0xa5, 0x06, 0x78]),
+    ];
+    for (knobs, bytes) in cases {
+        let ctx = build_ctx(&knobs);
+        let want = reference_outcome(&bytes, &ctx).unwrap_or_else(|| panic!("reference panicked on {bytes:02x?}"));
+        assert_eq!(comparable(fast::expr::evaluate(&bytes, &ctx)), want, "bytes {bytes:02x?}");
+    }
+}
