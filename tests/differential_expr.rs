@@ -88,7 +88,7 @@ struct Knobs {
 }
 
 fn knobs() -> impl Strategy<Value = Knobs> {
-    (0u8..4, 0u8..3, any::<bool>(), 0u8..8, 0u8..5, 0u8..5, any::<bool>(), 0u8..3, prop::bool::weighted(0.1), 0u8..8)
+    (0u8..4, 0u8..3, any::<bool>(), 0u8..9, 0u8..5, 0u8..5, any::<bool>(), 0u8..3, prop::bool::weighted(0.1), 0u8..8)
         .prop_map(|(target, result, cfa, frame_base, object, initial, tls, cu, synthetic, steps)| Knobs {
             target,
             result,
@@ -123,6 +123,7 @@ fn composite() -> NormalLocation {
                     Source::Implicit { bytes: vec![0, 0x42], bit_offset: 0 },
                 ]),
             },
+            Piece { bits: 8, sources: BTreeSet::from([Source::Undefined]) },
         ])],
     }
 }
@@ -187,7 +188,8 @@ fn build_ctx(k: &Knobs) -> Context {
         4 => Some(vec![0x35, 0x9f]),                         // lit5 stack_value (implicit)
         5 => Some(vec![0x91, 0x00]),                         // fbreg 0 (recursive)
         6 => Some(vec![0x50, 0x93, 0x04, 0x56, 0x93, 0x04]), // reg0 piece 4 reg6 piece 4 (composite)
-        _ => Some(vec![0x0a, 0x00, 0x10, 0x9e, 0x02, 0x01]), // const2u 0x1000, implicit_value 2 (truncated)
+        7 => Some(vec![0x0a, 0x00, 0x10, 0x9e, 0x02, 0x01]), // const2u 0x1000, implicit_value 2 (truncated)
+        _ => Some(vec![]),                                   // empty: an undefined frame base
     };
     let gty = c.generic_type();
     c.object = match k.object {
