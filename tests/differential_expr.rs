@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// Base type DIE offsets the generated context defines.
-const DIES: &[u64] = &[0x2a, 0x31, 0x40, 0x48, 0x50, 0x58, 0x60, 0x68, 0x70, 0x78, 0x2a, 0x31];
+const DIES: &[u64] = &[0x2a, 0x31, 0x40, 0x48, 0x50, 0x58, 0x60, 0x68, 0x70, 0x78, 0x2a, 0x31, 0x80, 0x88];
 
 fn base_types(big: bool) -> BTreeMap<u64, BaseType> {
     let mut bt = BTreeMap::new();
@@ -30,6 +30,9 @@ fn base_types(big: bool) -> BTreeMap<u64, BaseType> {
     bt.insert(0x68, BaseType::ate(ate::FLOAT, 80, big));
     bt.insert(0x70, BaseType::ate(ate::UNSIGNED, 256, big));
     bt.insert(0x78, BaseType::ate(ate::SIGNED, 12, big));
+    // 16-byte vectors (DW_AT_LLVM_vector_size 4): int32x4 and float32x4.
+    bt.insert(0x80, BaseType { vector_size: 4, ..BaseType::ate(ate::SIGNED, 128, big) });
+    bt.insert(0x88, BaseType { vector_size: 4, ..BaseType::ate(ate::FLOAT, 128, big) });
     bt
 }
 
@@ -362,6 +365,7 @@ fn emit(out: &mut Vec<u8>, op: &GenOp, big: bool, abytes: usize, obytes: usize) 
                 0x58 => 2,
                 0x68 => 10,
                 0x70 => 32,
+                0x80 | 0x88 => 16,
                 0x78 => 2,
                 _ => abytes as u8,
             };
