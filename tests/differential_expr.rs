@@ -787,3 +787,71 @@ fn past_disagreements_agree() {
         assert_eq!(comparable(fast::expr::evaluate(&bytes, &ctx)), want, "bytes {bytes:02x?}");
     }
 }
+
+/// Every location expression of the largest installed debug file (libc6-dbg)
+/// evaluated by both evaluators; also times fast against the gimli adapter.
+/// Run with `cargo test --release --test differential_expr real_input -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn real_input_agrees() {
+    use dwarfcheck::elf::{extract, Options};
+    use std::time::Instant;
+    let mut best: Option<(u64, std::path::PathBuf)> = None;
+    for dir in std::fs::read_dir("/usr/lib/debug/.build-id").into_iter().flatten().flatten() {
+        for f in std::fs::read_dir(dir.path()).into_iter().flatten().flatten() {
+            let len = f.metadata().map(|m| m.len()).unwrap_or(0);
+            if f.path().extension().is_some_and(|e| e == "debug") && best.as_ref().is_none_or(|b| len > b.0) {
+                best = Some((len, f.path()));
+            }
+        }
+    }
+    let Some((_, path)) = best else {
+        println!("no debug file installed; skipped");
+        return;
+    };
+    let x = extract(&path, &Options { frames: false, ..Options::default() }).unwrap();
+    let cases = x.exprs;
+    println!("{}: {} expression cases", path.display(), cases.len());
+    let mut mix: BTreeMap<String, usize> = BTreeMap::new();
+    let mut bad = 0usize;
+    for c in &cases {
+        let want = comparable(reference::expr::evaluate(&c.expr, &c.ctx));
+        let got = comparable(fast::expr::evaluate(&c.expr, &c.ctx));
+        let key = match &want {
+            Outcome::IllFormed { rule, .. } | Outcome::EvalError { rule, .. } => format!("{} {rule}", want.kind()),
+            o => o.kind().to_string(),
+        };
+        *mix.entry(key).or_default() += 1;
+        if got != want {
+            if bad < 10 {
+                println!("DISAGREE {} {:02x?}: fast {got} / reference {want}", c.name, &c.expr[..]);
+            }
+            bad += 1;
+        }
+    }
+    for (k, n) in &mix {
+        println!("{n:8} {k}");
+    }
+    let time = |name: &str, f: &dyn Fn(&dwarfcheck::case::ExprCase) -> usize| {
+        let t = Instant::now();
+        let mut sink = 0;
+        for _ in 0..3 {
+            for c in &cases {
+                sink += f(c);
+            }
+        }
+        println!("{name}: {:.1} ns/expr ({sink})", t.elapsed().as_nanos() as f64 / (3 * cases.len()) as f64);
+    };
+    time("fast evaluate", &|c| fast::expr::evaluate(&c.expr, &c.ctx).kind().len());
+    let progs: Vec<Program> = cases.iter().map(|c| Program::compile(&c.expr, &c.ctx)).collect();
+    let scratch = RefCell::new(Scratch::new());
+    let t = Instant::now();
+    for _ in 0..3 {
+        for (p, c) in progs.iter().zip(&cases) {
+            std::hint::black_box(p.run(&c.ctx, &mut scratch.borrow_mut()));
+        }
+    }
+    println!("fast compiled run: {:.1} ns/expr", t.elapsed().as_nanos() as f64 / (3 * cases.len()) as f64);
+    time("gimli", &|c| dwarfcheck::consumer::gimli::evaluate(&c.expr, &c.ctx).kind().len());
+    assert_eq!(bad, 0, "{bad} of {} real expressions disagree", cases.len());
+}
