@@ -6,6 +6,27 @@
 //! hetero-2020 "DWARF Expressions" (on top of DWARF 5 §2.5) and the project
 //! decisions in `specs/rules/*.yaml`; this module is written apart from
 //! `crate::reference` and must agree with it on every outcome.
+//!
+//! Design:
+//! - [`decode`]: one pass over the bytes into 32-byte [`decode::Insn`]s
+//!   with operands read and branch targets resolved to instruction indices
+//!   (or markers for "end", "out of range", "inside an operation"); a
+//!   per-vendor-profile 256-entry opcode table replaces the shared linear
+//!   lookup. Decoding failures are kept and reported before anything runs.
+//! - [`machine`]: stack entries are `Copy` — values of at most 128 bits
+//!   inline, wider values, implicit storage, composite parts and multi-place
+//!   locations by index into the arenas of a reusable [`Scratch`], so the
+//!   common path allocates nothing until the outcome is built.
+//! - `exec` (loop, stack, operations), `read` (`DW_OP_deref*` with a
+//!   byte-aligned fast path), `place` (frame base, pieces), `arith` (values).
+//! - Checks inside one operation come in the order of
+//!   `docs/ambiguities.md` item 45, so rule IDs match the reference.
+//!
+//! Out of scope (reported as `Outcome::Unsupported` when executed): the
+//! hetero-2020 extension operations, `DW_OP_call*`, `DW_OP_entry_value`,
+//! `DW_OP_GNU_parameter_ref`, `DW_OP_GNU_variable_value`, arithmetic on
+//! values wider than 128 bits, vectors or floats other than binary32/64, and
+//! turning an implicit pointer value back into a location.
 
 mod arith;
 pub mod decode;
