@@ -91,7 +91,7 @@ struct Knobs {
 }
 
 fn knobs() -> impl Strategy<Value = Knobs> {
-    (0u8..4, 0u8..3, any::<bool>(), 0u8..9, 0u8..5, 0u8..5, any::<bool>(), 0u8..3, prop::bool::weighted(0.1), 0u8..8)
+    (0u8..4, 0u8..3, any::<bool>(), 0u8..9, 0u8..5, 0u8..5, any::<bool>(), 0u8..4, prop::bool::weighted(0.1), 0u8..8)
         .prop_map(|(target, result, cfa, frame_base, object, initial, tls, cu, synthetic, steps)| Knobs {
             target,
             result,
@@ -225,7 +225,8 @@ fn build_ctx(k: &Knobs) -> Context {
         c.cu = Some(CompUnit {
             version: 5,
             format: if k.cu == 2 { Format::Dwarf64 } else { Format::Dwarf32 },
-            address_size: abytes as u8,
+            // cu 3: a unit whose address size differs from the target's.
+            address_size: if k.cu == 3 { 4 } else { abytes as u8 },
             debug_addr: debug_addr.into(),
             addr_base: 0,
             base_types: base_types(big),
