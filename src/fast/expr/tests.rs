@@ -312,3 +312,23 @@ fn scratch_reuse_gives_identical_outcomes() {
         o => panic!("{o}"),
     }
 }
+
+#[test]
+fn compiled_programs_are_shareable_across_threads() {
+    fn send_sync<T: Send + Sync>() {}
+    fn send<T: Send>() {}
+    send_sync::<super::Program>();
+    send::<super::Scratch>();
+    // One program, evaluated on two threads with their own scratch areas.
+    let c = Arc::new(ctx());
+    let p = Arc::new(super::Program::compile(&[0x77, 0x10], &c));
+    let handles: Vec<_> = (0..2)
+        .map(|_| {
+            let (p, c) = (p.clone(), c.clone());
+            std::thread::spawn(move || p.run(&c, &mut super::Scratch::new()))
+        })
+        .collect();
+    for h in handles {
+        assert_eq!(h.join().unwrap(), mem(0x7ffc_0010));
+    }
+}
