@@ -51,7 +51,8 @@ use machine::Ent;
 pub struct Program {
     /// Decoded operations.
     pub(crate) insns: Vec<Insn>,
-    /// The expression bytes (blocks are read from here).
+    /// The expression bytes when an operation has a block operand (blocks
+    /// are read from here), else empty.
     pub(crate) bytes: Vec<u8>,
     /// The static decoding error, if the bytes do not decode.
     pub(crate) error: Option<DecodeError>,
@@ -76,13 +77,16 @@ impl Program {
             offset_bytes: ctx.cu.as_ref().map(|c| c.format.offset_bytes()).unwrap_or(4) as u8,
             big_endian: ctx.target.endian == crate::target::Endian::Big,
         };
-        self.bytes.clear();
-        self.bytes.extend_from_slice(expr);
         self.error = if expr.len() > u32::MAX as usize - 1 {
             Some(DecodeError { rule: crate::rules::id::EXPR_DECODE_TRUNCATED_OPERAND, at: 0 })
         } else {
             decode::decode(expr, &enc, &mut self.insns).err()
         };
+        // Only operations with a block read the bytes again.
+        self.bytes.clear();
+        if self.insns.iter().any(|i| matches!(i.kind, decode::Kind::ImplicitValue | decode::Kind::ConstType)) {
+            self.bytes.extend_from_slice(expr);
+        }
     }
 
     /// Number of decoded operations.
