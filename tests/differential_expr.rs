@@ -797,22 +797,32 @@ fn past_disagreements_agree() {
 fn real_input_agrees() {
     use dwarfcheck::elf::{extract, Options};
     use std::time::Instant;
-    let mut best: Option<(u64, std::path::PathBuf)> = None;
+    // Every installed debug file (libc6-dbg), or the one named by REAL_FILE.
+    let mut paths: Vec<std::path::PathBuf> = Vec::new();
+    if let Ok(p) = std::env::var("REAL_FILE") {
+        paths.push(p.into());
+    }
     for dir in std::fs::read_dir("/usr/lib/debug/.build-id").into_iter().flatten().flatten() {
         for f in std::fs::read_dir(dir.path()).into_iter().flatten().flatten() {
-            let len = f.metadata().map(|m| m.len()).unwrap_or(0);
-            if f.path().extension().is_some_and(|e| e == "debug") && best.as_ref().is_none_or(|b| len > b.0) {
-                best = Some((len, f.path()));
+            if paths.is_empty() || std::env::var("REAL_FILE").is_err() {
+                if f.path().extension().is_some_and(|e| e == "debug") {
+                    paths.push(f.path());
+                }
             }
         }
     }
-    let Some((_, path)) = best else {
+    if paths.is_empty() {
         println!("no debug file installed; skipped");
         return;
-    };
-    let x = extract(&path, &Options { frames: false, ..Options::default() }).unwrap();
-    let cases = x.exprs;
-    println!("{}: {} expression cases", path.display(), cases.len());
+    }
+    let mut cases = Vec::new();
+    for p in &paths {
+        if let Ok(x) = extract(p, &Options { frames: false, ..Options::default() }) {
+            cases.extend(x.exprs);
+        }
+    }
+    let path = format!("{} files", paths.len());
+    println!("{path}: {} expression cases", cases.len());
     let mut mix: BTreeMap<String, usize> = BTreeMap::new();
     let mut bad = 0usize;
     for c in &cases {
