@@ -91,7 +91,7 @@ struct Knobs {
 }
 
 fn knobs() -> impl Strategy<Value = Knobs> {
-    (0u8..4, 0u8..3, any::<bool>(), 0u8..9, 0u8..5, 0u8..5, any::<bool>(), 0u8..4, prop::bool::weighted(0.1), 0u8..8)
+    (0u8..4, 0u8..3, any::<bool>(), 0u8..9, 0u8..6, 0u8..5, any::<bool>(), 0u8..4, prop::bool::weighted(0.1), 0u8..8)
         .prop_map(|(target, result, cfa, frame_base, object, initial, tls, cu, synthetic, steps)| Knobs {
             target,
             result,
@@ -127,6 +127,21 @@ fn composite() -> NormalLocation {
                 ]),
             },
             Piece { bits: 8, sources: BTreeSet::from([Source::Undefined]) },
+        ])],
+    }
+}
+
+/// A complete composite made of implicit pointer storage: the whole pointer
+/// in two 32-bit parts (`whole`), or its first half and a register.
+fn pointer_composite(whole: bool) -> NormalLocation {
+    use dwarfcheck::outcome::Piece;
+    use std::collections::BTreeSet;
+    let ip = |bit_offset| Source::ImplicitPointer { die: 0x40, aspace: None, byte_displacement: 4, bit_offset };
+    let second = if whole { ip(32) } else { Source::Register { regno: 0, bit_offset: 0 } };
+    NormalLocation {
+        places: vec![SingleLocation::Composite(vec![
+            Piece { bits: 32, sources: BTreeSet::from([ip(0)]) },
+            Piece { bits: 32, sources: BTreeSet::from([second]) },
         ])],
     }
 }
@@ -205,7 +220,8 @@ fn build_ctx(k: &Knobs) -> Context {
                 SingleLocation::Simple(Source::Register { regno: 7, bit_offset: 0 }),
             ],
         })),
-        _ => Some(Entry::Location(composite())),
+        4 => Some(Entry::Location(composite())),
+        _ => Some(Entry::Location(pointer_composite(k.cu == 2))),
     };
     c.initial_stack = match k.initial {
         0 => vec![],
