@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// Base type DIE offsets the generated context defines.
-const DIES: &[u64] = &[0x2a, 0x31, 0x40, 0x48, 0x50, 0x58, 0x60, 0x68, 0x70, 0x78, 0x2a, 0x31];
+const DIES: &[u64] = &[0x2a, 0x31, 0x40, 0x48, 0x50, 0x58, 0x60, 0x68, 0x70, 0x78, 0x2a, 0x31, 0x80, 0x88];
 
 fn base_types(big: bool) -> BTreeMap<u64, BaseType> {
     let mut bt = BTreeMap::new();
@@ -30,6 +30,9 @@ fn base_types(big: bool) -> BTreeMap<u64, BaseType> {
     bt.insert(0x68, BaseType::ate(ate::FLOAT, 80, big));
     bt.insert(0x70, BaseType::ate(ate::UNSIGNED, 256, big));
     bt.insert(0x78, BaseType::ate(ate::SIGNED, 12, big));
+    // 16-byte vectors (DW_AT_LLVM_vector_size 4): int32x4 and float32x4.
+    bt.insert(0x80, BaseType { vector_size: 4, ..BaseType::ate(ate::SIGNED, 128, big) });
+    bt.insert(0x88, BaseType { vector_size: 4, ..BaseType::ate(ate::FLOAT, 128, big) });
     bt
 }
 
@@ -88,7 +91,7 @@ struct Knobs {
 }
 
 fn knobs() -> impl Strategy<Value = Knobs> {
-    (0u8..4, 0u8..3, any::<bool>(), 0u8..8, 0u8..5, 0u8..5, any::<bool>(), 0u8..3, prop::bool::weighted(0.1), 0u8..8)
+    (0u8..4, 0u8..3, any::<bool>(), 0u8..9, 0u8..6, 0u8..5, any::<bool>(), 0u8..4, prop::bool::weighted(0.1), 0u8..8)
         .prop_map(|(target, result, cfa, frame_base, object, initial, tls, cu, synthetic, steps)| Knobs {
             target,
             result,
@@ -123,6 +126,22 @@ fn composite() -> NormalLocation {
                     Source::Implicit { bytes: vec![0, 0x42], bit_offset: 0 },
                 ]),
             },
+            Piece { bits: 8, sources: BTreeSet::from([Source::Undefined]) },
+        ])],
+    }
+}
+
+/// A complete composite made of implicit pointer storage: the whole pointer
+/// in two 32-bit parts (`whole`), or its first half and a register.
+fn pointer_composite(whole: bool) -> NormalLocation {
+    use dwarfcheck::outcome::Piece;
+    use std::collections::BTreeSet;
+    let ip = |bit_offset| Source::ImplicitPointer { die: 0x40, aspace: None, byte_displacement: 4, bit_offset };
+    let second = if whole { ip(32) } else { Source::Register { regno: 0, bit_offset: 0 } };
+    NormalLocation {
+        places: vec![SingleLocation::Composite(vec![
+            Piece { bits: 32, sources: BTreeSet::from([ip(0)]) },
+            Piece { bits: 32, sources: BTreeSet::from([second]) },
         ])],
     }
 }
@@ -187,7 +206,8 @@ fn build_ctx(k: &Knobs) -> Context {
         4 => Some(vec![0x35, 0x9f]),                         // lit5 stack_value (implicit)
         5 => Some(vec![0x91, 0x00]),                         // fbreg 0 (recursive)
         6 => Some(vec![0x50, 0x93, 0x04, 0x56, 0x93, 0x04]), // reg0 piece 4 reg6 piece 4 (composite)
-        _ => Some(vec![0x0a, 0x00, 0x10, 0x9e, 0x02, 0x01]), // const2u 0x1000, implicit_value 2 (truncated)
+        7 => Some(vec![0x0a, 0x00, 0x10, 0x9e, 0x02, 0x01]), // const2u 0x1000, implicit_value 2 (truncated)
+        _ => Some(vec![]),                                   // empty: an undefined frame base
     };
     let gty = c.generic_type();
     c.object = match k.object {
@@ -200,7 +220,8 @@ fn build_ctx(k: &Knobs) -> Context {
                 SingleLocation::Simple(Source::Register { regno: 7, bit_offset: 0 }),
             ],
         })),
-        _ => Some(Entry::Location(composite())),
+        4 => Some(Entry::Location(composite())),
+        _ => Some(Entry::Location(pointer_composite(k.cu == 2))),
     };
     c.initial_stack = match k.initial {
         0 => vec![],
@@ -220,7 +241,8 @@ fn build_ctx(k: &Knobs) -> Context {
         c.cu = Some(CompUnit {
             version: 5,
             format: if k.cu == 2 { Format::Dwarf64 } else { Format::Dwarf32 },
-            address_size: abytes as u8,
+            // cu 3: a unit whose address size differs from the target's.
+            address_size: if k.cu == 3 { 4 } else { abytes as u8 },
             debug_addr: debug_addr.into(),
             addr_base: 0,
             base_types: base_types(big),
@@ -360,6 +382,7 @@ fn emit(out: &mut Vec<u8>, op: &GenOp, big: bool, abytes: usize, obytes: usize) 
                 0x58 => 2,
                 0x68 => 10,
                 0x70 => 32,
+                0x80 | 0x88 => 16,
                 0x78 => 2,
                 _ => abytes as u8,
             };
@@ -732,4 +755,132 @@ fn matches_expectation(want: &Outcome, got: &Outcome) -> bool {
         (Outcome::Budget { budget: a, at: None }, Outcome::Budget { budget: b, .. }) => a == b,
         _ => comparable(want.clone()) == *got,
     }
+}
+
+/// Inputs on which the two evaluators once disagreed (or the reference
+/// panicked), kept as regressions: (knobs, bytes).
+#[test]
+fn past_disagreements_agree() {
+    let k = |target: u8, frame_base: u8, cu: u8, steps: u8| Knobs {
+        target,
+        result: 0,
+        cfa: false,
+        frame_base,
+        object: 0,
+        initial: 0,
+        tls: false,
+        cu,
+        synthetic: false,
+        steps,
+    };
+    let cases: Vec<(Knobs, Vec<u8>)> = vec![
+        // consts -8; deref: a read of the last 8 bytes of the address space
+        // (the reference panicked on an overflow here).
+        (k(0, 0, 1, 1), vec![0x11, 0x78, 0x06]),
+        // implicit_value 0; addrx 0; convert <float64>; xderef: the top entry
+        // is converted and checked before the next one is popped.
+        (k(0, 0, 1, 1), vec![0x9e, 0x00, 0xa1, 0x00, 0xa8, 0x31, 0x18]),
+        // implicit_value 0; regval_type 0 generic; breg8..; bit_piece 8 0 on
+        // empty implicit storage: a zero displacement is still range-checked.
+        (k(0, 0, 1, 1), vec![0x9e, 0x00, 0xa5, 0x00, 0x78, 0x30, 0x9e, 0x00, 0x9d, 0x08, 0x00]),
+        // implicit_pointer; deref_type 10 <float80>: reading past the end of
+        // implicit pointer storage is a partial read.
+        (k(0, 0, 1, 0), vec![0xa0, 0x40, 0x00, 0x00, 0x00, 0x78, 0xa6, 0x0a, 0x68]),
+        // fbreg with a register frame base and a large negative displacement.
+        (k(0, 2, 0, 0), vec![0x10, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00, 0x91, 0xc2, 0x54, 0xa5, 0x00, 0x00]),
+        // a 256-bit value as the address space of xderef.
+        (k(0, 0, 1, 1), {
+            let mut e = vec![0xa4, 0x70, 0x20];
+            e.extend([0x12u8; 32]);
+            e.extend([0x30, 0x2f, 0x01, 0x00, 0x19, 0x18]);
+            e
+        }),
+        // regval_type r6 <signed12, big-endian> on a big-endian target.
+        (k(2, 0, 1, 2), vec![0xa5, 0x06, 0x78]),
+    ];
+    for (knobs, bytes) in cases {
+        let ctx = build_ctx(&knobs);
+        let want = reference_outcome(&bytes, &ctx).unwrap_or_else(|| panic!("reference panicked on {bytes:02x?}"));
+        assert_eq!(comparable(fast::expr::evaluate(&bytes, &ctx)), want, "bytes {bytes:02x?}");
+    }
+}
+
+/// Every location expression of the largest installed debug file (libc6-dbg)
+/// evaluated by both evaluators; also times fast against the gimli adapter.
+/// Run with `cargo test --release --test differential_expr real_input -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn real_input_agrees() {
+    use dwarfcheck::elf::{extract, Options};
+    use std::time::Instant;
+    // Every installed debug file (libc6-dbg), or the one named by REAL_FILE.
+    let mut paths: Vec<std::path::PathBuf> = Vec::new();
+    if let Ok(p) = std::env::var("REAL_FILE") {
+        paths.push(p.into());
+    }
+    for dir in std::fs::read_dir("/usr/lib/debug/.build-id").into_iter().flatten().flatten() {
+        for f in std::fs::read_dir(dir.path()).into_iter().flatten().flatten() {
+            if std::env::var("REAL_FILE").is_err() && f.path().extension().is_some_and(|e| e == "debug") {
+                paths.push(f.path());
+            }
+        }
+    }
+    if paths.is_empty() {
+        println!("no debug file installed; skipped");
+        return;
+    }
+    let mut cases = Vec::new();
+    for p in &paths {
+        if let Ok(x) = extract(p, &Options { frames: false, ..Options::default() }) {
+            cases.extend(x.exprs);
+        }
+    }
+    let path = format!("{} files", paths.len());
+    println!("{path}: {} expression cases", cases.len());
+    let mut mix: BTreeMap<String, usize> = BTreeMap::new();
+    let mut bad = 0usize;
+    for c in &cases {
+        let want = comparable(reference::expr::evaluate(&c.expr, &c.ctx));
+        let got = comparable(fast::expr::evaluate(&c.expr, &c.ctx));
+        let key = match &want {
+            Outcome::IllFormed { rule, .. } | Outcome::EvalError { rule, .. } => format!("{} {rule}", want.kind()),
+            o => o.kind().to_string(),
+        };
+        let n = mix.entry(key.clone()).or_default();
+        *n += 1;
+        if std::env::var("REAL_SHOW").is_ok_and(|s| key.contains(&s)) && *n <= 3 {
+            println!("{key}: {:02x?} ({})", &c.expr[..], c.name);
+        }
+        if got != want {
+            if bad < 10 {
+                println!("DISAGREE {} {:02x?}: fast {got} / reference {want}", c.name, &c.expr[..]);
+            }
+            bad += 1;
+        }
+    }
+    for (k, n) in &mix {
+        println!("{n:8} {k}");
+    }
+    let time = |name: &str, f: &dyn Fn(&dwarfcheck::case::ExprCase) -> usize| {
+        let t = Instant::now();
+        let mut sink = 0;
+        for _ in 0..3 {
+            for c in &cases {
+                sink += f(c);
+            }
+        }
+        println!("{name}: {:.1} ns/expr ({sink})", t.elapsed().as_nanos() as f64 / (3 * cases.len()) as f64);
+    };
+    time("fast evaluate", &|c| fast::expr::evaluate(&c.expr, &c.ctx).kind().len());
+    let progs: Vec<Program> = cases.iter().map(|c| Program::compile(&c.expr, &c.ctx)).collect();
+    let scratch = RefCell::new(Scratch::new());
+    let t = Instant::now();
+    for _ in 0..3 {
+        for (p, c) in progs.iter().zip(&cases) {
+            std::hint::black_box(p.run(&c.ctx, &mut scratch.borrow_mut()));
+        }
+    }
+    println!("fast compiled run: {:.1} ns/expr", t.elapsed().as_nanos() as f64 / (3 * cases.len()) as f64);
+    time("gimli", &|c| dwarfcheck::consumer::gimli::evaluate(&c.expr, &c.ctx).kind().len());
+    assert_eq!(bad, 0, "{bad} of {} real expressions disagree", cases.len());
 }

@@ -43,6 +43,10 @@ enum Class {
 }
 
 fn class(t: &BaseType) -> Class {
+    if t.vector_size != 1 {
+        // Vector values are only moved, read and reinterpreted.
+        return Class::Other;
+    }
     match t.encoding {
         TypeEncoding::Generic => Class::Generic,
         TypeEncoding::Ate(e) if ate::is_integral(e) && ate::is_signed(e) => Class::Signed,

@@ -302,29 +302,39 @@ fn kind_of(op: Op) -> Kind {
 
 /// The meaning of every leading opcode byte under `profile`, computed once
 /// per distinct profile (the shared table lookup is a linear search).
-fn table(profile: &VendorProfile) -> &'static [Decoded; 256] {
+fn table(profile: &VendorProfile) -> &'static [(Decoded, Kind); 256] {
     use std::sync::OnceLock;
-    static TABLES: [OnceLock<[Decoded; 256]>; 16] = [const { OnceLock::new() }; 16];
+    static TABLES: [OnceLock<[(Decoded, Kind); 256]>; 16] = [const { OnceLock::new() }; 16];
     let key = usize::from(profile.gnu)
         | usize::from(profile.hetero_2020) << 1
         | usize::from(profile.llvm_user) << 2
         | usize::from(profile.aspace_bregx_signed) << 3;
-    TABLES[key].get_or_init(|| std::array::from_fn(|c| lookup(profile, c as u8)))
+    TABLES[key].get_or_init(|| {
+        std::array::from_fn(|c| {
+            let d = lookup(profile, c as u8);
+            let k = match d {
+                Decoded::Op(s) => kind_of(s.op),
+                _ => Kind::Unsupported,
+            };
+            (d, k)
+        })
+    })
 }
 
 /// Decodes one operation at `r.pos` (the opcode) into an instruction.
 /// Branch targets are left as byte offsets in `a` (resolved later).
-fn decode_one(r: &mut Reader<'_>, enc: &Encoding<'_>) -> Result<Insn, RuleId> {
+fn decode_one(r: &mut Reader<'_>, enc: &Encoding<'_>, tab: &[(Decoded, Kind); 256]) -> Result<Insn, RuleId> {
     let off = r.pos;
     let opcode = r.bytes[off];
     r.pos += 1;
-    let spec: OpSpec = match table(enc.vendor)[opcode as usize] {
-        Decoded::Op(s) => s,
-        Decoded::LlvmUser => {
+    let (spec, kind): (OpSpec, Kind) = match tab[opcode as usize] {
+        (Decoded::Op(s), k) => (s, k),
+        (Decoded::LlvmUser, _) => {
             let sub = r.uleb()?;
-            lookup_llvm_user(sub).ok_or(id::EXPR_DECODE_UNKNOWN_OPCODE)?
+            let s = lookup_llvm_user(sub).ok_or(id::EXPR_DECODE_UNKNOWN_OPCODE)?;
+            (s, kind_of(s.op))
         }
-        Decoded::Unknown => return Err(id::EXPR_DECODE_UNKNOWN_OPCODE),
+        (Decoded::Unknown, _) => return Err(id::EXPR_DECODE_UNKNOWN_OPCODE),
     };
     let mut ops = [0u64; 3];
     let mut n = 0;
@@ -361,7 +371,6 @@ fn decode_one(r: &mut Reader<'_>, enc: &Encoding<'_>) -> Result<Insn, RuleId> {
         }
         n += 1;
     }
-    let kind = kind_of(spec.op);
     let (a, b, c) = match spec.op {
         Op::Lit(k) => (u64::from(k), 0, 0),
         Op::Reg(k) => (u64::from(k), 0, 0),
@@ -385,10 +394,16 @@ fn decode_one(r: &mut Reader<'_>, enc: &Encoding<'_>) -> Result<Insn, RuleId> {
 pub fn decode(bytes: &[u8], enc: &Encoding<'_>, out: &mut Vec<Insn>) -> Result<(), DecodeError> {
     out.clear();
     let mut r = Reader { bytes, pos: 0, big_endian: enc.big_endian };
+    let tab = table(enc.vendor);
+    let mut branches = false;
     while r.pos < bytes.len() {
         let at = r.pos as u64;
-        let insn = decode_one(&mut r, enc).map_err(|rule| DecodeError { rule, at })?;
+        let insn = decode_one(&mut r, enc, tab).map_err(|rule| DecodeError { rule, at })?;
+        branches |= matches!(insn.kind, Kind::Skip | Kind::Bra);
         out.push(insn);
+    }
+    if !branches {
+        return Ok(());
     }
     let len = bytes.len() as u64;
     for i in 0..out.len() {

@@ -6,6 +6,27 @@
 //! hetero-2020 "DWARF Expressions" (on top of DWARF 5 §2.5) and the project
 //! decisions in `specs/rules/*.yaml`; this module is written apart from
 //! `crate::reference` and must agree with it on every outcome.
+//!
+//! Design:
+//! - [`decode`]: one pass over the bytes into 32-byte [`decode::Insn`]s
+//!   with operands read and branch targets resolved to instruction indices
+//!   (or markers for "end", "out of range", "inside an operation"); a
+//!   per-vendor-profile 256-entry opcode table replaces the shared linear
+//!   lookup. Decoding failures are kept and reported before anything runs.
+//! - [`machine`]: stack entries are `Copy` — values of at most 128 bits
+//!   inline, wider values, implicit storage, composite parts and multi-place
+//!   locations by index into the arenas of a reusable [`Scratch`], so the
+//!   common path allocates nothing until the outcome is built.
+//! - `exec` (loop, stack, operations), `read` (`DW_OP_deref*` with a
+//!   byte-aligned fast path), `place` (frame base, pieces), `arith` (values).
+//! - Checks inside one operation come in the order of
+//!   `docs/ambiguities.md` item 45, so rule IDs match the reference.
+//!
+//! Out of scope (reported as `Outcome::Unsupported` when executed): the
+//! hetero-2020 extension operations, `DW_OP_call*`, `DW_OP_entry_value`,
+//! `DW_OP_GNU_parameter_ref`, `DW_OP_GNU_variable_value`, arithmetic on
+//! values wider than 128 bits, vectors or floats other than binary32/64, and
+//! turning an implicit pointer value back into a location.
 
 mod arith;
 pub mod decode;
@@ -30,7 +51,8 @@ use machine::Ent;
 pub struct Program {
     /// Decoded operations.
     pub(crate) insns: Vec<Insn>,
-    /// The expression bytes (blocks are read from here).
+    /// The expression bytes when an operation has a block operand (blocks
+    /// are read from here), else empty.
     pub(crate) bytes: Vec<u8>,
     /// The static decoding error, if the bytes do not decode.
     pub(crate) error: Option<DecodeError>,
@@ -55,13 +77,16 @@ impl Program {
             offset_bytes: ctx.cu.as_ref().map(|c| c.format.offset_bytes()).unwrap_or(4) as u8,
             big_endian: ctx.target.endian == crate::target::Endian::Big,
         };
-        self.bytes.clear();
-        self.bytes.extend_from_slice(expr);
         self.error = if expr.len() > u32::MAX as usize - 1 {
             Some(DecodeError { rule: crate::rules::id::EXPR_DECODE_TRUNCATED_OPERAND, at: 0 })
         } else {
             decode::decode(expr, &enc, &mut self.insns).err()
         };
+        // Only operations with a block read the bytes again.
+        self.bytes.clear();
+        if self.insns.iter().any(|i| matches!(i.kind, decode::Kind::ImplicitValue | decode::Kind::ConstType)) {
+            self.bytes.extend_from_slice(expr);
+        }
     }
 
     /// Number of decoded operations.

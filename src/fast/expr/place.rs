@@ -5,7 +5,7 @@
 
 use super::decode::Insn;
 use super::exec::{Ev, Fail};
-use super::machine::{Ent, Loc, Scratch};
+use super::machine::{mask, Ent, Loc, Scratch};
 use super::Program;
 use crate::outcome::BudgetKind;
 use crate::rules::{id as R, RuleId};
@@ -13,7 +13,8 @@ use crate::rules::{id as R, RuleId};
 type Res<T> = Result<T, Fail>;
 
 impl Ev<'_> {
-    /// `DW_OP_fbreg` (rules `op.fbreg.offset`, `op.fbreg.register-frame-base`).
+    /// `DW_OP_fbreg` (rules `op.fbreg.offset`, `op.fbreg.register-frame-base`,
+    /// `op.fbreg.memory-frame-base`, `op.fbreg.offset-out-of-storage`).
     pub(super) fn fbreg(&self, ins: &Insn, s: &mut Scratch) -> Res<Loc> {
         let fb = self.ctx.frame_base.as_ref().ok_or(Fail::Eval(R::CTX_FRAME_BASE_MISSING))?;
         if self.depth + 1 > self.ctx.budgets.depth {
@@ -30,12 +31,21 @@ impl Ev<'_> {
         s.frame_base = Some(fbp);
         let l = r?;
         let disp = ins.b as i64;
-        let base = match l {
-            // A register frame base holds the address (like DW_OP_bregx R 0).
-            Loc::Reg { regno, bit: 0 } => Loc::Mem { aspace: 0, bit: self.reg_address(s, regno)? * 8 },
-            other => other,
-        };
-        self.move_loc(s, base, i128::from(disp) * 8, R::OP_FBREG_OFFSET_OUT_OF_STORAGE)
+        match l {
+            // A register frame base holds the address: DW_OP_bregx R B.
+            Loc::Reg { regno, bit: 0 } => {
+                let a = mask(self.reg_address(s, regno)?.wrapping_add(disp as i128 as u128), self.gty.bits);
+                Ok(Loc::Mem { aspace: 0, bit: a * 8 })
+            }
+            // A byte address: address arithmetic modulo the space's size
+            // (rule `op.fbreg.memory-frame-base`).
+            Loc::Mem { aspace, bit } if bit % 8 == 0 => {
+                let size = self.storage_bits_mem(aspace) / 8;
+                let a = (bit / 8).wrapping_add(disp as i128 as u128) % size;
+                Ok(Loc::Mem { aspace, bit: a * 8 })
+            }
+            other => self.move_loc(s, other, i128::from(disp) * 8, R::OP_FBREG_OFFSET_OUT_OF_STORAGE),
+        }
     }
 
     /// `l` moved by `bits` bits (as `DW_OP_LLVM_bit_offset`): an evaluation

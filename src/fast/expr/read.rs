@@ -152,7 +152,7 @@ impl Ev<'_> {
         } else {
             self.ctx.target.address_space(aspace).map(|a| a.address_bits).unwrap_or(64)
         };
-        1u128 << (abits + 3)
+        1u128 << (abits.min(120) + 3)
     }
 
     /// Size in **bits** of implicit pointer storage: the address size of its space.

@@ -241,6 +241,23 @@ fn frame_base() {
     // Frame base DW_OP_reg7 (rsp): like bregx 7 0 -> rsp - 8.
     c.frame_base = Some(vec![0x57]);
     assert_eq!(evaluate(&[0x30, 0x91, 0x78], &c), mem(0x7ffc_0000 - 8));
+    // A memory frame base uses address arithmetic: CFA 4, fbreg -8 wraps to
+    // 2^64 - 4 (op.fbreg.memory-frame-base).
+    c.frame_base = Some(vec![0x9c]);
+    c.cfa = Some(4);
+    assert_eq!(evaluate(&[0x91, 0x78], &c), mem(u64::MAX - 3));
+    // An implicit frame base (lit5 stack_value, 8 bytes) is moved with a
+    // range check: fbreg 8 lands at its end.
+    c.frame_base = Some(vec![0x35, 0x9f]);
+    assert_eq!(
+        evaluate(&[0x91, 0x08], &c),
+        Outcome::EvalError { rule: R::OP_FBREG_OFFSET_OUT_OF_STORAGE, at: Some(0) }
+    );
+    // fbreg 1 on it: byte 1 of the implicit storage.
+    assert_eq!(
+        evaluate(&[0x91, 0x01], &c),
+        loc(Source::Implicit { bytes: vec![5, 0, 0, 0, 0, 0, 0, 0], bit_offset: 8 })
+    );
     // A frame base that does not decode: reported at the fbreg (offset 1).
     c.frame_base = Some(vec![0x0a]);
     assert_eq!(evaluate(&[0x30, 0x91, 0x78], &c), ill(crate::rules::id::EXPR_DECODE_TRUNCATED_OPERAND, 1));
@@ -293,5 +310,25 @@ fn scratch_reuse_gives_identical_outcomes() {
     match p.run(&c, &mut s) {
         Outcome::Location(l) => assert!(matches!(&l.places[0], SingleLocation::Composite(p) if p.len() == 3)),
         o => panic!("{o}"),
+    }
+}
+
+#[test]
+fn compiled_programs_are_shareable_across_threads() {
+    fn send_sync<T: Send + Sync>() {}
+    fn send<T: Send>() {}
+    send_sync::<super::Program>();
+    send::<super::Scratch>();
+    // One program, evaluated on two threads with their own scratch areas.
+    let c = Arc::new(ctx());
+    let p = Arc::new(super::Program::compile(&[0x77, 0x10], &c));
+    let handles: Vec<_> = (0..2)
+        .map(|_| {
+            let (p, c) = (p.clone(), c.clone());
+            std::thread::spawn(move || p.run(&c, &mut super::Scratch::new()))
+        })
+        .collect();
+    for h in handles {
+        assert_eq!(h.join().unwrap(), mem(0x7ffc_0010));
     }
 }
