@@ -28,3 +28,4 @@ pub mod reference;
 pub mod rules;
 pub mod runner;
 pub mod target;
+pub mod testing;

@@ -228,13 +228,12 @@ fn llvm19_knows(code: u8) -> bool {
 
 /// Third-party oracle: llvm-dwarfdump-19 must print exactly our text for
 /// random expressions made of the operations it knows. Skipped (with a
-/// message) when llvm-mc-19 or llvm-dwarfdump-19 is not installed.
+/// message; a failure in CI) when llvm-mc-19 or llvm-dwarfdump-19 is not installed.
 #[test]
 fn disassembly_matches_llvm_dwarfdump_19() {
     use std::process::Command;
-    let have = |t: &str| Command::new(t).arg("--version").output().is_ok_and(|o| o.status.success());
-    if !have("llvm-mc-19") || !have("llvm-dwarfdump-19") {
-        eprintln!("skipped: llvm-mc-19 / llvm-dwarfdump-19 not installed");
+    let tools = dwarfcheck::testing::have_tool("llvm-mc-19") && dwarfcheck::testing::have_tool("llvm-dwarfdump-19");
+    if dwarfcheck::testing::needed("llvm-19 (llvm-mc-19, llvm-dwarfdump-19)", tools.then_some(())).is_none() {
         return;
     }
     let v = VendorProfile::gnu();

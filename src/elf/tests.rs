@@ -47,7 +47,7 @@ fn truncated_and_corrupted_real_file_never_panics() {
 fn corrupted_debug_info_never_panics() {
     // Bytes flipped inside the DWARF sections of a split debug file: the
     // walk must end with cases and warnings or an error, never a panic.
-    let Some(path) = largest_debug_file() else { return };
+    let Some(path) = crate::testing::needed("libc6-dbg", largest_debug_file()) else { return };
     let data = std::fs::read(&path).unwrap();
     let rounds: u64 = std::env::var("DWARFCHECK_CORRUPT_ROUNDS").ok().and_then(|v| v.parse().ok()).unwrap_or(3);
     for round in 0..rounds {
@@ -102,7 +102,7 @@ fn own_test_executable_has_locations() {
 #[test]
 fn compressed_sections_give_the_same_cases() {
     // Oracle: objcopy's zlib compression must not change what is extracted.
-    let Some(path) = largest_debug_file() else { return };
+    let Some(path) = crate::testing::needed("libc6-dbg", largest_debug_file()) else { return };
     let dir = std::env::temp_dir().join(format!("dwarfcheck-elf-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let z = dir.join("z.debug");
@@ -126,7 +126,7 @@ fn compressed_sections_give_the_same_cases() {
 
 #[test]
 fn split_debug_file_has_loclists_and_base_types() {
-    let Some(path) = largest_debug_file() else { return };
+    let Some(path) = crate::testing::needed("libc6-dbg", largest_debug_file()) else { return };
     let x = extract(&path, &Options::default()).expect("split debug file extracts");
     assert!(x.counts.loclist_entries > 1000, "{:?}", x.counts);
     assert!(x.counts.expressions > 1000, "{:?}", x.counts);
@@ -199,7 +199,7 @@ fn survey() {
 fn gimli_survey() {
     use crate::consumer::{gimli::Gimli, Consumer};
     use std::collections::BTreeMap;
-    let Some(path) = largest_debug_file() else { return };
+    let Some(path) = crate::testing::needed("libc6-dbg", largest_debug_file()) else { return };
     let x = extract(&path, &Options::default()).unwrap();
     let t = std::time::Instant::now();
     let mut kinds: BTreeMap<String, usize> = BTreeMap::new();
@@ -316,7 +316,7 @@ fn aarch64_object_negate_ra_state() {
     use crate::outcome::{CfaRule, CfiOutcome, RegisterRule};
     use std::collections::BTreeMap;
     let mc = Path::new("/usr/lib/llvm-19/bin/llvm-mc");
-    if !mc.exists() {
+    if crate::testing::needed("llvm-19 (llvm-mc)", mc.exists().then_some(())).is_none() {
         return;
     }
     let dir = std::env::temp_dir().join(format!("dwarfcheck-a64-{}", std::process::id()));
