@@ -180,3 +180,76 @@ impl CfiOutcome {
         }
     }
 }
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(" ")
+}
+
+/// The notation of case-file expectations (`crate::cfi::spec`):
+/// `reg7+8`, `reg7+8 in addrspace5`, `{9c 08}`.
+impl std::fmt::Display for CfaRule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CfaRule::RegOffset { register, offset, aspace } => {
+                write!(f, "reg{register}{offset:+}")?;
+                if *aspace != 0 {
+                    write!(f, " in addrspace{aspace}")?;
+                }
+                Ok(())
+            }
+            CfaRule::Expression { expr } => write!(f, "{{{}}}", hex(expr)),
+        }
+    }
+}
+
+/// The notation of case-file expectations: `undefined`, `same`, `[CFA-8]`,
+/// `CFA+8`, `reg1`, `[{hex}]`, `{hex}`, `signed`, `not-signed`.
+impl std::fmt::Display for RegisterRule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RegisterRule::Undefined => write!(f, "undefined"),
+            RegisterRule::SameValue => write!(f, "same"),
+            RegisterRule::Offset { offset } => write!(f, "[CFA{offset:+}]"),
+            RegisterRule::ValOffset { offset } => write!(f, "CFA{offset:+}"),
+            RegisterRule::Register { register } => write!(f, "reg{register}"),
+            RegisterRule::Expression { expr } => write!(f, "[{{{}}}]", hex(expr)),
+            RegisterRule::ValExpression { expr } => write!(f, "{{{}}}", hex(expr)),
+            RegisterRule::RaSigned { signed: true } => write!(f, "signed"),
+            RegisterRule::RaSigned { signed: false } => write!(f, "not-signed"),
+        }
+    }
+}
+
+/// `[0x1000, 0x1004): CFA=reg7+8: reg16=[CFA-8]`, as llvm-dwarfdump prints
+/// rows.
+impl std::fmt::Display for Row {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "[{:#x}, {:#x}): CFA={}", self.start, self.end, self.cfa)?;
+        for (i, (r, rule)) in self.registers.iter().enumerate() {
+            write!(f, "{} reg{r}={rule}", if i == 0 { ":" } else { "," })?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rules_print_in_the_case_file_notation() {
+        let row = Row {
+            start: 0x1000,
+            end: 0x1004,
+            cfa: CfaRule::RegOffset { register: 7, offset: 8, aspace: 0 },
+            registers: BTreeMap::from([
+                (6, RegisterRule::ValOffset { offset: -16 }),
+                (16, RegisterRule::Offset { offset: -8 }),
+            ]),
+        };
+        assert_eq!(row.to_string(), "[0x1000, 0x1004): CFA=reg7+8: reg6=CFA-16, reg16=[CFA-8]");
+        let cfa = CfaRule::RegOffset { register: 1, offset: -4, aspace: 5 };
+        assert_eq!(cfa.to_string(), "reg1-4 in addrspace5");
+        assert_eq!(RegisterRule::Expression { expr: vec![0x77, 0x08] }.to_string(), "[{77 08}]");
+    }
+}

@@ -309,7 +309,43 @@ fn input_text(case: &Case) -> String {
             let format = c.ctx.cu.as_ref().map(|u| u.format).unwrap_or_default();
             crate::asm::expr::disassemble(&c.expr, &c.ctx.target, &c.ctx.vendor, format, c.ctx.address_bytes())
         }
-        Case::Cfi(c) => format!("FDE at {:#x} in {:?}", c.fde_offset, c.section.kind),
+        Case::Cfi(c) => fde_text(c),
+    }
+}
+
+/// An FDE as text: where it is, what it covers, and the CIE's initial
+/// instructions and its own, disassembled.
+fn fde_text(c: &CfiCase) -> String {
+    let sec = &c.section;
+    let kind = match sec.kind {
+        crate::cfi::FrameKind::DebugFrame => ".debug_frame",
+        crate::cfi::FrameKind::EhFrame => ".eh_frame",
+    };
+    let head = format!("{kind} FDE at {:#x}", c.fde_offset);
+    match sec.parse_fde(c.fde_offset) {
+        Ok((fde, cie)) => {
+            let p = crate::asm::cfi::CfiAsmParams::from_cie(&cie);
+            let insns = |r: std::ops::Range<u64>| match sec.bytes.get(r.start as usize..r.end as usize) {
+                Some(b) => crate::asm::cfi::disassemble(b, &sec.target, &p)
+                    .lines()
+                    .map(str::trim)
+                    .filter(|l| !l.is_empty() && !l.starts_with("DW_CFA_nop"))
+                    .collect::<Vec<_>>()
+                    .join("; "),
+                None => "<out of range>".to_string(),
+            };
+            format!(
+                "{head} [{:#x}, {:#x}), CIE at {:#x} (v{}, \"{}\"): initial {{ {} }} instructions {{ {} }}",
+                fde.pc_begin,
+                fde.pc_begin.wrapping_add(fde.pc_range),
+                cie.offset,
+                cie.version,
+                cie.augmentation,
+                insns(cie.instructions),
+                insns(fde.instructions)
+            )
+        }
+        Err(e) => format!("{head}: headers do not parse ({e:?})"),
     }
 }
 

@@ -10,22 +10,19 @@ use std::fmt::Write as _;
 pub fn cfi_text(o: &CfiOutcome) -> String {
     match o {
         CfiOutcome::Table(t) => {
-            let rows: Vec<String> = t
-                .rows
-                .iter()
-                .map(|r| {
-                    let regs: Vec<String> = r.registers.iter().map(|(k, v)| format!("r{k}={v:?}")).collect();
-                    format!("[{:#x},{:#x}) cfa={:?} {}", r.start, r.end, r.cfa, regs.join(" "))
-                })
-                .collect();
-            format!("table fde@{:#x}: {}", t.fde_offset, rows.join("; "))
+            let rows: Vec<String> = t.rows.iter().map(|r| r.to_string()).collect();
+            format!("{} row(s): {}", t.rows.len(), rows.join("; "))
         }
-        CfiOutcome::IllFormed { rule, at } => format!("ill-formed [{rule}] at {at:?}"),
-        CfiOutcome::EvalError { rule, at } => format!("evaluation error [{rule}] at {at:?}"),
-        CfiOutcome::Budget { budget, at } => format!("budget exceeded: {budget:?} at {at:?}"),
+        CfiOutcome::IllFormed { rule, at } => format!("ill-formed [{rule}]{}", section_offset(at)),
+        CfiOutcome::EvalError { rule, at } => format!("evaluation error [{rule}]{}", section_offset(at)),
+        CfiOutcome::Budget { budget, at } => format!("budget exceeded: {budget:?}{}", section_offset(at)),
         CfiOutcome::Unsupported { what } => format!("unsupported: {what}"),
         CfiOutcome::ConsumerFault { what } => format!("consumer fault: {what}"),
     }
+}
+
+fn section_offset(at: &Option<u64>) -> String {
+    at.map(|a| format!(" at section offset {a:#x}")).unwrap_or_default()
 }
 
 fn finding_text(f: &Finding) -> String {
