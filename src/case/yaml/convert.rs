@@ -10,7 +10,7 @@ use crate::context::{Budgets, CompUnit, Context, Entry, MemorySegment};
 use crate::encoding::{ate, VendorProfile};
 use crate::outcome::{BaseType, BudgetKind, Outcome, RawLocation, RawPiece, RawSingle, Source, Value};
 use crate::rules::RuleId;
-use crate::target::{presets, Endian, Target};
+use crate::target::{Endian, Target};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use yaml_serde::{Mapping, Value as Yaml};
@@ -82,18 +82,8 @@ fn find_top_key(text: &str, key: &str) -> (usize, usize) {
     (1, 1)
 }
 
-fn target_of(y: &Yaml) -> R<Target> {
-    match y {
-        Yaml::String(name) => presets::by_name(name).ok_or_else(|| {
-            problem(format!("unknown target preset `{name}`; expected one of {}", presets::NAMES.join(", ")), &[])
-        }),
-        Yaml::Mapping(_) => {
-            let t: Target = yaml_serde::from_value(y.clone())
-                .map_err(|e| problem(format!("inline target: {}", super::strip_location(&e.to_string())), &[]))?;
-            t.validate().map_err(|e| problem(format!("inline target: {e}"), &[]))
-        }
-        _ => Err(problem("`target` must be a preset name or an inline target mapping", &[])),
-    }
+fn target_of(t: &crate::target::spec::TargetRef) -> R<Target> {
+    t.resolve().map_err(|e| problem(format!("target: {e}"), &[]))
 }
 
 fn vendor(name: &str) -> R<VendorProfile> {

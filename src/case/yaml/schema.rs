@@ -9,7 +9,7 @@ use yaml_serde::Value as Yaml;
 #[serde(deny_unknown_fields)]
 pub struct FileSpec {
     /// Preset name or inline target mapping.
-    pub target: Yaml,
+    pub target: crate::target::spec::TargetRef,
     /// Vendor profile for every case of the file.
     #[serde(default)]
     pub vendor: Option<String>,
