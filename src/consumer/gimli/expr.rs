@@ -332,9 +332,11 @@ impl<'c> Driver<'c> {
             }
         }
         // gimli has no empty location description (DWARF 5 §2.6.1.1.1): an
-        // empty expression fails when it pops the (absent) result.
+        // empty expression fails when it pops the (absent) result. Where a
+        // value is required, the empty stack is ill-formed and gimli's
+        // error is a diagnosis.
         if let gimli::Error::NotEnoughStackItems = e {
-            if bytes.is_empty() {
+            if bytes.is_empty() && self.ctx.result_kind != Some(ResultKind::Value) {
                 return Outcome::Unsupported {
                     what: "gimli's Evaluation cannot represent an empty location description: an empty \
                            expression fails with NotEnoughStackItems"
