@@ -4,6 +4,7 @@
 use super::{kind_of, rule_of, unsupported_text, ErrorKind};
 use crate::case::CfiCase;
 use crate::cfi::FrameKind;
+use crate::encoding::cfa;
 use crate::outcome::{CfaRule, CfiOutcome, RegisterRule, Row, RowTable};
 use crate::target::{Arch, Endian};
 use gimli::{
@@ -59,6 +60,12 @@ pub fn frame_table(case: &CfiCase) -> CfiOutcome {
     };
     match result {
         Ok(rows) => CfiOutcome::Table(RowTable { fde_offset: case.fde_offset, rows }.normalize()),
+        // An instruction the project's DW_CFA table defines (e.g.
+        // DW_CFA_GNU_negative_offset_extended) that gimli does not decode.
+        Err(Fail::Gimli(gimli::Error::UnknownCallFrameInstruction(op))) if cfa::lookup(s.target.arch, op.0).is_some() => {
+            let name = cfa::lookup(s.target.arch, op.0).map_or("?", |c| c.name);
+            CfiOutcome::Unsupported { what: format!("gimli does not implement {name}") }
+        }
         Err(Fail::Gimli(e)) => match kind_of(&e) {
             ErrorKind::IllFormed => CfiOutcome::IllFormed { rule: rule_of(&e), at: None },
             ErrorKind::EvalError => CfiOutcome::EvalError { rule: rule_of(&e), at: None },

@@ -15,6 +15,9 @@ use gimli::{EndianSlice, EvaluationResult, Location, Piece, RunTimeEndian, UnitO
 
 type R<'a> = EndianSlice<'a, RunTimeEndian>;
 
+/// `DW_OP_stack_value` (DWARF 5 §7.7.1, Table 7.9).
+const DW_OP_STACK_VALUE: u8 = 0x9f;
+
 /// Evaluates `expr` with gimli under `ctx` (no `catch_unwind` here; the
 /// [`super::Gimli`] consumer adds it).
 ///
@@ -28,10 +31,22 @@ type R<'a> = EndianSlice<'a, RunTimeEndian>;
 /// value types cannot express.
 pub fn evaluate(expr: &[u8], ctx: &Context) -> Outcome {
     let d = Driver::new(ctx);
-    match d.run(expr, 0, true) {
+    match d.run(expr, 0, true, 0) {
         Ok((pieces, value)) => d.finish(&pieces, value),
+        Err(o) if is_gimli_error(&o, "gimli:IntegralTypeRequired") && d.non_integral_final_value(expr) => {
+            Outcome::Unsupported {
+                what: "gimli takes the final stack entry as a memory address and cannot return a \
+                       non-integral (floating-point) value without DW_OP_stack_value"
+                    .into(),
+            }
+        }
         Err(o) => o,
     }
+}
+
+/// Whether `o` is the gimli error with third-party rule ID `rule`.
+fn is_gimli_error(o: &Outcome, rule: &str) -> bool {
+    matches!(o, Outcome::IllFormed { rule: r, .. } | Outcome::EvalError { rule: r, .. } if r.as_str() == rule)
 }
 
 /// Per-evaluation state: the context and gimli's encoding parameters.
@@ -60,9 +75,18 @@ impl<'c> Driver<'c> {
     /// Runs one evaluation to completion. `depth` counts nested
     /// evaluations (the frame base); `top` says whether the context's
     /// initial stack and object apply.
-    fn run<'b>(&self, bytes: &'b [u8], depth: u32, top: bool) -> Step<(Vec<Piece<R<'b>>>, Option<gimli::Value>)> {
+    /// `extra_steps` raises gimli's iteration limit above `ctx.budgets.steps`
+    /// (for operations the adapter appends).
+    fn run<'b>(
+        &self,
+        bytes: &'b [u8],
+        depth: u32,
+        top: bool,
+        extra_steps: u32,
+    ) -> Step<(Vec<Piece<R<'b>>>, Option<gimli::Value>)> {
         let mut eval = gimli::Evaluation::new(EndianSlice::new(bytes, self.endian), self.encoding);
-        eval.set_max_iterations(u32::try_from(self.ctx.budgets.steps).unwrap_or(u32::MAX));
+        let steps = u32::try_from(self.ctx.budgets.steps).unwrap_or(u32::MAX);
+        eval.set_max_iterations(steps.saturating_add(extra_steps));
         if top {
             self.setup(&mut eval)?;
         }
@@ -117,6 +141,30 @@ impl<'c> Driver<'c> {
         Ok((eval.result(), value))
     }
 
+    /// Whether gimli's `IntegralTypeRequired` for `expr` comes only from
+    /// its final step, where it converts the top stack entry to an address:
+    /// the same evaluation with `DW_OP_stack_value` appended then completes
+    /// with one implicit floating-point value. Every operation before the end makes the
+    /// same requests and gets the same answers in both runs, so an error
+    /// raised earlier is raised again. Only asked when the context does not
+    /// require a location (a float is never a memory location).
+    fn non_integral_final_value(&self, expr: &[u8]) -> bool {
+        if self.ctx.result_kind == Some(ResultKind::Location) {
+            return false;
+        }
+        let mut probe = Vec::with_capacity(expr.len() + 1);
+        probe.extend_from_slice(expr);
+        probe.push(DW_OP_STACK_VALUE);
+        match self.run(&probe, 0, true, 1) {
+            Ok((pieces, _)) => matches!(
+                pieces.as_slice(),
+                [Piece { location: Location::Value { value }, .. }]
+                    if matches!(value.value_type(), ValueType::F32 | ValueType::F64)
+            ),
+            Err(_) => false,
+        }
+    }
+
     /// Applies the context's initial stack and current object. gimli takes
     /// at most one initial entry, a generic value, and an object that is an
     /// address.
@@ -165,7 +213,7 @@ impl<'c> Driver<'c> {
         if depth + 1 > ctx.budgets.depth {
             return Err(Outcome::Budget { budget: BudgetKind::Depth, at: None });
         }
-        let (pieces, _) = self.run(fb, depth + 1, false)?;
+        let (pieces, _) = self.run(fb, depth + 1, false, 0)?;
         match pieces.as_slice() {
             [Piece { size_in_bits: None, bit_offset: None, location: Location::Address { address } }] => Ok(*address),
             [Piece { size_in_bits: None, bit_offset: None, location: Location::Register { register } }] => {
@@ -231,8 +279,15 @@ impl<'c> Driver<'c> {
     }
 
     /// `DW_OP_deref*`: reads `size` bytes at `address` in `aspace`.
+    /// gimli masks `address` to the generic type only; in another address
+    /// space the adapter, as the memory provider, zero-extends or truncates
+    /// it to that space's address size (`op.xderef.address-space`).
     fn read_memory(&self, address: u64, size: u8, aspace: u64, ty: UnitOffset<usize>) -> Step<gimli::Value> {
         let vt = self.value_type(ty)?;
+        let address = match self.ctx.target.address_space(aspace) {
+            Some(a) if a.address_bits < 64 => address & ((1u64 << a.address_bits) - 1),
+            _ => address,
+        };
         let mut buf = [0u8; 8];
         let n = usize::from(size).min(8);
         self.ctx.read_memory(aspace, address, &mut buf[..n]).map_err(|e| ctx_error("RequiresMemory", e))?;
@@ -274,6 +329,19 @@ impl<'c> Driver<'c> {
         if let gimli::Error::InvalidExpression(op) = e {
             if let Decoded::Op(spec) = lookup(&self.ctx.vendor, op.0) {
                 return Outcome::Unsupported { what: format!("gimli does not decode {}", spec.name) };
+            }
+        }
+        // gimli has no empty location description (DWARF 5 §2.6.1.1.1): an
+        // empty expression fails when it pops the (absent) result. Where a
+        // value is required, the empty stack is ill-formed and gimli's
+        // error is a diagnosis.
+        if let gimli::Error::NotEnoughStackItems = e {
+            if bytes.is_empty() && self.ctx.result_kind != Some(ResultKind::Value) {
+                return Outcome::Unsupported {
+                    what: "gimli's Evaluation cannot represent an empty location description: an empty \
+                           expression fails with NotEnoughStackItems"
+                        .into(),
+                };
             }
         }
         if let gimli::Error::TooManyIterations = e {
