@@ -138,6 +138,8 @@ pub fn judge(reference: &Outcome, other: &Outcome, unspecified: bool) -> Verdict
         Outcome::Unsupported { .. } => unreachable!("handled above"),
     };
     match reference {
+        // An ill-formedness the spec leaves open is the project's choice.
+        Outcome::IllFormed { rule, .. } if is_unspecified(rule.as_str()) => Verdict::Unspecified,
         Outcome::IllFormed { .. } => {
             if other_kind == Kind::Result {
                 Verdict::IllFormedAccepted
@@ -195,6 +197,7 @@ pub fn judge_cfi(reference: &CfiOutcome, other: &CfiOutcome, unspecified: bool) 
     }
     let other_is_table = matches!(other, CfiOutcome::Table(_));
     match reference {
+        CfiOutcome::IllFormed { rule, .. } if is_unspecified(rule.as_str()) => Verdict::Unspecified,
         CfiOutcome::IllFormed { .. } => {
             if other_is_table {
                 Verdict::IllFormedAccepted
@@ -248,6 +251,9 @@ mod tests {
         // Ill-formed: anything goes, but it is recorded.
         assert_eq!(judge(&ill(), &v(7), false), Verdict::IllFormedAccepted);
         assert_eq!(judge(&ill(), &err("gimli:X"), false), Verdict::IllFormedDiagnosed);
+        // ... unless the ill-formedness is itself an open choice.
+        let open_ill = Outcome::IllFormed { rule: id::CFI_CIE_ROW_CREATION_IN_INITIAL_INSTRUCTIONS, at: None };
+        assert_eq!(judge(&open_ill, &v(7), false), Verdict::Unspecified);
         // Errors are compared by kind only.
         assert_eq!(judge(&err("ours"), &err("gimli:Y"), false), Verdict::Agree);
         assert_eq!(judge(&err("ours"), &v(0), false), Verdict::Disagree);

@@ -88,6 +88,10 @@ pub struct Summary {
     pub reference_rules: BTreeMap<String, usize>,
     /// `unspecified` rules the reference's answers rested on, with counts.
     pub unspecified_rules: BTreeMap<String, usize>,
+    /// Per third-party consumer, the reference's ill-formed rules of the
+    /// cases it accepted (verdict `ill-formed:accepted`), with counts: where
+    /// a consumer gives an answer to input the spec rejects.
+    pub accepted_ill_formed: BTreeMap<String, BTreeMap<String, usize>>,
     /// Up to three example cases (origin and input) per reference error
     /// rule, so a surprising count on real input can be looked at.
     pub rule_examples: BTreeMap<String, Vec<String>>,
@@ -168,6 +172,9 @@ pub fn run(
         *s.reference_kinds.entry(r.reference_kind.to_string()).or_default() += 1;
         for (i, v) in &r.verdicts {
             *s.verdicts.get_mut(&names[*i]).expect("consumer listed").entry(*v).or_default() += 1;
+            if let (Verdict::IllFormedAccepted, Some(rule)) = (v, &r.reference_rule) {
+                *s.accepted_ill_formed.entry(names[*i].clone()).or_default().entry(rule.clone()).or_default() += 1;
+            }
         }
         if r.has_expect {
             s.expectations += 1;
@@ -242,7 +249,11 @@ fn run_expr(c: &ExprCase, fast: &dyn Consumer, others: &[Box<dyn Consumer>], opt
     let f = fast.evaluate(c);
     let expect = c.expect.as_ref().map(|e| (compare::exact(e, &r), compare::exact(e, &f)));
     let edition = if others.is_empty() { Edition::Dwarf5 } else { edition::of_expr_case(c) };
-    let unspecified = !relied.is_empty() || compare::exercises_unspecified(&c.rules);
+    // The reference says exactly which open choices its answer rests on; the
+    // case's own rule list is not consulted, so a case that merely mentions
+    // an `unspecified` rule still judges a consumer where no choice showed.
+    let own_rule = r.rule().map(|x| x.to_string());
+    let unspecified = !relied.is_empty() || compare::exercises_unspecified(own_rule.as_slice());
     let (verdicts, findings) = judge_all(
         expect,
         compare::same_evaluator_outcome(&r, &f),
@@ -349,6 +360,17 @@ fn fde_text(c: &CfiCase) -> String {
     }
 }
 
+/// The case's rule IDs followed by `extra`, each ID once, in first-seen order.
+fn merged_rules(case_rules: &[String], extra: impl IntoIterator<Item = String>) -> Vec<String> {
+    let mut rules: Vec<String> = Vec::new();
+    for r in case_rules.iter().cloned().chain(extra) {
+        if !rules.contains(&r) {
+            rules.push(r);
+        }
+    }
+    rules
+}
+
 /// Re-runs a case to gather the details of one finding.
 fn describe(
     case: &Case,
@@ -364,13 +386,8 @@ fn describe(
             let outcomes: Vec<(String, Outcome)> = all.iter().map(|k| (k.name().to_string(), k.evaluate(c))).collect();
             let (_, trace) = crate::reference::expr::evaluate_traced(&c.expr, &c.ctx);
             let (_, relied) = crate::reference::expr::evaluate_noting_unspecified(&c.expr, &c.ctx);
-            let mut rules = c.rules.clone();
-            rules.extend(relied.iter().map(|r| r.to_string()));
-            if let Some(r) = outcomes[0].1.rule() {
-                if !rules.iter().any(|x| x == r.as_str()) {
-                    rules.push(r.to_string());
-                }
-            }
+            let extra = relied.iter().map(|r| r.to_string()).chain(outcomes[0].1.rule().map(|r| r.to_string()));
+            let rules = merged_rules(&c.rules, extra);
             Failure {
                 finding,
                 case: c.name.clone(),
@@ -385,10 +402,7 @@ fn describe(
         Case::Cfi(c) => {
             let outcomes: Vec<(String, CfiOutcome)> =
                 all.iter().map(|k| (k.name().to_string(), k.frame_table(c))).collect();
-            let mut rules = c.rules.clone();
-            if let Some(r) = outcomes[0].1.rule() {
-                rules.push(r.to_string());
-            }
+            let rules = merged_rules(&c.rules, outcomes[0].1.rule().map(|r| r.to_string()));
             Failure {
                 finding,
                 case: c.name.clone(),

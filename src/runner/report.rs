@@ -57,6 +57,10 @@ pub fn text(title: &str, s: &Summary, show: usize) -> String {
         let u: Vec<String> = s.unspecified_rules.iter().map(|(r, n)| format!("{r} {n}")).collect();
         let _ = writeln!(out, "  answers resting on unspecified rules: {}", u.join(", "));
     }
+    for (consumer, rules) in &s.accepted_ill_formed {
+        let u: Vec<String> = rules.iter().map(|(r, n)| format!("{r} {n}")).collect();
+        let _ = writeln!(out, "  {consumer} gave an answer to ill-formed input: {}", u.join(", "));
+    }
     if s.expectations > 0 {
         let _ = writeln!(
             out,

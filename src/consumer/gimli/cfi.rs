@@ -62,7 +62,9 @@ pub fn frame_table(case: &CfiCase) -> CfiOutcome {
         Ok(rows) => CfiOutcome::Table(RowTable { fde_offset: case.fde_offset, rows }.normalize()),
         // An instruction the project's DW_CFA table defines (e.g.
         // DW_CFA_GNU_negative_offset_extended) that gimli does not decode.
-        Err(Fail::Gimli(gimli::Error::UnknownCallFrameInstruction(op))) if cfa::lookup(s.target.arch, op.0).is_some() => {
+        Err(Fail::Gimli(gimli::Error::UnknownCallFrameInstruction(op)))
+            if cfa::lookup(s.target.arch, op.0).is_some() =>
+        {
             let name = cfa::lookup(s.target.arch, op.0).map_or("?", |c| c.name);
             CfiOutcome::Unsupported { what: format!("gimli does not implement {name}") }
         }

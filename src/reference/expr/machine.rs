@@ -245,6 +245,15 @@ impl<'c> Machine<'c> {
         Ok(t)
     }
 
+    /// [`Self::base_type`] for the typed operations other than convert and
+    /// reinterpret, where DR = 0 rests on `op.typed.die-zero-generic`.
+    pub(super) fn base_type_of_typed_op(&mut self, dr: u64) -> Result<BaseType, Stop> {
+        if dr == 0 {
+            self.rely_on(Some(id::OP_TYPED_DIE_ZERO_GENERIC));
+        }
+        self.base_type(dr)
+    }
+
     pub(super) fn type_budget(&self, t: &BaseType) -> Result<(), Stop> {
         if t.bytes() as u64 > self.ctx.budgets.size_bytes {
             return Err(Stop::Budget(BudgetKind::Size));

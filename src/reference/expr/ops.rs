@@ -47,7 +47,7 @@ impl Machine<'_> {
             // DR names base type T; S must be TS/8 rounded up; the low TS bits
             // of block B are a value of T (op.typed.base-type, op.const-type.*).
             Op::ConstType | Op::GnuConstType => {
-                let t = self.base_type(insn.u(0))?;
+                let t = self.base_type_of_typed_op(insn.u(0))?;
                 let block = insn.block(1);
                 if t.bytes() != block.len() {
                     return Err(Stop::Ill(id::OP_CONST_TYPE_SIZE_MISMATCH));
@@ -108,6 +108,7 @@ impl Machine<'_> {
                 // moved B bytes as by DW_OP_LLVM_offset.
                 let base = match l.singles[..] {
                     [Single { storage: Storage::Register { regno }, bit_offset: 0 }] => {
+                        self.rely_on(Some(id::OP_FBREG_REGISTER_FRAME_BASE));
                         Some((0, self.register_address(regno)?))
                     }
                     [Single { storage: Storage::Memory { aspace }, bit_offset }] if bit_offset % 8 == 0 => {
@@ -119,7 +120,12 @@ impl Machine<'_> {
                     Some((aspace, a)) => {
                         let abits = ctx.target.address_space(aspace).map(|s| s.address_bits).unwrap_or(64);
                         let amask = if abits >= 64 { u128::from(u64::MAX) } else { (1u128 << abits) - 1 };
-                        l = Loc::memory(aspace, (a.wrapping_add(b as i128 as u128) & amask) as u64);
+                        let sum = a.wrapping_add(b as i128 as u128) & amask;
+                        // Only a sum that wraps shows the choice.
+                        if i128::try_from(a).is_ok_and(|a| a + i128::from(b) != sum as i128) {
+                            self.rely_on(Some(id::OP_FBREG_MEMORY_FRAME_BASE));
+                        }
+                        l = Loc::memory(aspace, sum as u64);
                     }
                     None => self.offset(&mut l, i128::from(b) * 8, id::OP_FBREG_OFFSET_OUT_OF_STORAGE)?,
                 }
@@ -146,7 +152,7 @@ impl Machine<'_> {
             // Same as DW_OP_regx R; DW_OP_deref_type DR, without an S check
             // (op.regval-type.reads-register).
             Op::RegvalType | Op::GnuRegvalType => {
-                let t = self.base_type(insn.u(1))?;
+                let t = self.base_type_of_typed_op(insn.u(1))?;
                 self.type_budget(&t)?;
                 let v = self.deref(&Loc::one(Storage::Register { regno: insn.u(0) }, 0), u64::from(t.bits), t)?;
                 stack.push(v);
@@ -167,6 +173,9 @@ impl Machine<'_> {
             Op::DerefSize => {
                 need(stack, 1)?;
                 let l = self.pop_location(stack)?;
+                if insn.u(0) == 0 {
+                    self.rely_on(Some(id::OP_DEREF_SIZE_ZERO));
+                }
                 let v = self.deref_size(&l, insn.u(0))?;
                 stack.push(v);
             }
@@ -174,7 +183,7 @@ impl Machine<'_> {
             // its bit offset, push them with type T; S must be TS/8 rounded up
             // (op.deref-type.*).
             Op::DerefType | Op::GnuDerefType => {
-                let t = self.base_type(insn.u(1))?;
+                let t = self.base_type_of_typed_op(insn.u(1))?;
                 if t.bytes() as u64 != insn.u(0) {
                     return Err(Stop::Ill(id::OP_DEREF_TYPE_SIZE_MISMATCH));
                 }
@@ -189,7 +198,7 @@ impl Machine<'_> {
             // deref_type (op.xderef.*).
             Op::Xderef | Op::XderefSize | Op::XderefType => {
                 let t = if insn.op == Op::XderefType {
-                    let t = self.base_type(insn.u(1))?;
+                    let t = self.base_type_of_typed_op(insn.u(1))?;
                     if t.bytes() as u64 != insn.u(0) {
                         return Err(Stop::Ill(id::OP_DEREF_TYPE_SIZE_MISMATCH));
                     }
@@ -210,7 +219,12 @@ impl Machine<'_> {
                 let l = Loc::memory(space.number, (a.to_u128() as u64) & amask);
                 let v = match insn.op {
                     Op::Xderef => self.deref(&l, u64::from(g.bits), g)?,
-                    Op::XderefSize => self.deref_size(&l, insn.u(0))?,
+                    Op::XderefSize => {
+                        if insn.u(0) == 0 {
+                            self.rely_on(Some(id::OP_DEREF_SIZE_ZERO));
+                        }
+                        self.deref_size(&l, insn.u(0))?
+                    }
                     _ => self.deref(&l, u64::from(t.bits), t)?,
                 };
                 stack.push(v);

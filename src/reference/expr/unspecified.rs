@@ -78,8 +78,19 @@ pub(super) fn binary(op: Op, a: &Value, b: &Value, r: &Value) -> Option<RuleId> 
     }
 }
 
-/// Rules `DW_OP_abs` / `DW_OP_neg` of `v` relied on.
+/// Rules `DW_OP_abs` / `DW_OP_neg` of `v` relied on. On a float, the
+/// answer is a choice when the operand is a NaN or a negative zero: clearing
+/// the sign bit (IEEE 754 `abs`) and negating when "less than zero" differ
+/// there.
 pub(super) fn unary(op: Op, v: &Value) -> Option<RuleId> {
+    let negative_zero = match class(&v.ty) {
+        Class::F32 => f32_of(v) == 0.0 && f32_of(v).is_sign_negative(),
+        Class::F64 => f64_of(v) == 0.0 && f64_of(v).is_sign_negative(),
+        _ => false,
+    };
+    if matches!(class(&v.ty), Class::F32 | Class::F64) {
+        return (is_nan(v) || negative_zero).then_some(id::OP_ARITH_FLOAT);
+    }
     let (w, x, signed, generic) = int(v)?;
     let most_negative = x == 1u128 << (w - 1);
     match op {
@@ -145,6 +156,11 @@ mod tests {
         assert_eq!(binary(Op::Div, &f64v(0.0), &f64v(0.0), &f64v(f64::NAN)), Some(id::OP_ARITH_FLOAT));
         assert_eq!(compare(&f64v(f64::NAN), &f64v(1.0)), Some(id::OP_RELATIONAL_FLOAT));
         assert_eq!(compare(&f64v(2.0), &f64v(1.0)), None);
+        // abs(-0.0): +0.0 by clearing the sign bit, -0.0 by "negate if less
+        // than zero" (gimli); abs(-2.0) is 2.0 either way.
+        assert_eq!(unary(Op::Abs, &f64v(-0.0)), Some(id::OP_ARITH_FLOAT));
+        assert_eq!(unary(Op::Abs, &f64v(-2.0)), None);
+        assert_eq!(unary(Op::Neg, &f64v(f64::NAN)), Some(id::OP_ARITH_FLOAT));
     }
 
     #[test]
