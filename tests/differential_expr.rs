@@ -107,7 +107,7 @@ fn knobs() -> impl Strategy<Value = Knobs> {
 }
 
 fn mem_loc(a: u64) -> NormalLocation {
-    NormalLocation { places: vec![SingleLocation::Simple(Source::Memory { aspace: 0, bit_addr: u128::from(a) * 8 })] }
+    NormalLocation { places: vec![SingleLocation::Simple(Source::memory(0, u128::from(a) * 8))] }
 }
 
 /// A complete composite: 16 bits of memory at 0x1002, 8 bits of register 0
@@ -117,12 +117,12 @@ fn composite() -> NormalLocation {
     use std::collections::BTreeSet;
     NormalLocation {
         places: vec![SingleLocation::Composite(vec![
-            Piece { bits: 16, sources: BTreeSet::from([Source::Memory { aspace: 0, bit_addr: 0x1002 * 8 }]) },
+            Piece { bits: 16, sources: BTreeSet::from([Source::memory(0, 0x1002 * 8)]) },
             Piece { bits: 8, sources: BTreeSet::from([Source::Register { regno: 0, bit_offset: 8 }]) },
             Piece {
                 bits: 8,
                 sources: BTreeSet::from([
-                    Source::Memory { aspace: 0, bit_addr: 0x1000 * 8 },
+                    Source::memory(0, 0x1000 * 8),
                     Source::Implicit { bytes: vec![0, 0x42], bit_offset: 0 },
                 ]),
             },
@@ -187,9 +187,9 @@ fn build_ctx(k: &Knobs) -> Context {
         x.extend([0xff, 0xff, 0xff, 0x7f]);
         c.registers.insert(17, x);
     }
-    c.memory.push(MemorySegment { aspace: 0, address: 0x1000, bytes: (0..64u8).map(|i| i.wrapping_mul(37)).collect() });
-    c.memory.push(MemorySegment { aspace: 0, address: 0x1040, bytes: vec![0, 0, 0, 0, 0, 0, 0xf0, 0x3f] });
-    c.memory.push(MemorySegment { aspace: 1, address: 0x10, bytes: vec![9, 8, 7, 6, 5, 4, 3, 2] });
+    c.memory.push(MemorySegment::shared(0, 0x1000, (0..64u8).map(|i| i.wrapping_mul(37)).collect()));
+    c.memory.push(MemorySegment::shared(0, 0x1040, vec![0, 0, 0, 0, 0, 0, 0xf0, 0x3f]));
+    c.memory.push(MemorySegment::shared(1, 0x10, vec![9, 8, 7, 6, 5, 4, 3, 2]));
     c.result_kind = match k.result {
         0 => None,
         1 => Some(ResultKind::Location),
@@ -216,7 +216,7 @@ fn build_ctx(k: &Knobs) -> Context {
         2 => Some(Entry::Value(Value::from_u128(gty, 0x1010))),
         3 => Some(Entry::Location(NormalLocation {
             places: vec![
-                SingleLocation::Simple(Source::Memory { aspace: 0, bit_addr: 0x1000 * 8 }),
+                SingleLocation::Simple(Source::memory(0, 0x1000 * 8)),
                 SingleLocation::Simple(Source::Register { regno: 7, bit_offset: 0 }),
             ],
         })),
@@ -246,6 +246,7 @@ fn build_ctx(k: &Knobs) -> Context {
             debug_addr: debug_addr.into(),
             addr_base: 0,
             base_types: base_types(big),
+            ..Default::default()
         });
     }
     if k.synthetic {

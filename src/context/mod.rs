@@ -74,6 +74,22 @@ pub struct CompUnit {
     /// `DW_OP_const_type`, `DW_OP_regval_type`, `DW_OP_deref_type`,
     /// `DW_OP_convert`, `DW_OP_reinterpret`).
     pub base_types: BTreeMap<u64, BaseType>,
+    /// `.debug_info` offset of the unit header: `DW_OP_call2`/`call4`
+    /// operands are relative to it.
+    pub offset: u64,
+    /// DIEs by `.debug_info` offset (`DW_OP_call_ref` and implicit pointer
+    /// operands; a `call2`/`call4` operand plus [`CompUnit::offset`]).
+    pub dies: BTreeMap<u64, Die>,
+    /// Contents of `.debug_loclists` (whole section; unit version 5).
+    pub debug_loclists: Arc<[u8]>,
+    /// `DW_AT_loclists_base`: byte offset of this unit's offsets table in
+    /// `.debug_loclists` (for `DW_FORM_loclistx` and `DW_LLE_*x` forms).
+    pub loclists_base: u64,
+    /// Contents of `.debug_loc` (whole section; unit version 4 and earlier).
+    pub debug_loc: Arc<[u8]>,
+    /// The unit's base address (`DW_AT_low_pc` of the unit DIE), the
+    /// initial base of location list entries; `None` if it has none.
+    pub base_address: Option<u64>,
 }
 
 /// One contiguous run of known memory.
@@ -85,6 +101,126 @@ pub struct MemorySegment {
     pub address: u64,
     /// Contents.
     pub bytes: Vec<u8>,
+    /// For a per-thread address space: the thread whose storage this is
+    /// (`None`: shared storage, or the only thread).
+    pub thread: Option<u64>,
+    /// For a per-lane address space: the lane whose storage this is
+    /// (`None`: storage not per lane).
+    pub lane: Option<u32>,
+}
+
+impl MemorySegment {
+    /// Shared (not per-thread, not per-lane) memory of `aspace` holding
+    /// `bytes` from byte address `address`.
+    pub fn shared(aspace: u64, address: u64, bytes: Vec<u8>) -> Self {
+        MemorySegment { aspace, address, bytes, thread: None, lane: None }
+    }
+}
+
+/// Which memory location storage of an address space is meant: the space,
+/// and for per-thread / per-lane spaces the thread and lane it is bound to
+/// (hetero-2020 "Memory Location Description Operations": the storage is
+/// selected when the location description is created).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct MemoryStorage {
+    /// DWARF address space identifier.
+    pub aspace: u64,
+    /// Thread of per-thread storage, else `None`.
+    pub thread: Option<u64>,
+    /// Lane of per-lane storage, else `None`.
+    pub lane: Option<u32>,
+}
+
+impl MemoryStorage {
+    /// Shared storage of `aspace`.
+    pub fn shared(aspace: u64) -> Self {
+        MemoryStorage { aspace, thread: None, lane: None }
+    }
+}
+
+/// How an attribute gives its DWARF expression (DWARF 5 §7.5.5 classes
+/// `exprloc` and `loclist`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AttrForm {
+    /// `DW_FORM_exprloc` (or a DWARF 2/3 block): one operation expression.
+    Exprloc(Vec<u8>),
+    /// `DW_FORM_sec_offset` of class loclist: a byte offset into
+    /// `.debug_loclists` (unit version 5) or `.debug_loc` (version 4 and
+    /// earlier).
+    LocList {
+        /// Byte offset of the list in its section.
+        offset: u64,
+    },
+    /// `DW_FORM_loclistx` (DWARF 5 §7.29): an index into the offsets
+    /// table that starts at the unit's `DW_AT_loclists_base`.
+    LocListX {
+        /// Index into the offsets table.
+        index: u64,
+    },
+}
+
+/// A debugging information entry as far as expressions need it: the
+/// targets of `DW_OP_call2`/`call4`/`call_ref`, `DW_OP_implicit_pointer`
+/// and `DW_OP_LLVM_aspace_implicit_pointer`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Die {
+    /// `DW_AT_location`, if present.
+    pub location: Option<AttrForm>,
+    /// `DW_AT_const_value` as bytes in target memory order, if present.
+    pub const_value: Option<Vec<u8>>,
+    /// Size of the object in **bytes** (`DW_AT_byte_size` of its type), if
+    /// known: the size of the implicit storage an implicit pointer refers to
+    /// when it comes from `const_value`.
+    pub byte_size: Option<u64>,
+}
+
+/// The calling frame of a frame, found by virtually unwinding it with its
+/// call frame information (hetero-2020 "Call Frame Information"; DWARF 5
+/// §6.4). This is the simple frame chain of issue 3: the callee's CFI row
+/// at the current program location is given directly as register rules.
+///
+/// `rules` says how each register of this (calling) frame is recovered
+/// from the state of the frame it called: for the first `CallerFrame` of a
+/// [`Context`], from the context's registers, memory and CFA.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CallerFrame {
+    /// The program location in the calling frame (the call site).
+    pub pc: Option<u64>,
+    /// The calling frame's CFA, in the default address space.
+    pub cfa: Option<u64>,
+    /// The calling subprogram's `DW_AT_frame_base` expression.
+    pub frame_base: Option<Vec<u8>>,
+    /// Register rules of the called frame's CFI row, by DWARF register
+    /// number. `Offset`/`ValOffset`/`Expression`/`ValExpression` use the
+    /// *called* frame's CFA; `Register(R)` names a register of the called
+    /// frame.
+    pub rules: BTreeMap<u64, crate::outcome::cfi::RegisterRule>,
+    /// The rule of registers not in `rules` (the target's default rule,
+    /// DWARF 5 §6.4.1; `SameValue` or `Undefined`).
+    pub default_rule: crate::outcome::cfi::RegisterRule,
+    /// The frame that called this one, if known.
+    pub caller: Option<Arc<CallerFrame>>,
+}
+
+impl Default for CallerFrame {
+    /// Nothing known; registers without a rule are undefined.
+    fn default() -> Self {
+        CallerFrame {
+            pc: None,
+            cfa: None,
+            frame_base: None,
+            rules: BTreeMap::new(),
+            default_rule: crate::outcome::cfi::RegisterRule::Undefined,
+            caller: None,
+        }
+    }
+}
+
+impl CallerFrame {
+    /// The rule for register `regno`: its own, else the default.
+    pub fn rule(&self, regno: u64) -> &crate::outcome::cfi::RegisterRule {
+        self.rules.get(&regno).unwrap_or(&self.default_rule)
+    }
 }
 
 /// Why the context could not answer.
@@ -148,6 +284,10 @@ pub struct Context {
     pub synthetic: Option<u64>,
     /// The current compilation unit.
     pub cu: Option<CompUnit>,
+    /// The frame that called the current frame (for
+    /// `DW_OP_LLVM_call_frame_entry_reg`, `DW_OP_entry_value`, and registers
+    /// of non-top frames), if known.
+    pub caller: Option<Arc<CallerFrame>>,
     /// Explicit limits that keep bad input from hanging or exhausting memory.
     pub budgets: Budgets,
 }
@@ -202,6 +342,7 @@ impl Context {
             memory: Vec::new(),
             synthetic: None,
             cu: None,
+            caller: None,
             budgets: Budgets::default(),
         }
     }
@@ -248,9 +389,22 @@ impl Context {
     /// Errors: [`ContextError::MemoryUnreadable`] naming the first byte
     /// that no segment covers (unless the context is synthetic).
     pub fn read_memory(&self, aspace: u64, address: u64, out: &mut [u8]) -> Result<(), ContextError> {
+        self.read_storage(MemoryStorage::shared(aspace), address, out)
+    }
+
+    /// Reads `out.len()` bytes at byte `address` of one memory location
+    /// storage: segments match only with the same address space, thread
+    /// and lane binding.
+    ///
+    /// Errors: [`ContextError::MemoryUnreadable`] naming the first byte
+    /// that no segment covers (unless the context is synthetic, where
+    /// per-thread/per-lane storage reads differ by thread and lane).
+    pub fn read_storage(&self, storage: MemoryStorage, address: u64, out: &mut [u8]) -> Result<(), ContextError> {
+        let MemoryStorage { aspace, thread, lane } = storage;
+        let mine = |seg: &MemorySegment| seg.aspace == aspace && seg.thread == thread && seg.lane == lane;
         // Common case: one segment holds the whole range.
-        for seg in &self.memory {
-            if seg.aspace == aspace && address >= seg.address {
+        for seg in self.memory.iter().filter(|s| mine(s)) {
+            if address >= seg.address {
                 let start = (address - seg.address) as usize;
                 if let Some(src) = seg.bytes.get(start..).and_then(|s| s.get(..out.len())) {
                     out.copy_from_slice(src);
@@ -261,11 +415,21 @@ impl Context {
         for (i, b) in out.iter_mut().enumerate() {
             let a = address.wrapping_add(i as u64);
             let found = self.memory.iter().find_map(|seg| {
-                (seg.aspace == aspace && a >= seg.address).then(|| seg.bytes.get((a - seg.address) as usize)).flatten()
+                (mine(seg) && a >= seg.address).then(|| seg.bytes.get((a - seg.address) as usize)).flatten()
             });
             *b = match (found, self.synthetic) {
                 (Some(v), _) => *v,
-                (None, Some(seed)) => synthetic::memory_byte(seed, aspace, a),
+                (None, Some(seed)) => {
+                    let bound = match (thread, lane) {
+                        (None, None) => seed,
+                        _ => {
+                            seed ^ synthetic::mix(
+                                thread.map_or(0, |t| t + 1) ^ (u64::from(lane.map_or(0, |l| l + 1)) << 40),
+                            )
+                        }
+                    };
+                    synthetic::memory_byte(bound, aspace, a)
+                }
                 (None, None) => return Err(ContextError::MemoryUnreadable { aspace, address: a }),
             };
         }

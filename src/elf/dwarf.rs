@@ -10,7 +10,7 @@ use crate::target::{Endian, Target};
 use anyhow::anyhow;
 use gimli::{AttributeValue, EndianSlice, Operation, RunTimeEndian};
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 /// The CFA every extracted context gives (a plausible x86-64/AArch64 stack
@@ -133,7 +133,8 @@ impl Extractor<'_> {
                 address_size: encoding.address_size,
                 debug_addr: self.debug_addr.clone(),
                 addr_base: unit.addr_base.0 as u64,
-                base_types: BTreeMap::new(),
+                offset: unit_off,
+                ..Default::default()
             },
             base_types: self.base_types(unit)?,
             cache: HashMap::new(),

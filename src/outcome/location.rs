@@ -26,6 +26,17 @@ pub enum Source {
         aspace: u64,
         /// Position in **bits** from address 0 of the space.
         bit_addr: u128,
+        /// For an address space with storage per thread
+        /// (`AddressSpace::per_thread`): the thread whose storage this is,
+        /// bound when the location description was created (hetero-2020
+        /// `DW_OP_LLVM_form_aspace_address`). `None` for shared storage.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        thread: Option<u64>,
+        /// For an address space with storage per lane
+        /// (`AddressSpace::per_lane`): the lane whose storage this is, bound
+        /// at creation like `thread`. `None` for storage not per lane.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        lane: Option<u32>,
     },
     /// Register location storage.
     Register {
@@ -60,6 +71,12 @@ pub enum Source {
 }
 
 impl Source {
+    /// Memory of address space `aspace` shared by all threads and lanes, at
+    /// `bit_addr` **bits** from address 0.
+    pub fn memory(aspace: u64, bit_addr: u128) -> Source {
+        Source::Memory { aspace, bit_addr, thread: None, lane: None }
+    }
+
     /// The same storage, `bits` further on. Undefined stays undefined.
     pub fn advanced(&self, bits: u64) -> Source {
         let mut s = self.clone();
@@ -78,10 +95,17 @@ impl std::fmt::Display for Source {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let bits = |b: u64| if b.is_multiple_of(8) { format!("+{}", b / 8) } else { format!("+{}b", b) };
         match self {
-            Source::Memory { aspace, bit_addr } => {
+            Source::Memory { aspace, bit_addr, thread, lane } => {
                 write!(f, "mem")?;
-                if *aspace != 0 {
-                    write!(f, "(as{aspace})")?;
+                if *aspace != 0 || thread.is_some() || lane.is_some() {
+                    write!(f, "(as{aspace}")?;
+                    if let Some(t) = thread {
+                        write!(f, ",thread{t}")?;
+                    }
+                    if let Some(l) = lane {
+                        write!(f, ",lane{l}")?;
+                    }
+                    write!(f, ")")?;
                 }
                 write!(f, "[{:#x}", bit_addr / 8)?;
                 if bit_addr % 8 != 0 {

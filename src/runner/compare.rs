@@ -177,11 +177,12 @@ fn as_address(o: &Outcome) -> Option<u128> {
     match o {
         Outcome::Value(v) if v.ty.encoding == crate::outcome::TypeEncoding::Generic => Some(v.to_u128()),
         Outcome::Location(l) => match l.places.as_slice() {
-            [crate::outcome::SingleLocation::Simple(crate::outcome::Source::Memory { aspace: 0, bit_addr })]
-                if bit_addr % 8 == 0 =>
-            {
-                Some(bit_addr / 8)
-            }
+            [crate::outcome::SingleLocation::Simple(crate::outcome::Source::Memory {
+                aspace: 0,
+                bit_addr,
+                thread: None,
+                lane: None,
+            })] if bit_addr % 8 == 0 => Some(bit_addr / 8),
             _ => None,
         },
         _ => None,
@@ -264,10 +265,7 @@ mod tests {
         // A generic value and a default-address-space memory location at the
         // same byte are the same answer (implicit conversion).
         let mem = |a: u128| {
-            Outcome::Location(
-                crate::outcome::RawLocation::simple(crate::outcome::Source::Memory { aspace: 0, bit_addr: a * 8 })
-                    .normalize(),
-            )
+            Outcome::Location(crate::outcome::RawLocation::simple(crate::outcome::Source::memory(0, a * 8)).normalize())
         };
         assert_eq!(judge(&v(0x401000), &mem(0x401000), false), Verdict::Agree);
         assert_eq!(judge(&v(0x401000), &mem(0x401001), false), Verdict::Disagree);

@@ -6,7 +6,7 @@ use super::schema::{CaseSpec, ContextSpec, FileSpec};
 use super::CaseFileError;
 use crate::asm;
 use crate::case::{Case, ExprCase};
-use crate::context::{Budgets, CompUnit, Context, Entry, MemorySegment};
+use crate::context::{AttrForm, Budgets, CallerFrame, CompUnit, Context, Die, Entry, MemorySegment};
 use crate::encoding::{ate, VendorProfile};
 use crate::outcome::{BaseType, BudgetKind, Outcome, RawLocation, RawPiece, RawSingle, Source, Value};
 use crate::rules::RuleId;
@@ -168,6 +168,12 @@ fn context(target: &Arc<Target>, vendor: VendorProfile, s: &ContextSpec) -> R<Co
             Some(h) => hex_bytes(h).map_err(|m| problem(format!("cu.debug_addr: {m}"), &["debug_addr"]))?,
             None => Vec::new(),
         };
+        let section = |h: &Option<String>, key: &str| -> R<Arc<[u8]>> {
+            match h {
+                Some(h) => Ok(hex_bytes(h).map_err(|m| problem(format!("cu.{key}: {m}"), &[key]))?.into()),
+                None => Ok(Vec::new().into()),
+            }
+        };
         ctx.cu = Some(CompUnit {
             version: cu.version,
             format: cu.format,
@@ -175,7 +181,21 @@ fn context(target: &Arc<Target>, vendor: VendorProfile, s: &ContextSpec) -> R<Co
             debug_addr: debug_addr.into(),
             addr_base: cu.addr_base,
             base_types,
+            offset: cu.offset,
+            dies: BTreeMap::new(),
+            debug_loclists: section(&cu.debug_loclists, "debug_loclists")?,
+            loclists_base: cu.loclists_base,
+            debug_loc: section(&cu.debug_loc, "debug_loc")?,
+            base_address: cu.base_address,
         });
+        // DIE expressions assemble with the unit in place (operand sizes).
+        let mut dies = BTreeMap::new();
+        for (off, d) in &cu.dies {
+            dies.insert(*off, die(d, &ctx).map_err(|p| with_near(p, "dies"))?);
+        }
+        if let Some(u) = ctx.cu.as_mut() {
+            u.dies = dies;
+        }
     }
     for (k, v) in s.registers.iter() {
         let reg = match k {
@@ -211,7 +231,7 @@ fn context(target: &Arc<Target>, vendor: VendorProfile, s: &ContextSpec) -> R<Co
     }
     for m in &s.memory {
         let bytes = hex_bytes(&m.bytes).map_err(|e| problem(format!("memory.bytes: {e}"), &[m.bytes.as_str()]))?;
-        ctx.memory.push(MemorySegment { aspace: m.aspace, address: m.at, bytes });
+        ctx.memory.push(MemorySegment { aspace: m.aspace, address: m.at, bytes, thread: m.thread, lane: m.lane });
     }
     ctx.frame_base = match (&s.frame_base, &s.frame_base_bytes) {
         (Some(t), None) => Some(assemble(t, &ctx, "frame_base:")?),
@@ -227,6 +247,9 @@ fn context(target: &Arc<Target>, vendor: VendorProfile, s: &ContextSpec) -> R<Co
         stack.push(entry(e, &ctx).map_err(|p| with_near(p, "initial_stack"))?);
     }
     ctx.initial_stack = stack;
+    if let Some(c) = &s.caller {
+        ctx.caller = Some(Arc::new(caller(c, &ctx).map_err(|p| with_near(p, "caller"))?));
+    }
     if let Some(b) = &s.budgets {
         let d = Budgets::default();
         ctx.budgets = Budgets {
@@ -237,6 +260,64 @@ fn context(target: &Arc<Target>, vendor: VendorProfile, s: &ContextSpec) -> R<Co
         };
     }
     Ok(ctx)
+}
+
+/// One `cu.dies` entry: exactly one location form at most.
+fn die(d: &super::schema::DieSpec, ctx: &Context) -> R<Die> {
+    let forms = [d.location.is_some(), d.location_bytes.is_some(), d.loclist.is_some(), d.loclistx.is_some()];
+    if forms.iter().filter(|&&f| f).count() > 1 {
+        return Err(problem("give at most one of `location`, `location_bytes`, `loclist`, `loclistx`", &["location"]));
+    }
+    let location = if let Some(t) = &d.location {
+        Some(AttrForm::Exprloc(assemble(t, ctx, "location:")?))
+    } else if let Some(h) = &d.location_bytes {
+        Some(AttrForm::Exprloc(hex_bytes(h).map_err(|m| problem(format!("location_bytes: {m}"), &["location_bytes"]))?))
+    } else if let Some(offset) = d.loclist {
+        Some(AttrForm::LocList { offset })
+    } else {
+        d.loclistx.map(|index| AttrForm::LocListX { index })
+    };
+    let const_value = match &d.const_value {
+        Some(h) => Some(hex_bytes(h).map_err(|m| problem(format!("const_value: {m}"), &["const_value"]))?),
+        None => None,
+    };
+    Ok(Die { location, const_value, byte_size: d.byte_size })
+}
+
+/// The `caller:` mapping, recursively (bounded by the YAML nesting the
+/// parser accepts).
+fn caller(c: &super::schema::CallerSpec, ctx: &Context) -> R<CallerFrame> {
+    let target = &ctx.target;
+    let rule = |text: &str| {
+        crate::cfi::spec::parse_rule(text, target).map_err(|m| problem(format!("caller rule: {m}"), &[text]))
+    };
+    let mut f = CallerFrame { pc: c.pc, cfa: c.cfa, ..Default::default() };
+    if let Some(t) = &c.frame_base {
+        f.frame_base = Some(assemble(t, ctx, "frame_base:")?);
+    }
+    if let Some(d) = &c.default_rule {
+        f.default_rule = rule(d)?;
+    }
+    for (k, v) in c.rules.iter() {
+        let reg = match k {
+            Yaml::Number(n) => n.as_u64().and_then(|n| target.register(n)),
+            Yaml::String(name) => target.register_by_name(name),
+            _ => None,
+        }
+        .ok_or_else(|| {
+            let shown = yaml_text(k);
+            problem(format!("register `{shown}` is not a register of target {}", target.name), &[shown.as_str()])
+        })?;
+        let text = match v {
+            Yaml::String(s) => s.clone(),
+            other => yaml_text(other),
+        };
+        f.rules.insert(reg.number, rule(&text)?);
+    }
+    if let Some(up) = &c.caller {
+        f.caller = Some(Arc::new(caller(up, ctx)?));
+    }
+    Ok(f)
 }
 
 fn with_near(mut p: Problem, key: &str) -> Problem {
@@ -409,7 +490,12 @@ fn source(m: &Mapping, ctx: &Context) -> R<Source> {
     if let Some(a) = m.get("memory") {
         let addr = int(a).map_err(|e| problem(format!("memory: {e}"), &["memory"]))? as u64;
         let aspace = opt_int(m, "aspace")?;
-        return Ok(Source::Memory { aspace, bit_addr: u128::from(addr) * 8 + u128::from(bit_offset) });
+        let bound = |key: &str| -> R<Option<u64>> {
+            m.get(key).map(|v| int(v).map(|n| n as u64).map_err(|e| problem(format!("{key}: {e}"), &[key]))).transpose()
+        };
+        let (thread, lane) = (bound("thread")?, bound("lane")?.map(|l| l as u32));
+        let bit_addr = u128::from(addr) * 8 + u128::from(bit_offset);
+        return Ok(Source::Memory { aspace, bit_addr, thread, lane });
     }
     if let Some(h) = m.get("implicit") {
         let h = h.as_str().ok_or_else(|| problem("`implicit` is a string of hex bytes", &["implicit"]))?;

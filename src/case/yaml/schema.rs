@@ -79,6 +79,28 @@ pub struct ContextSpec {
     pub cu: Option<CuSpec>,
     #[serde(default)]
     pub budgets: Option<BudgetSpec>,
+    #[serde(default)]
+    pub caller: Option<CallerSpec>,
+}
+
+/// The `caller:` mapping: the calling frame (`context::CallerFrame`).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CallerSpec {
+    #[serde(default)]
+    pub pc: Option<u64>,
+    #[serde(default)]
+    pub cfa: Option<u64>,
+    #[serde(default)]
+    pub frame_base: Option<String>,
+    /// Register name or number -> rule text in the CFI case notation
+    /// (`undefined`, `same`, `[CFA-8]`, `CFA+8`, a register, `[{hex}]`, `{hex}`).
+    #[serde(default)]
+    pub rules: yaml_serde::Mapping,
+    #[serde(default)]
+    pub default_rule: Option<String>,
+    #[serde(default)]
+    pub caller: Option<Box<CallerSpec>>,
 }
 
 /// One `memory:` segment.
@@ -89,6 +111,10 @@ pub struct MemorySpec {
     pub aspace: u64,
     pub at: u64,
     pub bytes: String,
+    #[serde(default)]
+    pub thread: Option<u64>,
+    #[serde(default)]
+    pub lane: Option<u32>,
 }
 
 /// The `cu:` mapping.
@@ -107,6 +133,42 @@ pub struct CuSpec {
     pub debug_addr: Option<String>,
     #[serde(default)]
     pub base_types: BTreeMap<u64, BaseTypeSpec>,
+    #[serde(default)]
+    pub offset: u64,
+    #[serde(default)]
+    pub dies: BTreeMap<u64, DieSpec>,
+    #[serde(default)]
+    pub debug_loclists: Option<String>,
+    #[serde(default)]
+    pub loclists_base: u64,
+    #[serde(default)]
+    pub debug_loc: Option<String>,
+    #[serde(default)]
+    pub base_address: Option<u64>,
+}
+
+/// One DIE of `cu.dies` (`context::Die`), keyed by `.debug_info` offset.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DieSpec {
+    /// `DW_AT_location` as expression text.
+    #[serde(default)]
+    pub location: Option<String>,
+    /// `DW_AT_location` as expression bytes (hex).
+    #[serde(default)]
+    pub location_bytes: Option<String>,
+    /// `DW_AT_location` as a location list offset.
+    #[serde(default)]
+    pub loclist: Option<u64>,
+    /// `DW_AT_location` as a `DW_FORM_loclistx` index.
+    #[serde(default)]
+    pub loclistx: Option<u64>,
+    /// `DW_AT_const_value` bytes (hex, memory order).
+    #[serde(default)]
+    pub const_value: Option<String>,
+    /// Object size in bytes.
+    #[serde(default)]
+    pub byte_size: Option<u64>,
 }
 
 fn default_version() -> u16 {

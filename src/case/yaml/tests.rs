@@ -35,7 +35,7 @@ cases:
     assert_eq!(two, [0xde, 0xad]);
     match c.expect {
         Some(Outcome::Location(l)) => {
-            assert_eq!(l.places, vec![SingleLocation::Simple(Source::Memory { aspace: 0, bit_addr: 0x7ffc0010 * 8 })])
+            assert_eq!(l.places, vec![SingleLocation::Simple(Source::memory(0, 0x7ffc0010 * 8))])
         }
         other => panic!("{other:?}"),
     }
@@ -86,4 +86,65 @@ fn unknown_rule_and_target_are_errors() {
     let e = load_str("t.yaml", "target: vax\ncases: []\n").unwrap_err();
     assert!(e[0].message.contains("vax") && e[0].message.contains("x86_64"));
     assert_eq!(e[0].line, 1);
+}
+
+#[test]
+fn loads_dies_caller_frames_and_bound_memory() {
+    use crate::context::{AttrForm, MemoryStorage};
+    use crate::outcome::cfi::RegisterRule;
+    let c = expr_case(
+        "target: x86_64
+cases:
+  - name: a
+    rules: [expr.decode.unknown-opcode]
+    context:
+      lane: 3
+      memory:
+        - { aspace: 0, at: 0x10, bytes: \"01\" }
+        - { aspace: 0, at: 0x10, bytes: \"02\", lane: 3 }
+      cu:
+        offset: 0x100
+        dies:
+          0x140: { location: \"DW_OP_reg0\" }
+          0x148: { loclistx: 2 }
+          0x150: { const_value: \"2a 00\", byte_size: 2 }
+        debug_loclists: \"0c 00\"
+        base_address: 0x401000
+      caller:
+        pc: 0x401234
+        cfa: 0x7ffc0200
+        rules: { rbx: \"[CFA-16]\", 6: same }
+        caller: { pc: 0x402000 }
+    expr_bytes: \"96\"
+    expect:
+      location: { memory: 0x10, lane: 3 }
+",
+    );
+    let cu = c.ctx.cu.as_ref().unwrap();
+    assert_eq!(cu.offset, 0x100);
+    assert_eq!(cu.dies[&0x140].location, Some(AttrForm::Exprloc(vec![0x50])));
+    assert_eq!(cu.dies[&0x148].location, Some(AttrForm::LocListX { index: 2 }));
+    assert_eq!(cu.dies[&0x150].const_value, Some(vec![0x2a, 0]));
+    assert_eq!((&*cu.debug_loclists, cu.base_address), (&[0x0c, 0][..], Some(0x401000)));
+    // rbx is DWARF register 3 on x86-64; rbp is 6.
+    let f = c.ctx.caller.as_ref().unwrap();
+    assert_eq!((f.pc, f.cfa), (Some(0x401234), Some(0x7ffc0200)));
+    assert_eq!(f.rule(3), &RegisterRule::Offset { offset: -16 });
+    assert_eq!(f.rule(6), &RegisterRule::SameValue);
+    assert_eq!(f.rule(0), &RegisterRule::Undefined);
+    assert_eq!(f.caller.as_ref().unwrap().pc, Some(0x402000));
+    // The two segments at 0x10 are different storage: shared and lane 3's.
+    let mut b = [0u8; 1];
+    c.ctx.read_memory(0, 0x10, &mut b).unwrap();
+    assert_eq!(b, [1]);
+    c.ctx.read_storage(MemoryStorage { aspace: 0, thread: None, lane: Some(3) }, 0x10, &mut b).unwrap();
+    assert_eq!(b, [2]);
+    assert!(c.ctx.read_storage(MemoryStorage { aspace: 0, thread: None, lane: Some(4) }, 0x10, &mut b).is_err());
+    match c.expect {
+        Some(Outcome::Location(l)) => assert_eq!(
+            l.places,
+            vec![SingleLocation::Simple(Source::Memory { aspace: 0, bit_addr: 0x80, thread: None, lane: Some(3) })]
+        ),
+        other => panic!("{other:?}"),
+    }
 }

@@ -194,7 +194,9 @@ impl<'c> Driver<'c> {
         match e {
             Entry::Value(v) if v.ty.encoding == TypeEncoding::Generic => u64::try_from(v.to_u128()).ok(),
             Entry::Location(NormalLocation { places }) => match places.as_slice() {
-                [SingleLocation::Simple(Source::Memory { aspace: 0, bit_addr })] if bit_addr % 8 == 0 => {
+                [SingleLocation::Simple(Source::Memory { aspace: 0, bit_addr, thread: None, lane: None })]
+                    if bit_addr % 8 == 0 =>
+                {
                     u64::try_from(bit_addr / 8).ok()
                 }
                 _ => None,
@@ -412,7 +414,7 @@ impl<'c> Driver<'c> {
         Ok(match loc {
             Location::Empty => Source::Undefined,
             Location::Register { register } => Source::Register { regno: u64::from(register.0), bit_offset: 0 },
-            Location::Address { address } => Source::Memory { aspace: 0, bit_addr: u128::from(*address) * 8 },
+            Location::Address { address } => Source::memory(0, u128::from(*address) * 8),
             Location::Value { value } => {
                 let v = self.value_outcome(*value)?;
                 // Implicit storage holds the value in target memory order.

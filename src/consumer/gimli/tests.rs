@@ -37,7 +37,7 @@ fn loc(s: Source) -> Outcome {
 }
 
 fn mem(addr: u64) -> Source {
-    Source::Memory { aspace: 0, bit_addr: u128::from(addr) * 8 }
+    Source::memory(0, u128::from(addr) * 8)
 }
 
 #[test]
@@ -154,6 +154,7 @@ fn addrx_reads_debug_addr() {
         debug_addr: Arc::from(debug_addr),
         addr_base: 8,
         base_types: BTreeMap::new(),
+        ..Default::default()
     });
     assert_eq!(eval(&[0xa1, 0x01], c), loc(mem(0x401000)));
 }
@@ -453,7 +454,7 @@ fn xderef_address_is_truncated_to_the_address_space() {
     let mut c = ctx();
     c.target = Arc::new(t);
     c.result_kind = Some(ResultKind::Value);
-    c.memory.push(crate::context::MemorySegment { aspace: 1, address: 0x10, bytes: vec![2, 1] });
+    c.memory.push(crate::context::MemorySegment::shared(1, 0x10, vec![2, 1]));
     let want = Value::from_u128(BaseType::generic(64, false), 0x0102);
     assert_eq!(eval(&[0x31, 0x10, 0x90, 0x80, 0x04, 0x95, 0x02], c), Outcome::Value(want));
 }

@@ -288,7 +288,7 @@ impl Scratch {
 
     fn import_source(&mut self, s: &Source) -> Loc {
         match s {
-            Source::Memory { aspace, bit_addr } => Loc::Mem { aspace: *aspace, bit: *bit_addr },
+            Source::Memory { aspace, bit_addr, .. } => Loc::Mem { aspace: *aspace, bit: *bit_addr },
             Source::Register { regno, bit_offset } => Loc::Reg { regno: *regno, bit: *bit_offset },
             Source::Implicit { bytes, bit_offset } => {
                 let start = self.store(bytes);
@@ -357,7 +357,7 @@ impl Scratch {
     fn source(&self, l: &Loc) -> Source {
         match *l {
             Loc::Undef | Loc::Comp { .. } | Loc::Multi { .. } => Source::Undefined,
-            Loc::Mem { aspace, bit } => Source::Memory { aspace, bit_addr: bit },
+            Loc::Mem { aspace, bit } => Source::memory(aspace, bit),
             Loc::Reg { regno, bit } => Source::Register { regno, bit_offset: bit },
             Loc::Imp { start, len, bit } => Source::Implicit {
                 bytes: self.bytes[start as usize..start as usize + len as usize].to_vec(),

@@ -17,7 +17,7 @@ fn ctx() -> Context {
     let mut xmm0 = 2.5f64.to_le_bytes().to_vec();
     xmm0.extend_from_slice(&[0u8; 8]);
     c.registers.insert(17, xmm0);
-    c.memory.push(MemorySegment { aspace: 0, address: 0x1000, bytes: (0u8..32).collect() });
+    c.memory.push(MemorySegment::shared(0, 0x1000, (0u8..32).collect()));
     let mut bt = BTreeMap::new();
     bt.insert(0x2a, BaseType::ate(ate::SIGNED, 32, false));
     bt.insert(0x31, BaseType::ate(ate::FLOAT, 64, false));
@@ -31,7 +31,7 @@ fn g(v: u64) -> Outcome {
 }
 
 fn mem(addr: u64) -> Outcome {
-    loc(Source::Memory { aspace: 0, bit_addr: u128::from(addr) * 8 })
+    loc(Source::memory(0, u128::from(addr) * 8))
 }
 
 fn loc(s: Source) -> Outcome {
@@ -138,7 +138,7 @@ fn composite_from_the_brief() {
         places: vec![SingleLocation::Composite(vec![
             piece(32, Source::Register { regno: 0, bit_offset: 0 }),
             piece(16, Source::Undefined),
-            piece(16, Source::Memory { aspace: 0, bit_addr: 0x7ffc_0010 * 8 }),
+            piece(16, Source::memory(0, 0x7ffc_0010 * 8)),
         ])],
     });
     assert_eq!(evaluate(&e, &c), want);
@@ -283,7 +283,7 @@ fn big_endian_registers_count_from_the_low_end() {
     // breg1 0: the whole register is the address.
     assert_eq!(evaluate(&[0x71, 0x00], &c), mem(0x1122_3344_5566_7788));
     // Memory keeps memory order: const2u 0x1000 deref_size 2 on "ab cd" is 0xabcd.
-    c.memory.push(MemorySegment { aspace: 0, address: 0x1000, bytes: vec![0xab, 0xcd] });
+    c.memory.push(MemorySegment::shared(0, 0x1000, vec![0xab, 0xcd]));
     let e = [0x0a, 0x10, 0x00, 0x94, 0x02];
     assert_eq!(evaluate(&e, &c), Outcome::Value(Value::from_u128(BaseType::generic(64, true), 0xabcd)));
 }

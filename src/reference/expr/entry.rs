@@ -156,7 +156,7 @@ impl Loc {
 
 fn from_source(s: &Source) -> Single {
     match s {
-        Source::Memory { aspace, bit_addr } => {
+        Source::Memory { aspace, bit_addr, .. } => {
             Single { storage: Storage::Memory { aspace: *aspace }, bit_offset: *bit_addr }
         }
         Source::Register { regno, bit_offset } => {
@@ -177,9 +177,7 @@ impl Single {
     fn to_raw(&self) -> RawSingle {
         let off64 = self.bit_offset as u64;
         match &self.storage {
-            Storage::Memory { aspace } => {
-                RawSingle::Simple(Source::Memory { aspace: *aspace, bit_addr: self.bit_offset })
-            }
+            Storage::Memory { aspace } => RawSingle::Simple(Source::memory(*aspace, self.bit_offset)),
             Storage::Register { regno } => RawSingle::Simple(Source::Register { regno: *regno, bit_offset: off64 }),
             Storage::Implicit { bytes } => {
                 RawSingle::Simple(Source::Implicit { bytes: bytes.clone(), bit_offset: off64 })

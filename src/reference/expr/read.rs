@@ -121,7 +121,7 @@ fn read_source(ctx: &Context, src: &Source, n: u64) -> Result<Vec<u8>, Stop> {
     let mut out = vec![0u8; bytes_for(n)];
     match src {
         Source::Undefined => return Err(Stop::Eval(id::OP_DEREF_UNDEFINED_STORAGE)),
-        Source::Memory { aspace, bit_addr } => {
+        Source::Memory { aspace, bit_addr, .. } => {
             let abits = ctx.target.address_space(*aspace).map(|a| a.address_bits).unwrap_or(64);
             let size = super::entry::memory_bits(abits);
             let end = bit_addr.checked_add(u128::from(n)).ok_or(Stop::Eval(id::OP_DEREF_PAST_STORAGE_END))?;

@@ -311,6 +311,6 @@ fn read_up_to_the_end_of_the_address_space() {
     // 2^64, which does not fit the address type).
     assert_eq!(value(&[0x11, 0x78, 0x06]), err(id::OP_DEREF_MEMORY_UNREADABLE, Some(2)));
     let mut c = with_kind(ctx(), ResultKind::Value);
-    c.memory.push(MemorySegment { aspace: 0, address: u64::MAX - 7, bytes: vec![1, 0, 0, 0, 0, 0, 0, 0x80] });
+    c.memory.push(MemorySegment::shared(0, u64::MAX - 7, vec![1, 0, 0, 0, 0, 0, 0, 0x80]));
     assert_eq!(evaluate(&[0x11, 0x78, 0x06], &c), g64(0x8000_0000_0000_0001));
 }

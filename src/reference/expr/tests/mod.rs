@@ -25,7 +25,7 @@ fn ctx() -> Context {
     xmm0[0] = 0x11;
     xmm0[15] = 0xff;
     c.registers.insert(17, xmm0);
-    c.memory.push(MemorySegment { aspace: 0, address: 0x1000, bytes: vec![0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4] });
+    c.memory.push(MemorySegment::shared(0, 0x1000, vec![0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4]));
     let mut base_types = BTreeMap::new();
     base_types.insert(0x2a, BaseType::ate(ate::SIGNED, 32, false));
     base_types.insert(0x30, BaseType::ate(ate::UNSIGNED, 32, false));
@@ -44,6 +44,7 @@ fn ctx() -> Context {
         debug_addr: debug_addr.into(),
         addr_base: 8,
         base_types,
+        ..Default::default()
     });
     c
 }
@@ -66,7 +67,7 @@ fn loc(src: Source) -> Outcome {
 }
 
 fn mem(a: u64) -> Source {
-    Source::Memory { aspace: 0, bit_addr: u128::from(a) * 8 }
+    Source::memory(0, u128::from(a) * 8)
 }
 
 fn reg(regno: u64, bit_offset: u64) -> Source {

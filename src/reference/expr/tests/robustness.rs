@@ -30,7 +30,7 @@ fn contexts() -> Vec<Context> {
     let mut d = Context::new(Arc::new(t));
     d.registers.insert(40, vec![0xff, 0x0f]);
     d.registers.insert(0, vec![0, 0, 0x10, 0, 1, 2, 3, 4]);
-    d.memory.push(MemorySegment { aspace: 1, address: 0x10, bytes: vec![1, 2, 3, 4] });
+    d.memory.push(MemorySegment::shared(1, 0x10, vec![1, 2, 3, 4]));
     d.cu = a.cu.clone();
     d.frame_base = Some(vec![0x91, 0x04]);
     for x in [&mut a, &mut b, &mut c, &mut d] {
