@@ -20,8 +20,16 @@ pub struct ExprCase {
     pub name: String,
     /// Where it came from.
     pub origin: Origin,
-    /// The operation expression bytes.
+    /// The operation expression bytes (the attribute's value when `form`
+    /// is `None`).
     pub expr: Arc<[u8]>,
+    /// The attribute whose evaluation context applies; `None`: evaluate
+    /// `expr` with the context exactly as given (no attribute-specific
+    /// initial stack or object).
+    pub attribute: Option<crate::context::Attribute>,
+    /// The attribute's value when it is not the exprloc `expr`: a location
+    /// list (`.debug_loclists`/`.debug_loc` of `ctx.cu`) or a constant.
+    pub form: Option<crate::context::AttrForm>,
     /// The evaluation context.
     pub ctx: Arc<Context>,
     /// Rule IDs this case is written to exercise.

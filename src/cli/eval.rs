@@ -98,6 +98,8 @@ pub fn eval(a: &EvalArgs) -> ExitCode {
         name: "eval".into(),
         origin: "command line".into(),
         expr: bytes.clone().into(),
+        attribute: None,
+        form: None,
         ctx: Arc::new(ctx),
         rules: Vec::new(),
         expect: None,

@@ -24,7 +24,7 @@ impl Consumer for Reference {
         everything()
     }
     fn evaluate(&self, case: &ExprCase) -> Outcome {
-        crate::reference::expr::evaluate(&case.expr, &case.ctx)
+        crate::reference::expr::evaluate_case(case).0
     }
     fn frame_table(&self, case: &CfiCase) -> CfiOutcome {
         crate::reference::cfi::frame_table(case)
@@ -39,7 +39,7 @@ impl Consumer for Fast {
         everything()
     }
     fn evaluate(&self, case: &ExprCase) -> Outcome {
-        crate::fast::expr::evaluate(&case.expr, &case.ctx)
+        crate::fast::expr::evaluate_case(case)
     }
     fn frame_table(&self, case: &CfiCase) -> CfiOutcome {
         crate::fast::cfi::frame_table(case)

@@ -6,7 +6,10 @@
 //! answers questions ("what bytes are at this address?"); it never decides
 //! what an operation means.
 
+pub mod attribute;
 pub mod synthetic;
+
+pub use attribute::Attribute;
 
 use crate::encoding::VendorProfile;
 use crate::outcome::{BaseType, NormalLocation, Value};
@@ -157,6 +160,9 @@ pub enum AttrForm {
         /// Index into the offsets table.
         index: u64,
     },
+    /// A constant of class `constant` (only `DW_AT_data_member_location`
+    /// takes one: a byte offset from the start of the containing object).
+    Constant(u64),
 }
 
 /// A debugging information entry as far as expressions need it: the

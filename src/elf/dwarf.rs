@@ -280,7 +280,16 @@ impl Extractor<'_> {
                 c
             }
         };
-        self.out.exprs.push(ExprCase { name, origin, expr, ctx, rules: Vec::new(), expect: None });
+        self.out.exprs.push(ExprCase {
+            name,
+            origin,
+            expr,
+            attribute: None,
+            form: None,
+            ctx,
+            rules: Vec::new(),
+            expect: None,
+        });
     }
 }
 

@@ -245,7 +245,7 @@ fn judge_all(
 /// An expression case. The reference is [`crate::reference::expr`] itself,
 /// asked also which `unspecified` decisions its answer rests on.
 fn run_expr(c: &ExprCase, fast: &dyn Consumer, others: &[Box<dyn Consumer>], opts: &Options) -> CaseResult {
-    let (r, relied) = crate::reference::expr::evaluate_noting_unspecified(&c.expr, &c.ctx);
+    let (r, relied) = crate::reference::expr::evaluate_case(c);
     let f = fast.evaluate(c);
     let expect = c.expect.as_ref().map(|e| (compare::exact(e, &r), compare::exact(e, &f)));
     let edition = if others.is_empty() { Edition::Dwarf5 } else { edition::of_expr_case(c) };
@@ -385,7 +385,7 @@ fn describe(
             let input = input_text(case);
             let outcomes: Vec<(String, Outcome)> = all.iter().map(|k| (k.name().to_string(), k.evaluate(c))).collect();
             let (_, trace) = crate::reference::expr::evaluate_traced(&c.expr, &c.ctx);
-            let (_, relied) = crate::reference::expr::evaluate_noting_unspecified(&c.expr, &c.ctx);
+            let (_, relied) = crate::reference::expr::evaluate_case(c);
             let extra = relied.iter().map(|r| r.to_string()).chain(outcomes[0].1.rule().map(|r| r.to_string()));
             let rules = merged_rules(&c.rules, extra);
             Failure {

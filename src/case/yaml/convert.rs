@@ -113,16 +113,38 @@ fn convert_case(target: &Arc<Target>, file_vendor: &VendorProfile, c: CaseSpec, 
         return cfi_case(target, cfi, &c, origin);
     }
     let ctx = context(target, vendor, &c.context)?;
-    let expr = match (&c.expr, &c.expr_bytes) {
-        (Some(text), None) => assemble(text, &ctx, "expr:")?,
-        (None, Some(hex)) => hex_bytes(hex).map_err(|m| problem(format!("expr_bytes: {m}"), &["expr_bytes"]))?,
-        _ => return Err(problem("a case has exactly one of `expr:`, `expr_bytes:` or `cfi:`", &["name:"])),
+    let form = match (c.loclist, c.loclistx, c.constant) {
+        (None, None, None) => None,
+        (Some(offset), None, None) => Some(AttrForm::LocList { offset }),
+        (None, Some(index), None) => Some(AttrForm::LocListX { index }),
+        (None, None, Some(k)) => Some(AttrForm::Constant(k)),
+        _ => return Err(problem("give at most one of `loclist:`, `loclistx:`, `constant:`", &["name:"])),
+    };
+    let expr = match (&c.expr, &c.expr_bytes, &form) {
+        (Some(text), None, None) => assemble(text, &ctx, "expr:")?,
+        (None, Some(hex), None) => hex_bytes(hex).map_err(|m| problem(format!("expr_bytes: {m}"), &["expr_bytes"]))?,
+        (None, None, Some(_)) => Vec::new(),
+        _ => {
+            return Err(problem(
+                "a case has exactly one of `expr:`, `expr_bytes:`, `loclist:`, `loclistx:`, `constant:` or `cfi:`",
+                &["name:"],
+            ))
+        }
     };
     let expect = match &c.expect {
         None => None,
         Some(y) => Some(expectation(y, &ctx)?),
     };
-    Ok(Case::Expr(ExprCase { name: c.name, origin, expr: expr.into(), ctx: Arc::new(ctx), rules: c.rules, expect }))
+    Ok(Case::Expr(ExprCase {
+        name: c.name,
+        origin,
+        expr: expr.into(),
+        attribute: c.attribute,
+        form,
+        ctx: Arc::new(ctx),
+        rules: c.rules,
+        expect,
+    }))
 }
 
 fn assemble(text: &str, ctx: &Context, key: &str) -> R<Vec<u8>> {

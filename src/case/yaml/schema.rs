@@ -41,6 +41,18 @@ pub struct CaseSpec {
     pub expr_bytes: Option<String>,
     #[serde(default)]
     pub cfi: Option<Yaml>,
+    /// The attribute whose evaluation context applies (`context::Attribute`).
+    #[serde(default)]
+    pub attribute: Option<crate::context::Attribute>,
+    /// The attribute's value as a location list offset (instead of `expr`).
+    #[serde(default)]
+    pub loclist: Option<u64>,
+    /// The attribute's value as a `DW_FORM_loclistx` index.
+    #[serde(default)]
+    pub loclistx: Option<u64>,
+    /// The attribute's value as a constant (`data_member_location`).
+    #[serde(default)]
+    pub constant: Option<u64>,
     #[serde(default)]
     pub expect: Option<Yaml>,
 }

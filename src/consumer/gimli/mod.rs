@@ -35,6 +35,11 @@ impl Consumer for Gimli {
     }
 
     fn evaluate(&self, case: &ExprCase) -> Outcome {
+        if case.attribute.is_some() || case.form.is_some() {
+            return Outcome::Unsupported {
+                what: "the gimli adapter has no attribute contexts or location lists yet".into(),
+            };
+        }
         match catch_unwind(AssertUnwindSafe(|| expr::evaluate(&case.expr, &case.ctx))) {
             Ok(o) => o,
             Err(p) => Outcome::ConsumerFault { what: format!("gimli panicked: {}", panic_text(&p)) },

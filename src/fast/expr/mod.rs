@@ -118,6 +118,16 @@ impl Program {
     }
 }
 
+/// Evaluates an expression case: its attribute's evaluation context and
+/// its value's form applied. Attribute contexts and location lists are not
+/// implemented yet: such a case is `Unsupported`.
+pub fn evaluate_case(case: &crate::case::ExprCase) -> Outcome {
+    if case.attribute.is_some() || case.form.is_some() {
+        return Outcome::Unsupported { what: "attribute contexts and location lists are not implemented yet".into() };
+    }
+    evaluate(&case.expr, &case.ctx)
+}
+
 /// Evaluates the operation expression `expr` in `ctx` (one-off form of
 /// [`Program::compile`] + [`Program::run`]).
 pub fn evaluate(expr: &[u8], ctx: &Context) -> Outcome {

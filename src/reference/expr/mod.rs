@@ -102,3 +102,17 @@ pub fn evaluate_traced(expr: &[u8], ctx: &Context) -> (Outcome, Vec<TraceStep>) 
     let (out, _) = machine::evaluate(expr, ctx, Some(&mut trace));
     (out, trace)
 }
+
+/// Evaluates an expression case: its attribute's evaluation context and
+/// its value's form (exprloc, location list, constant) applied, noting the
+/// `unspecified` rules as [`evaluate_noting_unspecified`] does.
+///
+/// Attribute contexts and location lists are not implemented yet: such a
+/// case is `Unsupported`.
+pub fn evaluate_case(case: &crate::case::ExprCase) -> (Outcome, Vec<RuleId>) {
+    if case.attribute.is_some() || case.form.is_some() {
+        let what = "attribute contexts and location lists are not implemented yet".to_string();
+        return (Outcome::Unsupported { what }, Vec::new());
+    }
+    evaluate_noting_unspecified(&case.expr, &case.ctx)
+}
