@@ -90,7 +90,14 @@ struct UnitState {
     base_types: HashMap<u64, BaseType>,
     /// Contexts already built, by (pc, frame base, referenced base types).
     cache: HashMap<CtxKey, Arc<Context>>,
+    /// The vendor profile the unit's `DW_AT_LLVM_augmentation` selects, if
+    /// any; otherwise the target's.
+    vendor: Option<crate::encoding::VendorProfile>,
 }
+
+/// `DW_AT_LLVM_augmentation` (newest heterogeneous-debugging extensions,
+/// attribute encodings table): a string attribute of the compilation unit.
+pub const DW_AT_LLVM_AUGMENTATION: gimli::DwAt = gimli::DwAt(0x3e09);
 
 /// What distinguishes two extracted contexts of one unit: pc, frame base
 /// expression, unit offsets of the base types the expression names.
@@ -138,7 +145,18 @@ impl Extractor<'_> {
             },
             base_types: self.base_types(unit)?,
             cache: HashMap::new(),
+            vendor: None,
         };
+        // The unit DIE may name the vendor extension encoding it uses:
+        // `[llvm:v0.0]` for the direct hetero-2020 opcodes, later versions
+        // for `DW_OP_LLVM_user` (`VendorProfile::from_augmentation`).
+        if let Some(root) = unit.entries().next_dfs()? {
+            if let Some(v) = root.attr_value(DW_AT_LLVM_AUGMENTATION) {
+                if let Ok(text) = dwarf.attr_string(unit, v) {
+                    st.vendor = crate::encoding::VendorProfile::from_augmentation(&text.to_string_lossy());
+                }
+            }
+        }
         let mut subprograms: Vec<Enclosing> = Vec::new();
         let mut cursor = unit.entries();
         while let Some(die) = cursor.next_dfs()? {
@@ -268,6 +286,9 @@ impl Extractor<'_> {
                 let mut cu = st.template.clone();
                 cu.base_types = key.2.iter().map(|t| (*t, st.base_types[t])).collect();
                 let mut c = Context::new(self.target.clone());
+                if let Some(v) = &st.vendor {
+                    c.vendor = v.clone();
+                }
                 c.result_kind = Some(ResultKind::Location);
                 c.pc = key.0;
                 c.cfa = Some(SYNTHETIC_CFA);

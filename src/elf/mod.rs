@@ -1,9 +1,11 @@
 //! Extraction of expressions, location lists and FDEs from ELF files into
 //! cases with a deterministic synthetic context (DESIGN §1, "real ELF files").
 //!
-//! [`extract`] reads one ELF file (executable, shared object, or a split
-//! `.debug` file whose code sections are `NOBITS`), decompresses its
-//! sections if needed, and returns:
+//! [`extract`] reads one ELF file (executable, shared object, relocatable
+//! object, or a split `.debug` file whose code sections are `NOBITS`) of an
+//! x86-64, AArch64 or AMDGPU machine, decompresses its sections if needed,
+//! applies the relocations of a relocatable object's debug sections (see
+//! [`section_data`]), and returns:
 //! - one [`ExprCase`] per `DW_AT_location` / `DW_AT_frame_base` exprloc, and
 //!   one per entry of a location list (`.debug_loc` or `.debug_loclists`),
 //!   see [`dwarf`];
@@ -16,7 +18,7 @@ pub mod frames;
 use crate::case::{CfiCase, ExprCase};
 use crate::target::{presets, Target};
 use anyhow::{anyhow, bail, Context as _};
-use object::{Object, ObjectSection};
+use object::{Object, ObjectSection, ObjectSymbol};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -100,7 +102,8 @@ pub struct Extracted {
 /// Reads the ELF file at `path` and extracts its cases.
 ///
 /// Errors: the file cannot be read, is not an ELF file, has a machine other
-/// than x86-64 or AArch64, or has a section that cannot be decompressed.
+/// than x86-64, AArch64 or AMDGPU (`EM_AMDGPU`, 224), or has a section that
+/// cannot be decompressed.
 /// Malformed DWARF inside a unit or a frame section is reported in
 /// [`Extracted::warnings`] and skips the rest of that unit or section.
 /// Never panics.
@@ -116,7 +119,7 @@ pub fn extract_bytes(data: &[u8], origin: &str, opts: &Options) -> anyhow::Resul
     if file.format() != object::BinaryFormat::Elf {
         bail!("{origin}: not an ELF file");
     }
-    let target = Arc::new(target_of(&file).with_context(|| origin.to_string())?);
+    let target = Arc::new(target_of(&file, data).with_context(|| origin.to_string())?);
     let mut out = Extracted::default();
     if opts.expressions {
         dwarf::extract_exprs(&file, origin, &target, opts, &mut out)?;
@@ -127,12 +130,28 @@ pub fn extract_bytes(data: &[u8], origin: &str, opts: &Options) -> anyhow::Resul
     Ok(out)
 }
 
+/// `EM_AMDGPU`: the ELF machine number of AMD GPU code objects (the
+/// `object` crate has no `Architecture` for it and reports `Unknown`).
+pub const EM_AMDGPU: u16 = 224;
+
+/// The ELF header's `e_machine`, read from the raw bytes (offset 18, two
+/// bytes in the byte order `EI_DATA` gives). `None` if the header is short.
+fn e_machine(data: &[u8]) -> Option<u16> {
+    let b = [*data.get(18)?, *data.get(19)?];
+    Some(if data.get(5) == Some(&2) { u16::from_be_bytes(b) } else { u16::from_le_bytes(b) })
+}
+
 /// The target preset for the ELF machine, with the file's byte order.
-fn target_of(file: &object::File<'_>) -> anyhow::Result<Target> {
+///
+/// AMDGPU code objects get the wavefront 64 preset: the DWARF register
+/// numbers say which wavefront size a function uses (AMDGPUUsage "Register
+/// Identifier"), and gfx9 (gfx90a, the fixtures' processor) runs wave64.
+fn target_of(file: &object::File<'_>, data: &[u8]) -> anyhow::Result<Target> {
     let mut t = match file.architecture() {
         object::Architecture::X86_64 => presets::x86_64(),
         object::Architecture::Aarch64 => presets::aarch64(),
-        other => bail!("unsupported ELF machine {other:?} (x86-64 and AArch64 have target presets)"),
+        _ if e_machine(data) == Some(EM_AMDGPU) => presets::amdgpu_wave64(),
+        other => bail!("unsupported ELF machine {other:?} (x86-64, AArch64 and AMDGPU have target presets)"),
     };
     if !file.is_little_endian() {
         t.endian = crate::target::Endian::Big;
@@ -142,13 +161,74 @@ fn target_of(file: &object::File<'_>) -> anyhow::Result<Target> {
 
 /// The contents of section `name`, decompressed; `None` if the section is
 /// absent or has no contents in the file (`SHT_NOBITS`).
+///
+/// In a relocatable object (`ET_REL`) the section's absolute 32- and 64-bit
+/// relocations are applied first, so that section offsets (`DW_AT_addr_base`,
+/// `DW_AT_loclists_base`, `.debug_frame` CIE pointers) and addresses hold
+/// their linked values: symbol value (section-relative in an object) plus
+/// addend. With RELA relocations (AMDGPU, x86-64, AArch64) the field in the
+/// section is zero and the addend carries the value. Other relocation kinds
+/// are left as they are; a relocation outside the section is ignored.
 fn section_data<'d>(file: &object::File<'d>, name: &str) -> anyhow::Result<Option<std::borrow::Cow<'d, [u8]>>> {
     let Some(sec) = file.section_by_name(name) else { return Ok(None) };
     if sec.kind() == object::SectionKind::UninitializedData {
         return Ok(None);
     }
     let d = sec.uncompressed_data().map_err(|e| anyhow!("section {name}: {e}"))?;
-    Ok(if d.is_empty() { None } else { Some(d) })
+    if d.is_empty() {
+        return Ok(None);
+    }
+    if file.kind() != object::ObjectKind::Relocatable || sec.relocations().next().is_none() {
+        return Ok(Some(d));
+    }
+    let mut bytes = d.into_owned();
+    let amdgpu = file.architecture() == object::Architecture::Unknown;
+    let little = file.is_little_endian();
+    for (offset, r) in sec.relocations() {
+        // Width in bits of an absolute relocation, or skip it.
+        let bits = match (r.kind(), r.size(), r.flags()) {
+            (object::RelocationKind::Absolute, 32 | 64, _) => r.size(),
+            // AMDGPUUsage relocation types: R_AMDGPU_ABS64 = 3, R_AMDGPU_ABS32 = 6.
+            (_, _, object::RelocationFlags::Elf { r_type: object::elf::RelocationType(3) }) if amdgpu => 64,
+            (_, _, object::RelocationFlags::Elf { r_type: object::elf::RelocationType(6) }) if amdgpu => 32,
+            _ => continue,
+        };
+        let base = match r.target() {
+            object::RelocationTarget::Symbol(i) => file.symbol_by_index(i).map(|s| s.address()).unwrap_or(0),
+            object::RelocationTarget::Section(i) => file.section_by_index(i).map(|s| s.address()).unwrap_or(0),
+            _ => 0,
+        };
+        let len = (bits / 8) as usize;
+        let Some(field) = usize::try_from(offset).ok().and_then(|o| bytes.get_mut(o..o.checked_add(len)?)) else {
+            continue;
+        };
+        let implicit = if r.has_implicit_addend() { read_uint(field, little) } else { 0 };
+        let v = base.wrapping_add(r.addend() as u64).wrapping_add(implicit);
+        write_uint(field, v, little);
+    }
+    Ok(Some(std::borrow::Cow::Owned(bytes)))
+}
+
+/// The unsigned integer in `field` (4 or 8 bytes).
+fn read_uint(field: &[u8], little: bool) -> u64 {
+    let mut b = [0u8; 8];
+    if little {
+        b[..field.len()].copy_from_slice(field);
+        u64::from_le_bytes(b)
+    } else {
+        b[8 - field.len()..].copy_from_slice(field);
+        u64::from_be_bytes(b)
+    }
+}
+
+/// Stores the low `field.len()` bytes of `v` into `field`.
+fn write_uint(field: &mut [u8], v: u64, little: bool) {
+    let n = field.len();
+    if little {
+        field.copy_from_slice(&v.to_le_bytes()[..n]);
+    } else {
+        field.copy_from_slice(&v.to_be_bytes()[8 - n..]);
+    }
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 //! hetero-2020 "DWARF Expression Evaluation Context". Presets live in
 //! [`presets`]; case files may also describe a target inline.
 
+pub mod amdgpu;
 pub mod presets;
 pub mod spec;
 

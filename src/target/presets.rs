@@ -5,7 +5,7 @@ use super::{AddressSpace, Arch, Endian, Register, Target};
 use crate::encoding::VendorProfile;
 
 /// Names accepted by [`by_name`].
-pub const NAMES: &[&str] = &["x86_64", "aarch64", "amdgpu-gfx90a"];
+pub const NAMES: &[&str] = &["x86_64", "aarch64", "amdgpu-gfx90a", "amdgpu-wave64", "amdgpu-wave32"];
 
 /// Looks up a preset by name. Besides [`NAMES`], `x86-64` is accepted for
 /// `x86_64`, and `aarch64-vg<N>` (N even, 2–32) selects an SVE vector
@@ -19,6 +19,8 @@ pub fn by_name(name: &str) -> Option<Target> {
             _ => None,
         },
         "amdgpu-gfx90a" => Some(amdgpu_gfx90a()),
+        "amdgpu-wave64" => Some(amdgpu_wave64()),
+        "amdgpu-wave32" => Some(amdgpu_wave32()),
         _ => None,
     }
 }
@@ -136,60 +138,28 @@ pub fn aarch64_vg(vg: u32) -> Target {
 }
 
 /// `DW_ASPACE_AMDGPU_private_lane`: per-lane scratch memory.
-pub const AMDGPU_PRIVATE_LANE: u64 = 5;
+pub const AMDGPU_PRIVATE_LANE: u64 = super::amdgpu::ASPACE_PRIVATE_LANE;
 /// `DW_ASPACE_AMDGPU_private_wave`: the unswizzled wavefront view of scratch.
-pub const AMDGPU_PRIVATE_WAVE: u64 = 6;
+pub const AMDGPU_PRIVATE_WAVE: u64 = super::amdgpu::ASPACE_PRIVATE_WAVE;
 
-/// AMDGPU gfx90a executing in wavefront 64 mode in a 64-bit process
-/// address space, from AMDGPUUsage "DWARF Debug Information":
-///
-/// - registers ("Register Identifier", the register mapping table), only
-///   the wave64 / 64-bit-process definitions, since a code object's DWARF
-///   uses the ones matching its mode: `pc_64` (16, 64 bits, also the CIE
-///   return address column per "Call Frame Information"), `exec_mask_64`
-///   (17, 64), `sgpr0`–`sgpr63` (32–95, 32 each), `status` (128, 32),
-///   `vcc_64` (768, 64), `sgpr64`–`sgpr105` (1088–1129, 32), `vgpr0`–
-///   `vgpr255` (2560–2815) and `agpr0`–`agpr255` (3072–3327, gfx90a has
-///   accumulation registers), each vector register 64 lanes x 32 bits =
-///   2048 bits with lane 0 in the least significant dword;
-/// - address spaces ("Address Space Identifier", 64-bit process column):
-///   0 `none` (global, the default, 64-bit addresses), 1 `generic` (64),
-///   2 `region` (32), 3 `local` (32), 5 `private_lane` (32, per lane),
-///   6 `private_wave` (32, per wavefront); 4 is reserved;
-/// - 64 lanes; vendor profile `hetero-2020` (the direct 0xe1–0xec opcodes
-///   that `[llvm:v0.0]` producers use).
+/// AMDGPU gfx90a, which executes in wavefront 64 mode in a 64-bit process
+/// address space: the [`amdgpu_wave64`] preset under the name
+/// `amdgpu-gfx90a` (gfx90a has the accumulation registers the preset
+/// lists). See [`super::amdgpu`] for every register and address space.
 pub fn amdgpu_gfx90a() -> Target {
-    let mut registers = vec![reg(16, "pc_64", 64), reg(17, "exec_mask_64", 64)];
-    registers.extend((0..64).map(|i| reg(32 + i, format!("sgpr{i}"), 32)));
-    registers.push(reg(128, "status", 32));
-    registers.push(reg(768, "vcc_64", 64));
-    registers.extend((64..106).map(|i| reg(1088 + i - 64, format!("sgpr{i}"), 32)));
-    registers.extend((0..256).map(|i| reg(2560 + i, format!("vgpr{i}"), 64 * 32)));
-    registers.extend((0..256).map(|i| reg(3072 + i, format!("agpr{i}"), 64 * 32)));
-    let space = |number: u64, name: &str, address_bits: u32, per_thread: bool, per_lane: bool| AddressSpace {
-        number,
-        name: name.into(),
-        address_bits,
-        per_thread,
-        per_lane,
-    };
-    Target {
-        name: "amdgpu-gfx90a".into(),
-        arch: Arch::Amdgpu,
-        endian: Endian::Little,
-        registers,
-        address_spaces: vec![
-            space(0, "none", 64, false, false),
-            space(1, "generic", 64, false, false),
-            space(2, "region", 32, false, false),
-            space(3, "local", 32, false, false),
-            space(AMDGPU_PRIVATE_LANE, "private_lane", 32, true, true),
-            space(AMDGPU_PRIVATE_WAVE, "private_wave", 32, true, false),
-        ],
-        lanes: 64,
-        vendor: VendorProfile::hetero_2020(),
-        return_address_register: 16,
-    }
+    super::amdgpu::amdgpu(super::amdgpu::Wave::W64, "amdgpu-gfx90a")
+}
+
+/// AMDGPU in wavefront 64 mode (`amdgpu-wave64`, 64 lanes, 2048-bit vector
+/// registers); see [`super::amdgpu`].
+pub fn amdgpu_wave64() -> Target {
+    super::amdgpu::wave64()
+}
+
+/// AMDGPU in wavefront 32 mode (`amdgpu-wave32`, 32 lanes, 1024-bit vector
+/// registers); see [`super::amdgpu`].
+pub fn amdgpu_wave32() -> Target {
+    super::amdgpu::wave32()
 }
 
 #[cfg(test)]
@@ -269,6 +239,19 @@ mod tests {
         assert!(t.address_space(5).unwrap().per_lane);
         assert_eq!(t.vendor.name, "hetero-2020");
         assert_eq!(t.return_address_register, 16);
+    }
+
+    #[test]
+    fn amdgpu_preset_names() {
+        // gfx90a runs wave64 code: the wave64 numbers, under its own name.
+        let g = by_name("amdgpu-gfx90a").unwrap();
+        let w64 = by_name("amdgpu-wave64").unwrap();
+        assert_eq!((g.name.as_str(), w64.name.as_str()), ("amdgpu-gfx90a", "amdgpu-wave64"));
+        assert_eq!(g.registers, w64.registers);
+        assert_eq!(g.address_spaces, w64.address_spaces);
+        let w32 = by_name("amdgpu-wave32").unwrap();
+        assert_eq!((w32.lanes, bits(&w32, "vgpr1")), (32, (1537, 1024)));
+        assert_eq!(bits(&w64, "vgpr1"), (2561, 2048));
     }
 
     #[test]
