@@ -220,18 +220,7 @@ fn context(target: &Arc<Target>, vendor: VendorProfile, s: &ContextSpec) -> R<Co
         }
     }
     for (k, v) in s.registers.iter() {
-        let reg = match k {
-            Yaml::Number(n) => n.as_u64().and_then(|n| target.register(n)),
-            Yaml::String(name) => target.register_by_name(name),
-            _ => None,
-        }
-        .ok_or_else(|| {
-            let shown = yaml_text(k);
-            problem(
-                format!("register `{shown}` is not a register of target {}", target.name),
-                &[shown.as_str(), "registers"],
-            )
-        })?;
+        let reg = register_key(k, target).map_err(|p| with_near(p, "registers"))?;
         let size = (reg.bits / 8) as usize;
         let bytes = match v {
             Yaml::String(h) => {
@@ -321,15 +310,7 @@ fn caller(c: &super::schema::CallerSpec, ctx: &Context) -> R<CallerFrame> {
         f.default_rule = rule(d)?;
     }
     for (k, v) in c.rules.iter() {
-        let reg = match k {
-            Yaml::Number(n) => n.as_u64().and_then(|n| target.register(n)),
-            Yaml::String(name) => target.register_by_name(name),
-            _ => None,
-        }
-        .ok_or_else(|| {
-            let shown = yaml_text(k);
-            problem(format!("register `{shown}` is not a register of target {}", target.name), &[shown.as_str()])
-        })?;
+        let reg = register_key(k, target)?;
         let text = match v {
             Yaml::String(s) => s.clone(),
             other => yaml_text(other),
@@ -340,6 +321,19 @@ fn caller(c: &super::schema::CallerSpec, ctx: &Context) -> R<CallerFrame> {
         f.caller = Some(Arc::new(caller(up, ctx)?));
     }
     Ok(f)
+}
+
+/// The target register a mapping key names: a DWARF number or a name.
+fn register_key<'t>(k: &Yaml, target: &'t Target) -> R<&'t crate::target::Register> {
+    match k {
+        Yaml::Number(n) => n.as_u64().and_then(|n| target.register(n)),
+        Yaml::String(name) => target.register_by_name(name),
+        _ => None,
+    }
+    .ok_or_else(|| {
+        let shown = yaml_text(k);
+        problem(format!("register `{shown}` is not a register of target {}", target.name), &[shown.as_str()])
+    })
 }
 
 fn with_near(mut p: Problem, key: &str) -> Problem {
