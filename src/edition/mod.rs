@@ -6,9 +6,11 @@
 //! (rules in [`cfi`]). The classifier decodes with `crate::asm::decode`,
 //! never with an evaluator's decoder.
 
+pub mod case;
 pub mod cfi;
 pub mod expr;
 
+pub use case::explain_case;
 pub use cfi::{classify_cfi, explain_cfi};
 pub use expr::{classify_expr, explain_expr, Usage};
 
@@ -60,22 +62,11 @@ impl Classification {
     }
 }
 
-/// The edition of an expression case: its bytes classified under the case's
-/// vendor profile, byte order, format and address size, as a value when the
-/// context asks for a value and as a location description otherwise.
+/// The edition of an expression case: its expression as its attribute and
+/// result kind use it, and what its context makes it depend on (see
+/// [`case`]).
 pub fn of_expr_case(c: &crate::case::ExprCase) -> Edition {
-    let ctx = &c.ctx;
-    let p = crate::asm::decode::Params {
-        vendor: &ctx.vendor,
-        endian: ctx.target.endian,
-        format: ctx.cu.as_ref().map(|u| u.format).unwrap_or_default(),
-        address_size: ctx.address_bytes(),
-    };
-    let usage = match ctx.result_kind {
-        Some(crate::context::ResultKind::Value) => Usage::Value,
-        _ => Usage::Location,
-    };
-    explain_expr(&c.expr, &p, usage).edition
+    explain_case(c).edition
 }
 
 /// The edition of a CFI case: the larger of its CIE's initial instructions
