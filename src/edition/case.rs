@@ -145,7 +145,12 @@ fn frame_base(ctx: &Context) -> Classification {
         || ops.iter().any(|o| {
             matches!(
                 o.op(),
-                Op::Piece | Op::BitPiece | Op::StackValue | Op::ImplicitValue | Op::ImplicitPointer | Op::GnuImplicitPointer
+                Op::Piece
+                    | Op::BitPiece
+                    | Op::StackValue
+                    | Op::ImplicitValue
+                    | Op::ImplicitPointer
+                    | Op::GnuImplicitPointer
             )
         });
     if not_simple {

@@ -96,7 +96,7 @@ fn location_list_entries_are_classified() {
     };
     assert_eq!(case(0x50), DWARF5); // DW_OP_reg0
     assert_eq!(case(0xe7), (Edition::Hetero2020, Some(super::super::expr::REASON_EXTENSION_OP))); // DW_OP_LLVM_undefined
-    // An offset past the section does not decode.
+                                                                                                  // An offset past the section does not decode.
     let bad = classify("gnu", "    context: { cu: { debug_loclists: \"00\" } }\n    loclist: 40\n");
     assert_eq!((bad.edition, bad.reason), (Edition::Hetero2020, Some(REASON_UNDECODABLE)));
 }

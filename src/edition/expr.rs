@@ -10,7 +10,10 @@
 //! Structural rules (DWARF 5 §2.6.1), for an expression used as a location
 //! description ([`Usage::Location`]): the expression is split into
 //! *segments* at the composition operations `DW_OP_piece` and
-//! `DW_OP_bit_piece`; `DW_OP_nop` is ignored everywhere.
+//! `DW_OP_bit_piece`. `DW_OP_nop` counts as an operation of its segment:
+//! DWARF 5 says a register or implicit location description *consists of*
+//! its operation, so `DW_OP_reg0 DW_OP_nop` is not one (gimli rejects it
+//! too; `tests/edition_oracles.rs`).
 //! - Rule [`REASON_TRAILING_AFTER_PIECES`]: once composition operations are used,
 //!   the expression ends with one; each simple location is followed by its
 //!   composition operation (§2.6.1 item 2, §2.6.1.2).
@@ -28,6 +31,9 @@
 //!   the segment's end): each simple location description is evaluated on
 //!   its own (§2.6.1 item 2), so control may not flow into another piece or
 //!   skip the `DW_OP_stack_value` that makes the segment a value.
+//! - Rule [`REASON_BRANCH_INTO_OPERATION`]: every `DW_OP_bra`/`DW_OP_skip`
+//!   target is the start of an operation or the end of the expression
+//!   (otherwise ill-formed in every edition; classified conservatively).
 //! - Rule [`REASON_GNU_UNINIT_PLACEMENT`]: `DW_OP_GNU_uninit` (GNU) marks the
 //!   location just before it, so it is only accepted as the last operation
 //!   of a segment (GCC emits `DW_OP_reg12 DW_OP_GNU_uninit`); elsewhere it
@@ -80,6 +86,10 @@ pub const REASON_IMPLICIT_NOT_ALONE: &str = "implicit-location-not-alone";
 pub const REASON_AFTER_STACK_VALUE: &str = "operation-after-stack-value";
 /// Rule: a branch target lies outside its segment.
 pub const REASON_BRANCH_LEAVES_SEGMENT: &str = "branch-leaves-piece";
+/// Rule: a branch target is not the first byte of an operation (or the
+/// end): the expression is ill-formed in every edition, and what executing
+/// from the middle of an operation means cannot be classified.
+pub const REASON_BRANCH_INTO_OPERATION: &str = "branch-into-operation";
 /// Rule: `DW_OP_GNU_uninit` is not the last operation of its segment.
 pub const REASON_GNU_UNINIT_PLACEMENT: &str = "gnu-uninit-placement";
 /// Rule: a location description operation where only a value is allowed.
@@ -195,6 +205,15 @@ fn classify(bytes: &[u8], p: &Params, usage: Usage, depth: u32) -> Classificatio
             result = result.max(Classification { at: Some(o.offset), ..inner });
         }
     }
+    let starts: Vec<usize> = ops.iter().map(|o| o.offset).chain(std::iter::once(bytes.len())).collect();
+    for o in &ops {
+        if let Some(t) = branch_target(o) {
+            // Targets outside the expression are judged by the segment rule.
+            if usize::try_from(t).is_ok_and(|t| t <= bytes.len() && starts.binary_search(&t).is_err()) {
+                return hetero(REASON_BRANCH_INTO_OPERATION, o.offset);
+            }
+        }
+    }
     let structure = match usage {
         Usage::Value => value_structure(&ops),
         Usage::Location => location_structure(&ops, bytes.len()),
@@ -246,9 +265,6 @@ fn location_structure(ops: &[DecodedOp], len: usize) -> Classification {
     let mut seg: Vec<&DecodedOp> = Vec::new();
     let mut pieces = false;
     for o in ops {
-        if o.op() == Op::Nop {
-            continue;
-        }
         if is_composition(o.op()) {
             let c = segment(&seg, seg_start_offset, o.offset);
             if c.edition == Edition::Hetero2020 {

@@ -37,8 +37,8 @@ fn dwarf5_shapes() {
     // lit1 stack_value piece 4, reg0 piece 4, implicit_value 1 00 piece 1.
     dwarf5(&[0x31, 0x9f, 0x93, 0x04, 0x50, 0x93, 0x04, 0x9e, 0x01, 0x00, 0x93, 0x01]);
     dwarf5(&[0x50, 0x9d, 0x08, 0x00]); // reg0 bit_piece 8 0
-    dwarf5(&[0x50, 0x96, 0x93, 0x04, 0x96]); // nops are ignored
-                                             // entry_value(reg5) stack_value; entry_value(breg5 0 deref) stack_value.
+    dwarf5(&[0x96, 0x93, 0x04]); // a nop alone computes nothing: an empty piece
+                                 // entry_value(reg5) stack_value; entry_value(breg5 0 deref) stack_value.
     dwarf5(&[0xa3, 0x01, 0x55, 0x9f]);
     dwarf5(&[0xa3, 0x03, 0x75, 0x00, 0x06, 0x9f]);
     // lit0 bra +1 lit1 lit2 plus: target 5 is inside the expression.
@@ -80,6 +80,11 @@ fn extension_operations() {
 fn structural_rules() {
     // reg0 lit1 plus: a register location used as an operand.
     hetero(&[0x50, 0x31, 0x22], REASON_REGISTER_NOT_ALONE, 0);
+    // reg0 nop: a register location consists of its operation alone
+    // (DWARF 5 §2.6.1.1.3), so a nop after it is not DWARF 5.
+    hetero(&[0x50, 0x96], REASON_REGISTER_NOT_ALONE, 0);
+    // skip +1 lands on the operand of breg0 0x50 (byte 0x50 is DW_OP_reg0).
+    hetero(&[0x2f, 0x01, 0x00, 0x70, 0x50, 0x70, 0x00], REASON_BRANCH_INTO_OPERATION, 0);
     // breg1 0 reg0: last, but not alone.
     hetero(&[0x71, 0x00, 0x50], REASON_REGISTER_NOT_ALONE, 2);
     // lit1 implicit_value 1 00.
