@@ -80,6 +80,20 @@ pub fn same_evaluator_cfi(reference: &CfiOutcome, fast: &CfiOutcome) -> bool {
     }
 }
 
+/// The verdict on `fast`: `Agree`, `Disagree`, or `Unsupported` when fast
+/// says it does not implement something the reference answers. The last is
+/// a gap to close, shown in every summary, not a wrong answer: any answer
+/// fast does give must be the reference's.
+pub fn fast_verdict(same: bool, fast_unsupported: bool) -> Verdict {
+    if same {
+        Verdict::Agree
+    } else if fast_unsupported {
+        Verdict::Unsupported
+    } else {
+        Verdict::Disagree
+    }
+}
+
 /// Strict comparison used for fast vs reference and for hand-derived
 /// expectations: equal outcomes; an expected `at` of `None` matches any.
 pub fn exact(expected: &Outcome, actual: &Outcome) -> bool {
@@ -269,6 +283,15 @@ mod tests {
         };
         assert_eq!(judge(&v(0x401000), &mem(0x401000), false), Verdict::Agree);
         assert_eq!(judge(&v(0x401000), &mem(0x401001), false), Verdict::Disagree);
+    }
+
+    #[test]
+    fn fast_unsupported_is_a_gap_not_a_failure() {
+        assert_eq!(fast_verdict(true, false), Verdict::Agree);
+        // Both unsupported count as the same outcome (same == true).
+        assert_eq!(fast_verdict(true, true), Verdict::Agree);
+        assert_eq!(fast_verdict(false, true), Verdict::Unsupported);
+        assert_eq!(fast_verdict(false, false), Verdict::Disagree);
     }
 
     #[test]

@@ -211,7 +211,7 @@ fn progress_bar(len: u64, wanted: bool) -> Option<indicatif::ProgressBar> {
 /// party inside its edition (`in_scope`) judged by `judge`.
 fn judge_all(
     expect: Option<(bool, bool)>,
-    fast_agrees: bool,
+    fast: Verdict,
     others: &[Box<dyn Consumer>],
     opts: &Options,
     in_scope: impl Fn(&crate::consumer::Support) -> bool,
@@ -222,13 +222,15 @@ fn judge_all(
     if !ref_meets {
         findings.push(Finding::ReferenceVsExpect);
     }
-    if !fast_meets {
+    // A fast `Unsupported` is counted in its own column, not failed
+    // (compare::fast_verdict).
+    if !fast_meets && fast != Verdict::Unsupported {
         findings.push(Finding::FastVsExpect);
     }
-    if !fast_agrees {
+    if fast == Verdict::Disagree {
         findings.push(Finding::FastVsReference);
     }
-    let mut verdicts = vec![(0, if fast_agrees { Verdict::Agree } else { Verdict::Disagree })];
+    let mut verdicts = vec![(0, fast)];
     for (i, o) in others.iter().enumerate() {
         let v = if in_scope(&o.supports()) { judge(o.as_ref()) } else { Verdict::OutsideEdition };
         if v == Verdict::Disagree {
@@ -256,7 +258,7 @@ fn run_expr(c: &ExprCase, fast: &dyn Consumer, others: &[Box<dyn Consumer>], opt
     let unspecified = !relied.is_empty() || compare::exercises_unspecified(own_rule.as_slice());
     let (verdicts, findings) = judge_all(
         expect,
-        compare::same_evaluator_outcome(&r, &f),
+        compare::fast_verdict(compare::same_evaluator_outcome(&r, &f), matches!(f, Outcome::Unsupported { .. })),
         others,
         opts,
         |s| s.expr && s.editions.contains(&edition),
@@ -290,7 +292,7 @@ fn run_cfi(
     let unspecified = compare::exercises_unspecified(&c.rules);
     let (verdicts, findings) = judge_all(
         expect,
-        compare::same_evaluator_cfi(&r, &f),
+        compare::fast_verdict(compare::same_evaluator_cfi(&r, &f), matches!(f, CfiOutcome::Unsupported { .. })),
         others,
         opts,
         |s| s.cfi && s.editions.contains(&edition),

@@ -7,6 +7,7 @@
 //! kind is compared for third-party consumers, DESIGN §8); what gimli cannot
 //! do at all becomes `Unsupported`.
 
+mod attr;
 mod cfi;
 mod expr;
 
@@ -35,12 +36,14 @@ impl Consumer for Gimli {
     }
 
     fn evaluate(&self, case: &ExprCase) -> Outcome {
-        if case.attribute.is_some() || case.form.is_some() {
-            return Outcome::Unsupported {
-                what: "the gimli adapter has no attribute contexts or location lists yet".into(),
-            };
-        }
-        match catch_unwind(AssertUnwindSafe(|| expr::evaluate(&case.expr, &case.ctx))) {
+        let run = || {
+            if case.attribute.is_some() || case.form.is_some() {
+                attr::evaluate_case(case)
+            } else {
+                expr::evaluate(&case.expr, &case.ctx)
+            }
+        };
+        match catch_unwind(AssertUnwindSafe(run)) {
             Ok(o) => o,
             Err(p) => Outcome::ConsumerFault { what: format!("gimli panicked: {}", panic_text(&p)) },
         }
