@@ -41,8 +41,10 @@ pub fn evaluate_case(case: &ExprCase) -> Outcome {
             });
             if one_entry {
                 // The containing object's location: the top of the given stack.
-                let top = ctx.initial_stack.last().cloned();
-                ctx.initial_stack = top.into_iter().collect();
+                let Some(top) = ctx.initial_stack.last().cloned() else {
+                    return Outcome::EvalError { rule: RuleId::new("gimli:NoContainingObject"), at: None };
+                };
+                ctx.initial_stack = vec![top];
             } else {
                 ctx.initial_stack.clear();
             }
@@ -163,11 +165,17 @@ fn location_list(form: &AttrForm, ctx: &Context) -> Outcome {
     let Some(pc) = ctx.pc else {
         return Outcome::EvalError { rule: RuleId::new("gimli:NoProgramLocation"), at: None };
     };
+    // Bounded entries first; a default entry (DWARF 5 §2.6.2) applies only
+    // when none of them holds pc. Decoding errors are ill-formed lists;
+    // addresses that cannot be resolved (`.debug_addr`) are evaluation
+    // errors.
     let mut places: Vec<SingleLocation> = Vec::new();
+    let mut defaults: Vec<&[u8]> = Vec::new();
+    let mut matched = false;
     let mut entries = 0usize;
     loop {
-        let entry = match iter.next() {
-            Ok(Some(e)) => e,
+        let raw = match iter.next_raw() {
+            Ok(Some(r)) => r,
             Ok(None) => break,
             Err(e) => return ill(e),
         };
@@ -175,12 +183,30 @@ fn location_list(form: &AttrForm, ctx: &Context) -> Outcome {
         if entries > cu.debug_loclists.len() + cu.debug_loc.len() + 1 {
             return ill(gimli::Error::UnexpectedEof(gimli::ReaderOffsetId(0)));
         }
+        if let gimli::RawLocListEntry::DefaultLocation { data } = &raw {
+            defaults.push(data.0.slice());
+            continue;
+        }
+        let entry = match iter.convert_raw(raw) {
+            Ok(Some(e)) => e,
+            Ok(None) => continue,
+            Err(e) => return Outcome::EvalError { rule: RuleId::new(format!("gimli:{e:?}")), at: None },
+        };
         if !(entry.range.begin <= pc && pc < entry.range.end) {
             continue;
         }
+        matched = true;
         match evaluate(entry.data.0.slice(), ctx) {
             Outcome::Location(l) => places.extend(l.places),
             other => return other,
+        }
+    }
+    if !matched {
+        for d in defaults {
+            match evaluate(d, ctx) {
+                Outcome::Location(l) => places.extend(l.places),
+                other => return other,
+            }
         }
     }
     if places.is_empty() {

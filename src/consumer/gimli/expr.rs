@@ -83,7 +83,10 @@ impl<'c> Driver<'c> {
         depth: u32,
         top: bool,
         extra_steps: u32,
-    ) -> Step<(Vec<Piece<R<'b>>>, Option<gimli::Value>)> {
+    ) -> Step<(Vec<Piece<R<'b>>>, Option<gimli::Value>)>
+    where
+        'c: 'b,
+    {
         let mut eval = gimli::Evaluation::new(EndianSlice::new(bytes, self.endian), self.encoding);
         let steps = u32::try_from(self.ctx.budgets.steps).unwrap_or(u32::MAX);
         eval.set_max_iterations(steps.saturating_add(extra_steps));
@@ -115,10 +118,15 @@ impl<'c> Driver<'c> {
                     let cfa = self.ctx.cfa.ok_or_else(|| missing("RequiresCallFrameCfa"))?;
                     eval.resume_with_call_frame_cfa(cfa)
                 }
-                // The context carries no DIEs, no caller frame and no
-                // call-site parameters: these context elements are absent.
-                EvaluationResult::RequiresAtLocation(_) => return Err(missing("RequiresAtLocation")),
-                EvaluationResult::RequiresEntryValue(_) => return Err(missing("RequiresEntryValue")),
+                EvaluationResult::RequiresAtLocation(die) => {
+                    let code: &'b [u8] = self.at_location(die)?;
+                    eval.resume_with_at_location(EndianSlice::new(code, self.endian))
+                }
+                EvaluationResult::RequiresEntryValue(e) => {
+                    let v = super::frames::entry_value(e.0.slice(), self.ctx, depth)?;
+                    eval.resume_with_entry_value(v)
+                }
+                // The context has no call-site parameters.
                 EvaluationResult::RequiresParameterRef(_) => return Err(missing("RequiresParameterRef")),
                 // Addresses in a case are already final: no relocation.
                 EvaluationResult::RequiresRelocatedAddress(a) => eval.resume_with_relocated_address(a),
@@ -202,6 +210,25 @@ impl<'c> Driver<'c> {
                 _ => None,
             },
             _ => None,
+        }
+    }
+
+    /// `DW_OP_call*`: the expression of the called DIE's `DW_AT_location`
+    /// (empty for a DIE without one: no effect). A location list or a
+    /// `DW_AT_const_value` cannot be handed to gimli, which takes bytes.
+    fn at_location(&self, die: gimli::DieReference<usize>) -> Step<&'c [u8]> {
+        let cu = self.ctx.cu.as_ref().ok_or_else(|| missing("RequiresAtLocation"))?;
+        let off = match die {
+            gimli::DieReference::UnitRef(u) => cu.offset.wrapping_add(u.0 as u64),
+            gimli::DieReference::DebugInfoRef(d) => d.0 as u64,
+        };
+        let d = cu.dies.get(&off).ok_or_else(|| missing("RequiresAtLocation"))?;
+        match (&d.location, &d.const_value) {
+            (Some(crate::context::AttrForm::Exprloc(e)), _) => Ok(e.as_slice()),
+            (None, None) => Ok(&[]),
+            _ => Err(Outcome::Unsupported {
+                what: "gimli's DW_OP_call* takes expression bytes; the DIE has a location list or a constant".into(),
+            }),
         }
     }
 
@@ -292,7 +319,17 @@ impl<'c> Driver<'c> {
         };
         let mut buf = [0u8; 8];
         let n = usize::from(size).min(8);
-        self.ctx.read_memory(aspace, address, &mut buf[..n]).map_err(|e| ctx_error("RequiresMemory", e))?;
+        // Per-thread and per-lane spaces: the debugger reads the current
+        // thread's or lane's storage.
+        let (thread, lane) = match self.ctx.target.address_space(aspace) {
+            Some(a) => (
+                if a.per_thread { Some(self.ctx.thread.ok_or_else(|| missing("RequiresMemory"))?) } else { None },
+                if a.per_lane { Some(self.ctx.lane.ok_or_else(|| missing("RequiresMemory"))?) } else { None },
+            ),
+            None => (None, None),
+        };
+        let storage = crate::context::MemoryStorage { aspace, thread, lane };
+        self.ctx.read_storage(storage, address, &mut buf[..n]).map_err(|e| ctx_error("RequiresMemory", e))?;
         if vt == ValueType::Generic || n == self.type_bytes(vt) {
             Ok(self.value_from_bytes(vt, &buf[..n]))
         } else {
@@ -456,7 +493,7 @@ impl<'c> Driver<'c> {
 }
 
 /// The outcome when a context element gimli asks for is absent.
-fn missing(what: &str) -> Outcome {
+pub(super) fn missing(what: &str) -> Outcome {
     Outcome::EvalError { rule: RuleId::new(format!("gimli:{what}")), at: None }
 }
 

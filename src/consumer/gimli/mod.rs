@@ -10,6 +10,7 @@
 mod attr;
 mod cfi;
 mod expr;
+mod frames;
 
 use crate::case::{CfiCase, ExprCase};
 use crate::consumer::{Consumer, Support};
