@@ -483,3 +483,72 @@ fn unspecified_result_kind_keeps_a_typed_value() {
     c.cu = Some(cu);
     assert_eq!(eval(&[0xa4, 0x30, 0x02, 0x34, 0x12], c), Outcome::Value(Value::from_u128(u16t, 0x1234)));
 }
+
+/// The only case of a YAML case file on x86_64, run by the gimli adapter.
+fn eval_yaml(case: &str) -> Outcome {
+    let text = format!("target: x86_64\ncases:\n  - name: c\n    rules: [op.nop.no-effect]\n{case}");
+    match crate::case::yaml::load_str("t.yaml", &text).unwrap_or_else(|e| panic!("{e:?}")).remove(0) {
+        crate::case::Case::Expr(c) => Gimli.evaluate(&c),
+        crate::case::Case::Cfi(_) => panic!("expected an expression case"),
+    }
+}
+
+#[test]
+fn call4_runs_the_die_expression_on_the_same_stack() {
+    // DWARF 5 §2.5.1.5: lit1, then DIE 0x140's "lit4 plus" -> 5, as a value.
+    let o = eval_yaml(
+        "    context: { result: value, cu: { offset: 0x100, dies: { 0x140: { location: \"DW_OP_lit4 DW_OP_plus\" } } } }
+    expr: DW_OP_lit1 DW_OP_call4 0x40
+",
+    );
+    assert_eq!(o, Outcome::Value(Value::from_u128(BaseType::generic(64, false), 5)));
+    // A DIE with neither attribute: no effect, lit1 stays.
+    let o = eval_yaml(
+        "    context: { result: value, cu: { offset: 0x100, dies: { 0x140: { byte_size: 4 } } } }
+    expr: DW_OP_lit1 DW_OP_call4 0x40
+",
+    );
+    assert_eq!(o, Outcome::Value(Value::from_u128(BaseType::generic(64, false), 1)));
+}
+
+#[test]
+fn entry_value_reads_the_callers_register_through_its_rule() {
+    // The caller's rbx (DWARF 3) was saved at CFA-16 = 0x7ffc0100 - 16 =
+    // 0x7ffc00f0, which holds 0x2a: DW_OP_entry_value(DW_OP_reg3) is 0x2a.
+    let o = eval_yaml(
+        "    context:
+      result: value
+      cfa: 0x7ffc0100
+      memory: [{ at: 0x7ffc00f0, bytes: \"2a 00 00 00 00 00 00 00\" }]
+      caller: { rules: { rbx: \"[CFA-16]\" } }
+    expr_bytes: \"a3 01 53 9f\"  # DW_OP_entry_value(DW_OP_reg3) DW_OP_stack_value
+",
+    );
+    assert_eq!(
+        o,
+        Outcome::Location(
+            RawLocation::simple(Source::Implicit { bytes: vec![0x2a, 0, 0, 0, 0, 0, 0, 0], bit_offset: 0 }).normalize()
+        )
+    );
+    // Without a calling frame there is nothing to evaluate it in.
+    let o = eval_yaml("    context: { result: value }\n    expr_bytes: \"a3 01 53 9f\"\n");
+    assert!(matches!(o, Outcome::EvalError { .. }), "{o}");
+}
+
+#[test]
+fn location_list_default_entry_only_when_nothing_matches() {
+    // .debug_loclists from offset 0 (no header needed for the reader):
+    // 06 base_address 0x401000; 04 offset_pair [0x10, 0x20) expr 52 (reg2);
+    // 05 default_location expr 53 (reg3); 00 end (DWARF 5 §2.6.2, §7.7.3).
+    let list = "06 00 10 40 00 00 00 00 00 04 10 20 01 52 05 01 53 00";
+    let at = |pc: u64| {
+        eval_yaml(&format!(
+            "    context: {{ pc: {pc:#x}, cu: {{ version: 5, address_size: 8, debug_loclists: \"{list}\" }} }}
+    attribute: location
+    loclist: 0
+"
+        ))
+    };
+    assert_eq!(at(0x401018), loc(Source::Register { regno: 2, bit_offset: 0 }));
+    assert_eq!(at(0x401030), loc(Source::Register { regno: 3, bit_offset: 0 }));
+}
