@@ -85,3 +85,10 @@ fn unknown_gate_is_a_usage_error() {
     let o = dwarfcheck(&["run", "--gate", "nosuch"]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+#[test]
+fn unknown_vendor_profile_is_a_usage_error() {
+    let o = dwarfcheck(&["elf", "--vendor", "nosuch"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("expected one of dwarf5"));
+}

@@ -9,7 +9,7 @@ use dwarfcheck::runner::{self, Options};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-pub fn elf(files: Vec<PathBuf>, seed: u64, args: &ReportArgs) -> ExitCode {
+pub fn elf(files: Vec<PathBuf>, seed: u64, vendor: Option<String>, args: &ReportArgs) -> ExitCode {
     let files = if files.is_empty() {
         match std::env::current_exe() {
             Ok(p) => vec![p],
@@ -24,7 +24,17 @@ pub fn elf(files: Vec<PathBuf>, seed: u64, args: &ReportArgs) -> ExitCode {
     };
     let mut cases: Vec<Case> = Vec::new();
     let mut totals = Counts::default();
-    let opts = dwarfcheck::elf::Options { seed, ..Default::default() };
+    let vendor = match vendor.as_deref().map(|n| (n, dwarfcheck::encoding::VendorProfile::by_name(n))) {
+        None => None,
+        Some((_, Some(v))) => Some(v),
+        Some((n, None)) => {
+            return super::input_error(format!(
+                "unknown vendor profile `{n}`; expected one of {}",
+                dwarfcheck::encoding::VendorProfile::NAMES.join(", ")
+            ))
+        }
+    };
+    let opts = dwarfcheck::elf::Options { seed, vendor, ..Default::default() };
     for f in &files {
         match dwarfcheck::elf::extract(f, &opts) {
             Ok(x) => {

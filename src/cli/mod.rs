@@ -37,6 +37,11 @@ enum Command {
         /// Seed of the synthetic machine state.
         #[arg(long, default_value_t = 0x5eed)]
         seed: u64,
+        /// Vendor profile for every expression and CFI program (dwarf5, gnu,
+        /// hetero-2020, hetero-2020-uleb, llvm-user); default: the target's,
+        /// or a unit's DW_AT_LLVM_augmentation.
+        #[arg(long)]
+        vendor: Option<String>,
         #[command(flatten)]
         report: ReportArgs,
     },
@@ -122,7 +127,7 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Run { paths, report } => run::run(paths, &report),
-        Command::Elf { files, seed, report } => elf::elf(files, seed, &report),
+        Command::Elf { files, seed, vendor, report } => elf::elf(files, seed, vendor, &report),
         Command::Eval(args) => eval::eval(&args),
         Command::Coverage { paths, fail_uncovered } => coverage::coverage(paths, fail_uncovered),
     }

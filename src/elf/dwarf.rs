@@ -49,7 +49,7 @@ pub(super) fn extract_exprs(
     let endian = if target.endian == Endian::Big { RunTimeEndian::Big } else { RunTimeEndian::Little };
     let dwarf = sections.borrow(|s| EndianSlice::new(s, endian));
     let debug_addr: Arc<[u8]> = Arc::from(gimli::Section::reader(&dwarf.debug_addr).slice());
-    let mut x = Extractor { origin, target, seed: opts.seed, debug_addr, out };
+    let mut x = Extractor { origin, target, seed: opts.seed, vendor_forced: opts.vendor.is_some(), debug_addr, out };
     let mut headers = dwarf.units();
     loop {
         let header = match headers.next() {
@@ -79,6 +79,8 @@ struct Extractor<'o> {
     origin: &'o str,
     target: &'o Arc<Target>,
     seed: u64,
+    /// `Options::vendor` was given: units' augmentations do not apply.
+    vendor_forced: bool,
     debug_addr: Arc<[u8]>,
     out: &'o mut Extracted,
 }
@@ -150,7 +152,7 @@ impl Extractor<'_> {
         // The unit DIE may name the vendor extension encoding it uses:
         // `[llvm:v0.0]` for the direct hetero-2020 opcodes, later versions
         // for `DW_OP_LLVM_user` (`VendorProfile::from_augmentation`).
-        if let Some(root) = unit.entries().next_dfs()? {
+        if let Some(root) = unit.entries().next_dfs()?.filter(|_| !self.vendor_forced) {
             if let Some(v) = root.attr_value(DW_AT_LLVM_AUGMENTATION) {
                 if let Ok(text) = dwarf.attr_string(unit, v) {
                     st.vendor = crate::encoding::VendorProfile::from_augmentation(&text.to_string_lossy());

@@ -31,11 +31,16 @@ pub struct Options {
     pub frames: bool,
     /// Seed of the synthetic machine state (`Context::synthetic`).
     pub seed: u64,
+    /// Vendor profile for every expression and CFI program of the file,
+    /// overriding the target's and any unit's `DW_AT_LLVM_augmentation`
+    /// (a CIE names no vendor encoding, so CFI that uses `DW_OP_LLVM_user`
+    /// needs this).
+    pub vendor: Option<crate::encoding::VendorProfile>,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { expressions: true, frames: true, seed: DEFAULT_SEED }
+        Options { expressions: true, frames: true, seed: DEFAULT_SEED, vendor: None }
     }
 }
 
@@ -119,7 +124,11 @@ pub fn extract_bytes(data: &[u8], origin: &str, opts: &Options) -> anyhow::Resul
     if file.format() != object::BinaryFormat::Elf {
         bail!("{origin}: not an ELF file");
     }
-    let target = Arc::new(target_of(&file, data).with_context(|| origin.to_string())?);
+    let mut target = target_of(&file, data).with_context(|| origin.to_string())?;
+    if let Some(v) = &opts.vendor {
+        target.vendor = v.clone();
+    }
+    let target = Arc::new(target);
     let mut out = Extracted::default();
     if opts.expressions {
         dwarf::extract_exprs(&file, origin, &target, opts, &mut out)?;
