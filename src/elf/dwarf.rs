@@ -18,6 +18,23 @@ use std::sync::Arc;
 pub const SYNTHETIC_CFA: u64 = 0x7ffd_f000_1000;
 /// The TLS block base every extracted context gives.
 pub const SYNTHETIC_TLS_BASE: u64 = 0x7f00_0000_0000;
+/// The calling frame's CFA every extracted context gives (one page above
+/// [`SYNTHETIC_CFA`]).
+pub const SYNTHETIC_CALLER_CFA: u64 = SYNTHETIC_CFA + 0x1000;
+
+/// The calling frame every extracted context gives, so that
+/// `DW_OP_entry_value` and `DW_OP_LLVM_call_frame_entry_reg` evaluate
+/// deeply: every register keeps its value (rule `same value`), the CFA is
+/// [`SYNTHETIC_CALLER_CFA`], the call site is unknown. Like the rest of the
+/// synthetic machine state it is arbitrary but fixed; real unwinding from
+/// the file's CFI belongs to the CFI work (issue 4).
+pub fn synthetic_caller() -> crate::context::CallerFrame {
+    crate::context::CallerFrame {
+        cfa: Some(SYNTHETIC_CALLER_CFA),
+        default_rule: crate::outcome::cfi::RegisterRule::SameValue,
+        ..Default::default()
+    }
+}
 
 type R<'a> = EndianSlice<'a, RunTimeEndian>;
 
@@ -49,7 +66,15 @@ pub(super) fn extract_exprs(
     let endian = if target.endian == Endian::Big { RunTimeEndian::Big } else { RunTimeEndian::Little };
     let dwarf = sections.borrow(|s| EndianSlice::new(s, endian));
     let debug_addr: Arc<[u8]> = Arc::from(gimli::Section::reader(&dwarf.debug_addr).slice());
-    let mut x = Extractor { origin, target, seed: opts.seed, vendor_forced: opts.vendor.is_some(), debug_addr, out };
+    let mut x = Extractor {
+        origin,
+        target,
+        seed: opts.seed,
+        vendor_forced: opts.vendor.is_some(),
+        caller: Arc::new(synthetic_caller()),
+        debug_addr,
+        out,
+    };
     let mut headers = dwarf.units();
     loop {
         let header = match headers.next() {
@@ -81,6 +106,8 @@ struct Extractor<'o> {
     seed: u64,
     /// `Options::vendor` was given: units' augmentations do not apply.
     vendor_forced: bool,
+    /// The calling frame of every context ([`synthetic_caller`]).
+    caller: Arc<crate::context::CallerFrame>,
     debug_addr: Arc<[u8]>,
     out: &'o mut Extracted,
 }
@@ -298,6 +325,7 @@ impl Extractor<'_> {
                 c.frame_base = key.1.as_deref().map(<[u8]>::to_vec);
                 c.synthetic = Some(self.seed);
                 c.cu = Some(cu);
+                c.caller = Some(self.caller.clone());
                 let c = Arc::new(c);
                 st.cache.insert(key, c.clone());
                 c
