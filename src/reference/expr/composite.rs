@@ -2,7 +2,7 @@
 //! location descriptions (hetero-2020 "Composite Location Description
 //! Operations").
 
-use super::entry::{Entry, Loc, Part, Storage};
+use super::entry::{memory_bits, Entry, Loc, Part, Storage};
 use super::machine::{Machine, Stack};
 use super::Stop;
 use crate::outcome::BudgetKind;
@@ -37,14 +37,7 @@ impl Machine<'_> {
                 if let Some(b) = bit_disp {
                     self.offset(&mut pl, i128::from(b), id::OP_BIT_PIECE_OFFSET_PAST_STORAGE)?;
                 }
-                // composite.part-exceeds-storage
-                for s in &pl.singles {
-                    if let Some(size) = s.storage.size_bits(ctx) {
-                        if s.storage != Storage::Undefined && s.bit_offset.saturating_add(u128::from(bits)) > size {
-                            return Err(Stop::Ill(id::COMPOSITE_PART_EXCEEDS_STORAGE));
-                        }
-                    }
-                }
+                self.check_part_fits(&pl, bits)?;
                 let part = Part { bits, loc: pl };
                 match stack.last_mut() {
                     // op.piece.pops-part-appends
@@ -63,20 +56,39 @@ impl Machine<'_> {
         // created or extended (now on top).
         if let Some(Entry::Location(l)) = stack.last() {
             if let Some(total) = l.singles[0].storage.size_bits(ctx) {
-                let largest = ctx
-                    .target
-                    .address_spaces
-                    .iter()
-                    .map(|a| super::entry::memory_bits(a.address_bits))
-                    .max()
-                    .unwrap_or(u128::MAX);
-                if total > largest {
-                    return Err(Stop::Ill(id::COMPOSITE_TOO_LARGE));
-                }
-                if total > u128::from(ctx.budgets.size_bytes) * 8 {
-                    return Err(Stop::Budget(BudgetKind::Size));
+                self.check_composite_size(total)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Rule `composite.part-exceeds-storage`: every bit of a part of `bits`
+    /// bits must lie inside the storage of each single location description
+    /// of its part location `pl` (undefined storage, and a register the
+    /// target does not define, have no size to check).
+    pub(super) fn check_part_fits(&self, pl: &Loc, bits: u64) -> Result<(), Stop> {
+        for s in &pl.singles {
+            if let Some(size) = s.storage.size_bits(self.ctx) {
+                if s.storage != Storage::Undefined && s.bit_offset.saturating_add(u128::from(bits)) > size {
+                    return Err(Stop::Ill(id::COMPOSITE_PART_EXCEEDS_STORAGE));
                 }
             }
+        }
+        Ok(())
+    }
+
+    /// A composite of `total` **bits**: larger than the memory storage of
+    /// the target's largest address space is ill-formed
+    /// (`composite.too-large`); then more than the size budget is
+    /// `Budget(Size)`.
+    pub(super) fn check_composite_size(&self, total: u128) -> Result<(), Stop> {
+        let largest =
+            self.ctx.target.address_spaces.iter().map(|a| memory_bits(a.address_bits)).max().unwrap_or(u128::MAX);
+        if total > largest {
+            return Err(Stop::Ill(id::COMPOSITE_TOO_LARGE));
+        }
+        if total > u128::from(self.ctx.budgets.size_bytes) * 8 {
+            return Err(Stop::Budget(BudgetKind::Size));
         }
         Ok(())
     }

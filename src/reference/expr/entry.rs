@@ -47,10 +47,16 @@ pub struct Single {
 /// DIE instead of bytes).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Storage {
-    /// Memory of address space `aspace`.
+    /// Memory of address space `aspace`; for a per-thread / per-lane
+    /// address space, the storage of the thread / lane it was bound to when
+    /// the location description was created (`loc.memory.bound-at-creation`).
     Memory {
         /// DWARF address space identifier (0 = default).
         aspace: u64,
+        /// Thread of per-thread storage; `None` for storage not per thread.
+        thread: Option<u64>,
+        /// Lane of per-lane storage; `None` for storage not per lane.
+        lane: Option<u32>,
     },
     /// Register `regno` of the top call frame.
     Register {
@@ -96,9 +102,12 @@ impl Loc {
         Loc { singles: vec![Single { storage, bit_offset }] }
     }
 
-    /// One memory location description in `aspace` at byte address `addr`.
+    /// One memory location description of the shared (not per-thread, not
+    /// per-lane) storage of `aspace` at byte address `addr`. Operations
+    /// create memory locations through `Machine::memory_loc`, which binds
+    /// per-thread / per-lane storage.
     pub fn memory(aspace: u64, addr: u64) -> Loc {
-        Loc::one(Storage::Memory { aspace }, u128::from(addr) * 8)
+        Loc::one(Storage::Memory { aspace, thread: None, lane: None }, u128::from(addr) * 8)
     }
 
     /// One undefined location description.
@@ -156,8 +165,8 @@ impl Loc {
 
 fn from_source(s: &Source) -> Single {
     match s {
-        Source::Memory { aspace, bit_addr, .. } => {
-            Single { storage: Storage::Memory { aspace: *aspace }, bit_offset: *bit_addr }
+        Source::Memory { aspace, bit_addr, thread, lane } => {
+            Single { storage: Storage::Memory { aspace: *aspace, thread: *thread, lane: *lane }, bit_offset: *bit_addr }
         }
         Source::Register { regno, bit_offset } => {
             Single { storage: Storage::Register { regno: *regno }, bit_offset: u128::from(*bit_offset) }
@@ -177,7 +186,12 @@ impl Single {
     fn to_raw(&self) -> RawSingle {
         let off64 = self.bit_offset as u64;
         match &self.storage {
-            Storage::Memory { aspace } => RawSingle::Simple(Source::memory(*aspace, self.bit_offset)),
+            Storage::Memory { aspace, thread, lane } => RawSingle::Simple(Source::Memory {
+                aspace: *aspace,
+                bit_addr: self.bit_offset,
+                thread: *thread,
+                lane: *lane,
+            }),
             Storage::Register { regno } => RawSingle::Simple(Source::Register { regno: *regno, bit_offset: off64 }),
             Storage::Implicit { bytes } => {
                 RawSingle::Simple(Source::Implicit { bytes: bytes.clone(), bit_offset: off64 })
@@ -208,7 +222,7 @@ impl Storage {
     /// the sum of its parts.
     pub fn size_bits(&self, ctx: &Context) -> Option<u128> {
         match self {
-            Storage::Memory { aspace } => {
+            Storage::Memory { aspace, .. } => {
                 let bits = ctx.target.address_space(*aspace).map(|a| a.address_bits).unwrap_or(64);
                 Some(memory_bits(bits))
             }

@@ -151,7 +151,7 @@ impl<'c> Machine<'c> {
                 None => Ok(Final::Location(Loc::undefined())),
                 Some(Entry::Location(l)) => Ok(Final::Location(l)),
                 Some(Entry::Value(v)) if v.ty.encoding == TypeEncoding::Generic => {
-                    Ok(Final::Location(Loc::memory(0, v.to_u128() as u64)))
+                    Ok(Final::Location(self.memory_loc(0, v.to_u128() as u64)?))
                 }
                 Some(Entry::Value(_)) => Err(Stop::Ill(id::EXPR_RESULT_LOCATION_NOT_CONVERTIBLE)),
                 Some(Entry::ImplicitPointerValue(_)) => Err(ipv_to_location()),
@@ -179,7 +179,7 @@ impl<'c> Machine<'c> {
     /// the default address space at a whole byte.
     fn memory_address(&self, l: &Loc) -> Option<u128> {
         match &l.singles[..] {
-            [Single { storage: Storage::Memory { aspace: 0 }, bit_offset }] if bit_offset % 8 == 0 => {
+            [Single { storage: Storage::Memory { aspace: 0, .. }, bit_offset }] if bit_offset % 8 == 0 => {
                 Some(bit_offset / 8)
             }
             _ => None,
@@ -225,7 +225,7 @@ impl<'c> Machine<'c> {
                 Err(Stop::Ill(id::LOC_INCOMPLETE_COMPOSITE_NOT_LOCATION))
             }
             Entry::Location(l) => Ok(l),
-            Entry::Value(v) if v.ty.encoding == TypeEncoding::Generic => Ok(Loc::memory(0, v.to_u128() as u64)),
+            Entry::Value(v) if v.ty.encoding == TypeEncoding::Generic => self.memory_loc(0, v.to_u128() as u64),
             Entry::Value(_) => Err(Stop::Ill(not_generic)),
             Entry::ImplicitPointerValue(_) => Err(ipv_to_location()),
         }

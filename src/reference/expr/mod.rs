@@ -29,9 +29,10 @@
 //!
 //! Out of scope for now (reported as `Outcome::Unsupported` when executed):
 //! `DW_OP_call2/call4/call_ref`, `DW_OP_entry_value`/`GNU_entry_value`,
-//! `DW_OP_GNU_parameter_ref`, `DW_OP_GNU_variable_value`, the hetero-2020
-//! extension operations 0xe1–0xec and their `DW_OP_LLVM_user` forms, and
-//! turning an implicit pointer value back into a location (needs DIEs).
+//! `DW_OP_GNU_parameter_ref`, `DW_OP_GNU_variable_value`,
+//! `DW_OP_LLVM_call_frame_entry_reg`, `DW_OP_LLVM_aspace_implicit_pointer`,
+//! and turning an implicit pointer value back into a location (needs DIEs).
+//! The other hetero-2020 extension operations are in `extension`.
 //! Integer arithmetic above 128 bits and float arithmetic other than
 //! binary32/binary64 are also reported as unsupported.
 
@@ -39,6 +40,7 @@ pub mod arith;
 mod composite;
 pub mod decode;
 pub mod entry;
+mod extension;
 mod machine;
 mod ops;
 pub mod read;

@@ -65,12 +65,12 @@ impl Machine<'_> {
             // One memory location description in the default address space,
             // bit offset A*8 (op.addr.pushes-memory).
             Op::Addr => {
-                stack.push(Entry::Location(Loc::memory(0, (u128::from(insn.u(0)) & self.address_mask()) as u64)))
+                stack.push(Entry::Location(self.memory_loc(0, (u128::from(insn.u(0)) & self.address_mask()) as u64)?))
             }
             // op.addrx.pushes-memory
             Op::Addrx | Op::GnuAddrIndex => {
                 let a = ctx.debug_addr(insn.u(0)).map_err(debug_addr_stop)?;
-                stack.push(Entry::Location(Loc::memory(0, (u128::from(a) & self.address_mask()) as u64)));
+                stack.push(Entry::Location(self.memory_loc(0, (u128::from(a) & self.address_mask()) as u64)?));
             }
             // Pops an integral TA; pushes the memory location of thread-local
             // address TA, here TLS base + TA (op.form-tls-address.*).
@@ -79,13 +79,13 @@ impl Machine<'_> {
                 let ta = self.pop_integral(stack, id::OP_FORM_TLS_ADDRESS_REQUIRES_INTEGRAL)?;
                 let base = ctx.tls_base.ok_or(Stop::Eval(id::CTX_TLS_BASE_MISSING))?;
                 let a = u128::from(base).wrapping_add(ta.to_u128()) & self.address_mask();
-                stack.push(Entry::Location(Loc::memory(0, a as u64)));
+                stack.push(Entry::Location(self.memory_loc(0, a as u64)?));
             }
             // The memory location description of the current frame's CFA
             // (op.call-frame-cfa.memory).
             Op::CallFrameCfa => {
                 let cfa = ctx.cfa.ok_or(Stop::Eval(id::CTX_CFA_MISSING))?;
-                stack.push(Entry::Location(Loc::memory(0, cfa)));
+                stack.push(Entry::Location(self.memory_loc(0, cfa)?));
             }
             // Evaluate DW_AT_frame_base as a nested expression with result kind
             // location and an empty initial stack, then displace it B bytes
@@ -109,15 +109,15 @@ impl Machine<'_> {
                 let base = match l.singles[..] {
                     [Single { storage: Storage::Register { regno }, bit_offset: 0 }] => {
                         self.rely_on(Some(id::OP_FBREG_REGISTER_FRAME_BASE));
-                        Some((0, self.register_address(regno)?))
+                        Some((0, self.register_address(regno)?, true))
                     }
-                    [Single { storage: Storage::Memory { aspace }, bit_offset }] if bit_offset % 8 == 0 => {
-                        Some((aspace, bit_offset / 8))
+                    [Single { storage: Storage::Memory { aspace, .. }, bit_offset }] if bit_offset % 8 == 0 => {
+                        Some((aspace, bit_offset / 8, false))
                     }
                     _ => None,
                 };
                 match base {
-                    Some((aspace, a)) => {
+                    Some((aspace, a, from_register)) => {
                         let abits = ctx.target.address_space(aspace).map(|s| s.address_bits).unwrap_or(64);
                         let amask = if abits >= 64 { u128::from(u64::MAX) } else { (1u128 << abits) - 1 };
                         let sum = a.wrapping_add(b as i128 as u128) & amask;
@@ -125,7 +125,12 @@ impl Machine<'_> {
                         if i128::try_from(a).is_ok_and(|a| a + i128::from(b) != sum as i128) {
                             self.rely_on(Some(id::OP_FBREG_MEMORY_FRAME_BASE));
                         }
-                        l = Loc::memory(aspace, sum as u64);
+                        if from_register {
+                            l = self.memory_loc(0, sum as u64)?;
+                        } else {
+                            // Same memory storage (and thread/lane binding).
+                            l.singles[0].bit_offset = sum * 8;
+                        }
                     }
                     None => self.offset(&mut l, i128::from(b) * 8, id::OP_FBREG_OFFSET_OUT_OF_STORAGE)?,
                 }
@@ -141,7 +146,7 @@ impl Machine<'_> {
                 };
                 let r = self.register_address(regno)?;
                 let a = r.wrapping_add(b as i128 as u128) & self.address_mask();
-                stack.push(Entry::Location(Loc::memory(0, a as u64)));
+                stack.push(Entry::Location(self.memory_loc(0, a as u64)?));
             }
 
             // ---- Register Location Description Operations --------------
@@ -216,7 +221,10 @@ impl Machine<'_> {
                     .and_then(|n| ctx.target.address_space(n))
                     .ok_or(Stop::Ill(id::OP_XDEREF_UNKNOWN_ADDRESS_SPACE))?;
                 let amask = if space.address_bits >= 64 { u64::MAX } else { (1u64 << space.address_bits) - 1 };
-                let l = Loc::memory(space.number, (a.to_u128() as u64) & amask);
+                // As DW_OP_LLVM_form_aspace_address: bound to the current
+                // thread/lane in a per-thread/per-lane space
+                // (op.xderef.as-form-aspace-address).
+                let l = self.memory_loc(space.number, (a.to_u128() as u64) & amask)?;
                 let v = match insn.op {
                     Op::Xderef => self.deref(&l, u64::from(g.bits), g)?,
                     Op::XderefSize => {
@@ -408,7 +416,19 @@ impl Machine<'_> {
             Op::Piece => self.piece(stack, u128::from(insn.u(0)) * 8, None)?,
             Op::BitPiece => self.piece(stack, u128::from(insn.u(0)), Some(insn.u(1)))?,
 
-            // ---- Not in scope yet --------------------------------------
+            // ---- hetero-2020 extension operations (extension.rs) -------
+            Op::LlvmFormAspaceAddress
+            | Op::LlvmPushLane
+            | Op::LlvmOffset
+            | Op::LlvmOffsetUconst
+            | Op::LlvmBitOffset
+            | Op::LlvmUndefined
+            | Op::LlvmAspaceBregx
+            | Op::LlvmPieceEnd
+            | Op::LlvmExtend
+            | Op::LlvmSelectBitPiece => self.extension(insn, stack)?,
+
+            // ---- Not in scope yet (ref-die) ----------------------------
             Op::Call2
             | Op::Call4
             | Op::CallRef
@@ -416,18 +436,8 @@ impl Machine<'_> {
             | Op::GnuEntryValue
             | Op::GnuParameterRef
             | Op::GnuVariableValue
-            | Op::LlvmFormAspaceAddress
-            | Op::LlvmPushLane
-            | Op::LlvmOffset
-            | Op::LlvmOffsetUconst
-            | Op::LlvmBitOffset
             | Op::LlvmCallFrameEntryReg
-            | Op::LlvmUndefined
-            | Op::LlvmAspaceBregx
-            | Op::LlvmAspaceImplicitPointer
-            | Op::LlvmPieceEnd
-            | Op::LlvmExtend
-            | Op::LlvmSelectBitPiece => {
+            | Op::LlvmAspaceImplicitPointer => {
                 return Err(Stop::Unsupported(format!("{} is not implemented by the reference yet", insn.name)))
             }
         }

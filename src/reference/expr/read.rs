@@ -5,7 +5,7 @@
 
 use super::entry::Loc;
 use super::Stop;
-use crate::context::{Context, ContextError};
+use crate::context::{Context, ContextError, MemoryStorage};
 use crate::outcome::{SingleLocation, Source};
 use crate::rules::id;
 
@@ -121,7 +121,7 @@ fn read_source(ctx: &Context, src: &Source, n: u64) -> Result<Vec<u8>, Stop> {
     let mut out = vec![0u8; bytes_for(n)];
     match src {
         Source::Undefined => return Err(Stop::Eval(id::OP_DEREF_UNDEFINED_STORAGE)),
-        Source::Memory { aspace, bit_addr, .. } => {
+        Source::Memory { aspace, bit_addr, thread, lane } => {
             let abits = ctx.target.address_space(*aspace).map(|a| a.address_bits).unwrap_or(64);
             let size = super::entry::memory_bits(abits);
             let end = bit_addr.checked_add(u128::from(n)).ok_or(Stop::Eval(id::OP_DEREF_PAST_STORAGE_END))?;
@@ -131,7 +131,10 @@ fn read_source(ctx: &Context, src: &Source, n: u64) -> Result<Vec<u8>, Stop> {
             let first = bit_addr / 8;
             let len = end.div_ceil(8) - first; // bytes touched (end may be 2^64 bytes)
             let mut buf = vec![0u8; len as usize];
-            ctx.read_memory(*aspace, first as u64, &mut buf).map_err(ctx_stop)?;
+            // The storage bound when the location was created
+            // (loc.memory.bound-at-creation), not the current thread/lane.
+            let storage = MemoryStorage { aspace: *aspace, thread: *thread, lane: *lane };
+            ctx.read_storage(storage, first as u64, &mut buf).map_err(ctx_stop)?;
             copy_bits(&buf, (bit_addr % 8) as u64, &mut out, 0, n);
         }
         Source::Register { regno, bit_offset } => {

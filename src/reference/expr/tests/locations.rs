@@ -278,11 +278,13 @@ fn out_of_scope_operations_are_unsupported() {
     }
     let mut c = ctx();
     c.vendor = VendorProfile::hetero_2020();
-    assert!(matches!(evaluate(&[0xe7], &c), Outcome::Unsupported { .. }));
-    // DW_OP_LLVM_user (0xe9) + ULEB sub-opcode 0x08 (LLVM_undefined); an
-    // unknown sub-opcode is an unknown operation.
+    // DW_OP_LLVM_undefined (0xe7) pushes one undefined location
+    // description (op.undefined.pushes).
+    assert_eq!(evaluate(&[0xe7], &c), loc(Source::Undefined));
+    // DW_OP_LLVM_user (0xe9) + ULEB sub-opcode 0x08 (LLVM_undefined) is the
+    // same operation; an unknown sub-opcode is an unknown operation.
     c.vendor = VendorProfile::llvm_user();
-    assert!(matches!(evaluate(&[0xe9, 0x08], &c), Outcome::Unsupported { .. }));
+    assert_eq!(evaluate(&[0xe9, 0x08], &c), loc(Source::Undefined));
     assert_eq!(evaluate(&[0x30, 0xe9, 0x7f], &c), ill(id::EXPR_DECODE_UNKNOWN_OPCODE, Some(1)));
     assert_eq!(evaluate(&[0xe9], &c), ill(id::EXPR_DECODE_TRUNCATED_OPERAND, Some(0)));
     // A skipped out-of-scope operation is never executed.
