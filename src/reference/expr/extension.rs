@@ -146,6 +146,11 @@ impl Machine<'_> {
             }
         };
         let d = self.displacement(&b)?;
+        if scale == 1 && d % 8 != 0 {
+            // Which bit a non-byte offset selects rests on the bit numbering
+            // decision (op.bit-offset.storage-bit-numbering).
+            self.rely_on(Some(id::OP_BIT_OFFSET_STORAGE_BIT_NUMBERING));
+        }
         let mut l = self.pop_location(stack)?;
         // Saturating: an overflowing product is out of every storage anyway.
         let bits = d.saturating_mul(scale);
