@@ -25,7 +25,7 @@ fn low_mask(bits: u32) -> u128 {
 
 /// The unsigned value of `v`'s bit pattern if it fits 64 bits (an address
 /// space identifier, op.form-aspace-address.pushes-memory).
-fn as_u64(v: &Value) -> Option<u64> {
+pub(super) fn as_u64(v: &Value) -> Option<u64> {
     if v.bytes.iter().skip(8).any(|&b| b != 0) {
         return None;
     }

@@ -215,9 +215,7 @@ impl Machine<'_> {
                 need(stack, 2)?;
                 let a = self.pop_integral(stack, id::OP_XDEREF_REQUIRES_INTEGRAL)?;
                 let asp = self.pop_integral(stack, id::OP_XDEREF_REQUIRES_INTEGRAL)?;
-                let aspace = asp.to_u128();
-                let space = u64::try_from(aspace)
-                    .ok()
+                let space = super::extension::as_u64(&asp)
                     .and_then(|n| ctx.target.address_space(n))
                     .ok_or(Stop::Ill(id::OP_XDEREF_UNKNOWN_ADDRESS_SPACE))?;
                 let amask = if space.address_bits >= 64 { u64::MAX } else { (1u64 << space.address_bits) - 1 };
