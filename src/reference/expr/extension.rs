@@ -9,6 +9,7 @@
 use super::decode::{Arg, Insn};
 use super::entry::{Entry, Loc, Part, Storage};
 use super::machine::{need, Machine, Stack};
+use super::window::PartSource;
 use super::Stop;
 use crate::encoding::{ate, Op};
 use crate::outcome::{BaseType, BudgetKind, TypeEncoding, Value};
@@ -243,8 +244,9 @@ impl Machine<'_> {
         self.composite_operands(s, c, id::OP_EXTEND_ZERO)?;
         need(stack, 1)?;
         let pl = self.pop_location(stack)?;
-        self.check_part_fits(&pl, s)?;
-        let parts = vec![Part { bits: s, loc: pl }; c as usize];
+        // Each part is PL itself (no move); composite.part-exceeds-storage.
+        let part = self.part_at(&PartSource::new(&pl), 0, s, id::OP_BIT_OFFSET_OUT_OF_STORAGE)?;
+        let parts = vec![Part { bits: s, loc: part }; c as usize];
         stack.push(Entry::Location(Loc::one(Storage::Composite { parts, complete: true }, 0)));
         Ok(())
     }
@@ -261,14 +263,19 @@ impl Machine<'_> {
         if u64::from(m.ty.bits) < c {
             return Err(Stop::Ill(id::OP_SELECT_BIT_PIECE_MASK_TOO_SMALL));
         }
+        let (src0, src1) = (PartSource::new(&l0), PartSource::new(&l1));
         let mut parts = Vec::with_capacity(c as usize);
         for n in 0..c {
             // Bit N of M, least significant first (Value bytes are LSB first).
             let bit = (m.bytes[(n / 8) as usize] >> (n % 8)) & 1 == 1;
-            let mut pl = if bit { l1.clone() } else { l0.clone() };
-            let delta = i128::from(n) * i128::from(s);
-            self.offset(&mut pl, delta, id::OP_BIT_OFFSET_OUT_OF_STORAGE)?;
-            self.check_part_fits(&pl, s)?;
+            // PL_N: PLX_N moved N*S bits as DW_OP_LLVM_bit_offset, then the
+            // part must fit.
+            let pl = self.part_at(
+                if bit { &src1 } else { &src0 },
+                n.saturating_mul(s),
+                s,
+                id::OP_BIT_OFFSET_OUT_OF_STORAGE,
+            )?;
             parts.push(Part { bits: s, loc: pl });
         }
         stack.push(Entry::Location(Loc::one(Storage::Composite { parts, complete: true }, 0)));

@@ -47,6 +47,7 @@ pub mod read;
 #[cfg(test)]
 mod tests;
 mod unspecified;
+mod window;
 
 use crate::context::Context;
 use crate::outcome::{BudgetKind, Outcome};

@@ -229,3 +229,49 @@ proptest! {
         let _ = evaluate(&bytes, &c);
     }
 }
+
+#[test]
+fn extend_of_a_moved_composite_uses_its_window() {
+    // PL = complete composite (rax 8 | rdx 8 | rcx 8) moved 8 bits: its
+    // first 8 bits are rdx bits 0..7; extend 8 2 repeats them twice.
+    // reg0 piece 1 reg1 piece 1 reg2 piece 1 piece_end lit8 bit_offset extend 8 2
+    let e = [0x50, 0x93, 0x01, 0x51, 0x93, 0x01, 0x52, 0x93, 0x01, 0xea, 0x38, 0xe5, 0xeb, 0x08, 0x02];
+    assert_eq!(evaluate(&e, &hctx(ResultKind::Location)), composite(&[(8, reg(1, 0)), (8, reg(1, 0))]));
+    // A 17-bit part from bit 8 of the 24-bit composite does not fit.
+    let mut bad = e;
+    bad[13] = 17;
+    bad[14] = 1;
+    assert_eq!(evaluate(&bad, &hctx(ResultKind::Location)), ill(id::COMPOSITE_PART_EXCEEDS_STORAGE, Some(12)));
+}
+
+#[test]
+fn select_of_composite_locations_moves_inside_them() {
+    // L0 = complete composite (rax 16 | rdx 16), L1 = undefined, M = 0b010,
+    // S = 8, C = 3: part 0 = L0 bits 0..7 (rax 0..7), part 1 = undefined,
+    // part 2 = L0 bits 16..23 (rdx 0..7).
+    let e = [0x50, 0x93, 0x02, 0x51, 0x93, 0x02, 0xea, 0xe7, 0x32, 0xec, 0x08, 0x03];
+    assert_eq!(
+        evaluate(&e, &hctx(ResultKind::Location)),
+        composite(&[(8, reg(0, 0)), (8, Source::Undefined), (8, reg(1, 0))])
+    );
+    // With S = 16, C = 3 and M = 0, part 2 starts at bit 32: the composite's end.
+    let e = [0x50, 0x93, 0x02, 0x51, 0x93, 0x02, 0xea, 0xe7, 0x30, 0xec, 0x10, 0x03];
+    assert_eq!(evaluate(&e, &hctx(ResultKind::Location)), err(id::OP_BIT_OFFSET_OUT_OF_STORAGE, Some(9)));
+}
+
+#[test]
+fn select_keeps_several_places_of_a_part() {
+    // L0 has two places (memory 0x1000 and rax); part 1 (M = 0) is both,
+    // moved 8 bits; L1 (rdx) is used for part 0 (M = 1).
+    let mut c = hctx(ResultKind::Location);
+    c.initial_stack = vec![places(&[mem(0x1000), reg(0, 0)])];
+    // reg1; lit1; select_bit_piece 8 2
+    let out = evaluate(&[0x51, 0x31, 0xec, 0x08, 0x02], &c);
+    let expected = Outcome::Location(NormalLocation {
+        places: vec![SingleLocation::Composite(vec![
+            Piece { bits: 8, sources: BTreeSet::from([reg(1, 0)]) },
+            Piece { bits: 8, sources: BTreeSet::from([mem(0x1001), reg(0, 8)]) },
+        ])],
+    });
+    assert_eq!(out, expected);
+}
