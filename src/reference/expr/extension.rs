@@ -245,7 +245,11 @@ impl Machine<'_> {
         need(stack, 1)?;
         let pl = self.pop_location(stack)?;
         // Each part is PL itself (no move); composite.part-exceeds-storage.
-        let part = self.part_at(&PartSource::new(&pl), 0, s, id::OP_BIT_OFFSET_OUT_OF_STORAGE)?;
+        let (part, weight) = self.part_at(&PartSource::new(&pl), 0, s, id::OP_BIT_OFFSET_OUT_OF_STORAGE)?;
+        // op.extend.size-limits: C parts of this weight.
+        if u128::from(weight) * u128::from(c) > u128::from(self.ctx.budgets.size_bytes) {
+            return Err(Stop::Budget(BudgetKind::Size));
+        }
         let parts = vec![Part { bits: s, loc: part }; c as usize];
         stack.push(Entry::Location(Loc::one(Storage::Composite { parts, complete: true }, 0)));
         Ok(())
@@ -265,17 +269,23 @@ impl Machine<'_> {
         }
         let (src0, src1) = (PartSource::new(&l0), PartSource::new(&l1));
         let mut parts = Vec::with_capacity(c as usize);
+        let mut total_weight = 0u64;
         for n in 0..c {
             // Bit N of M, least significant first (Value bytes are LSB first).
             let bit = (m.bytes[(n / 8) as usize] >> (n % 8)) & 1 == 1;
             // PL_N: PLX_N moved N*S bits as DW_OP_LLVM_bit_offset, then the
             // part must fit.
-            let pl = self.part_at(
+            let (pl, weight) = self.part_at(
                 if bit { &src1 } else { &src0 },
                 n.saturating_mul(s),
                 s,
                 id::OP_BIT_OFFSET_OUT_OF_STORAGE,
             )?;
+            // op.extend.size-limits: the running weight of the parts.
+            total_weight = total_weight.saturating_add(weight);
+            if total_weight > self.ctx.budgets.size_bytes {
+                return Err(Stop::Budget(BudgetKind::Size));
+            }
             parts.push(Part { bits: s, loc: pl });
         }
         stack.push(Entry::Location(Loc::one(Storage::Composite { parts, complete: true }, 0)));

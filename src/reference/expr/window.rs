@@ -54,7 +54,17 @@ impl Machine<'_> {
     /// unchanged; an offset at or past a storage's end is the evaluation
     /// error `rule`; then every bit of the part must be inside each storage
     /// (`composite.part-exceeds-storage`, ill-formed).
-    pub(super) fn part_at(&self, src: &PartSource<'_>, delta: u64, bits: u64, rule: RuleId) -> Result<Loc, Stop> {
+    ///
+    /// Also returns the part's weight for `op.extend.size-limits`: one per
+    /// place of its normal form, a composite place counting its normal-form
+    /// pieces inside the part's bits.
+    pub(super) fn part_at(
+        &self,
+        src: &PartSource<'_>,
+        delta: u64,
+        bits: u64,
+        rule: RuleId,
+    ) -> Result<(Loc, u64), Stop> {
         let ctx = self.ctx;
         // The checks, on the single location descriptions as they are.
         for s in &src.loc.singles {
@@ -81,7 +91,7 @@ impl Machine<'_> {
         }
         // The part location itself.
         let Some(normal) = &src.normal else {
-            let singles = src
+            let singles: Vec<Single> = src
                 .loc
                 .singles
                 .iter()
@@ -90,9 +100,10 @@ impl Machine<'_> {
                     _ => Single { storage: s.storage.clone(), bit_offset: s.bit_offset + u128::from(delta) },
                 })
                 .collect();
-            return Ok(Loc { singles });
+            let weight = singles.len() as u64;
+            return Ok((Loc { singles }, weight));
         };
-        let places = normal
+        let places: Vec<SingleLocation> = normal
             .places
             .iter()
             .map(|p| match p {
@@ -100,6 +111,13 @@ impl Machine<'_> {
                 SingleLocation::Composite(pieces) => SingleLocation::Composite(cut(pieces, delta, bits)),
             })
             .collect();
-        Ok(Loc::from_normal(&NormalLocation { places }))
+        let weight = places
+            .iter()
+            .map(|p| match p {
+                SingleLocation::Simple(_) => 1,
+                SingleLocation::Composite(pieces) => pieces.len() as u64,
+            })
+            .sum();
+        Ok((Loc::from_normal(&NormalLocation { places }), weight))
     }
 }

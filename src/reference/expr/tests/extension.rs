@@ -275,3 +275,28 @@ fn select_keeps_several_places_of_a_part() {
     });
     assert_eq!(out, expected);
 }
+
+#[test]
+fn copies_of_fragmented_composites_are_weighed_against_the_budget() {
+    // PL = complete composite of four 1-bit pieces alternating rax / rdx
+    // (bit 0 of each, none continues the one before): weight 4.
+    // reg0 bit_piece 1 0, reg1 bit_piece 1 0, reg0 bit_piece 1 1, reg1 bit_piece 1 1, piece_end
+    let pl = [0x50, 0x9d, 0x01, 0x00, 0x51, 0x9d, 0x01, 0x00, 0x50, 0x9d, 0x01, 0x01, 0x51, 0x9d, 0x01, 0x01, 0xea];
+    let mut c = hctx(ResultKind::Location);
+    c.budgets.size_bytes = 16;
+    // extend 4 5: 20 bits <= 128 and 5 parts <= 16, but weight 4 * 5 = 20 > 16.
+    let mut e = pl.to_vec();
+    e.extend([0xeb, 0x04, 0x05]);
+    assert_eq!(evaluate(&e, &c), Outcome::Budget { budget: BudgetKind::Size, at: Some(17) });
+    // extend 4 4: weight 16 is within the budget.
+    e[19] = 4;
+    let four = [(1, reg(0, 0)), (1, reg(1, 0)), (1, reg(0, 1)), (1, reg(1, 1))];
+    let pieces: Vec<(u64, Source)> = four.iter().cycle().take(16).cloned().collect();
+    assert_eq!(evaluate(&e, &c), composite(&pieces));
+    // select_bit_piece 2 2 with L0 = PL, L1 = undefined, M = 0: parts weigh
+    // 2 and 2; with size_bytes 3 the second part passes the budget.
+    c.budgets.size_bytes = 3;
+    let mut e = pl.to_vec();
+    e.extend([0xe7, 0x30, 0xec, 0x02, 0x02]);
+    assert_eq!(evaluate(&e, &c), Outcome::Budget { budget: BudgetKind::Size, at: Some(19) });
+}
