@@ -15,6 +15,11 @@ use crate::encoding::{ate, Op};
 use crate::outcome::{BaseType, BudgetKind, TypeEncoding, Value};
 use crate::rules::{id, RuleId};
 
+/// Bytes of the size budget each part of a composite built by
+/// `DW_OP_LLVM_extend` / `DW_OP_LLVM_select_bit_piece` costs, per unit of
+/// weight (`op.extend.size-limits`).
+const PART_CHARGE: u128 = 8;
+
 /// The low `bits` bits set (all 128 for `bits >= 128`).
 fn low_mask(bits: u32) -> u128 {
     if bits >= 128 {
@@ -225,14 +230,15 @@ impl Machine<'_> {
     /// Operand-only checks of `DW_OP_LLVM_extend` and
     /// `DW_OP_LLVM_select_bit_piece` (`op.extend.size-limits`): S or C zero
     /// is `zero_rule`; then the S*C-bit composite against the largest
-    /// address space and the size budget; C above the size budget's byte
-    /// count is also `Budget(Size)`.
+    /// address space and the size budget; C parts charged 8 bytes each
+    /// above the size budget is also `Budget(Size)`.
     fn composite_operands(&self, s: u64, c: u64, zero_rule: RuleId) -> Result<(), Stop> {
         if s == 0 || c == 0 {
             return Err(Stop::Ill(zero_rule));
         }
         self.check_composite_size(u128::from(s) * u128::from(c))?;
-        if c > self.ctx.budgets.size_bytes {
+        // Each part is charged PART_CHARGE bytes of the size budget.
+        if u128::from(c) * PART_CHARGE > u128::from(self.ctx.budgets.size_bytes) {
             return Err(Stop::Budget(BudgetKind::Size));
         }
         Ok(())
@@ -247,7 +253,7 @@ impl Machine<'_> {
         // Each part is PL itself (no move); composite.part-exceeds-storage.
         let (part, weight) = self.part_at(&PartSource::new(&pl), 0, s, id::OP_BIT_OFFSET_OUT_OF_STORAGE)?;
         // op.extend.size-limits: C parts of this weight.
-        if u128::from(weight) * u128::from(c) > u128::from(self.ctx.budgets.size_bytes) {
+        if u128::from(weight) * u128::from(c) * PART_CHARGE > u128::from(self.ctx.budgets.size_bytes) {
             return Err(Stop::Budget(BudgetKind::Size));
         }
         let parts = vec![Part { bits: s, loc: part }; c as usize];
@@ -269,7 +275,7 @@ impl Machine<'_> {
         }
         let (src0, src1) = (PartSource::new(&l0), PartSource::new(&l1));
         let mut parts = Vec::with_capacity(c as usize);
-        let mut total_weight = 0u64;
+        let mut total_weight = 0u128;
         for n in 0..c {
             // Bit N of M, least significant first (Value bytes are LSB first).
             let bit = (m.bytes[(n / 8) as usize] >> (n % 8)) & 1 == 1;
@@ -282,8 +288,8 @@ impl Machine<'_> {
                 id::OP_BIT_OFFSET_OUT_OF_STORAGE,
             )?;
             // op.extend.size-limits: the running weight of the parts.
-            total_weight = total_weight.saturating_add(weight);
-            if total_weight > self.ctx.budgets.size_bytes {
+            total_weight = total_weight.saturating_add(u128::from(weight));
+            if total_weight * PART_CHARGE > u128::from(self.ctx.budgets.size_bytes) {
                 return Err(Stop::Budget(BudgetKind::Size));
             }
             parts.push(Part { bits: s, loc: pl });

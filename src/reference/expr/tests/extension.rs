@@ -102,15 +102,14 @@ fn bit_offset_composite_crosses_parts() {
 
 #[test]
 fn extend_part_count_is_bounded_by_the_size_budget() {
-    // S = 1, C = 17: 17 bits is within 8*16 = 128 bits, but 17 parts are
-    // more than size_bytes = 16 (op.extend.size-limits).
+    // S = 1, C = 3: 3 bits is within 8*16 = 128 bits, but 3 parts at 8
+    // bytes each are more than size_bytes = 16 (op.extend.size-limits).
     let mut c = hctx(ResultKind::Location);
     c.budgets.size_bytes = 16;
-    assert_eq!(evaluate(&[0x50, 0xeb, 0x01, 0x11], &c), Outcome::Budget { budget: BudgetKind::Size, at: Some(1) });
-    // C = 16 is fine: 16 one-bit parts of rax bit 0.
-    let out = evaluate(&[0x50, 0xeb, 0x01, 0x10], &c);
-    let pieces = vec![(1, reg(0, 0)); 16];
-    assert_eq!(out, composite(&pieces));
+    assert_eq!(evaluate(&[0x50, 0xeb, 0x01, 0x03], &c), Outcome::Budget { budget: BudgetKind::Size, at: Some(1) });
+    // C = 2 is fine: 2 one-bit parts of rax bit 0.
+    let out = evaluate(&[0x50, 0xeb, 0x01, 0x02], &c);
+    assert_eq!(out, composite(&[(1, reg(0, 0)), (1, reg(0, 0))]));
 }
 
 #[test]
@@ -283,19 +282,19 @@ fn copies_of_fragmented_composites_are_weighed_against_the_budget() {
     // reg0 bit_piece 1 0, reg1 bit_piece 1 0, reg0 bit_piece 1 1, reg1 bit_piece 1 1, piece_end
     let pl = [0x50, 0x9d, 0x01, 0x00, 0x51, 0x9d, 0x01, 0x00, 0x50, 0x9d, 0x01, 0x01, 0x51, 0x9d, 0x01, 0x01, 0xea];
     let mut c = hctx(ResultKind::Location);
-    c.budgets.size_bytes = 16;
-    // extend 4 5: 20 bits <= 128 and 5 parts <= 16, but weight 4 * 5 = 20 > 16.
+    c.budgets.size_bytes = 32;
+    // extend 4 2: 8 bits and 2 parts (16 bytes) are fine, but weight
+    // 4 * 2 * 8 = 64 bytes > 32.
     let mut e = pl.to_vec();
-    e.extend([0xeb, 0x04, 0x05]);
+    e.extend([0xeb, 0x04, 0x02]);
     assert_eq!(evaluate(&e, &c), Outcome::Budget { budget: BudgetKind::Size, at: Some(17) });
-    // extend 4 4: weight 16 is within the budget.
-    e[19] = 4;
-    let four = [(1, reg(0, 0)), (1, reg(1, 0)), (1, reg(0, 1)), (1, reg(1, 1))];
-    let pieces: Vec<(u64, Source)> = four.iter().cycle().take(16).cloned().collect();
-    assert_eq!(evaluate(&e, &c), composite(&pieces));
-    // select_bit_piece 2 2 with L0 = PL, L1 = undefined, M = 0: parts weigh
-    // 2 and 2; with size_bytes 3 the second part passes the budget.
-    c.budgets.size_bytes = 3;
+    // extend 4 1: weight 4 * 8 = 32 is within the budget.
+    e[19] = 1;
+    assert_eq!(evaluate(&e, &c), composite(&[(1, reg(0, 0)), (1, reg(1, 0)), (1, reg(0, 1)), (1, reg(1, 1))]));
+    // select_bit_piece 2 2 with L0 = PL, L1 = undefined, M = 0 and
+    // size_bytes 16: 2 parts (16 bytes) pass the operand check; part 0
+    // weighs 2 (16 bytes, fine), part 1 brings it to 4 (32 > 16).
+    c.budgets.size_bytes = 16;
     let mut e = pl.to_vec();
     e.extend([0xe7, 0x30, 0xec, 0x02, 0x02]);
     assert_eq!(evaluate(&e, &c), Outcome::Budget { budget: BudgetKind::Size, at: Some(19) });
