@@ -27,18 +27,27 @@
 //!    memory);
 //! 7. the stack budget (after the operation).
 //!
+//! DIE-backed operations (`DW_OP_call*`, implicit pointers), the calling
+//! frame (`DW_OP_entry_value`, `DW_OP_LLVM_call_frame_entry_reg`, registers
+//! of non-top frames through CFI), location lists and attribute contexts
+//! live in [`calls`], [`implicit`], [`loclist`] and [`attribute`]. A nested
+//! evaluation reports its failures at the outermost operation that started
+//! it (docs/ambiguities.md items 38, 46).
+//!
 //! Out of scope for now (reported as `Outcome::Unsupported` when executed):
-//! `DW_OP_call2/call4/call_ref`, `DW_OP_entry_value`/`GNU_entry_value`,
-//! `DW_OP_GNU_parameter_ref`, `DW_OP_GNU_variable_value`, the hetero-2020
-//! extension operations 0xe1–0xec and their `DW_OP_LLVM_user` forms, and
-//! turning an implicit pointer value back into a location (needs DIEs).
-//! Integer arithmetic above 128 bits and float arithmetic other than
+//! `DW_OP_GNU_parameter_ref`, `DW_OP_GNU_variable_value` (the context has no
+//! call sites or variable types), the AArch64 RA-signing rule in a calling
+//! frame. Integer arithmetic above 128 bits and float arithmetic other than
 //! binary32/binary64 are also reported as unsupported.
 
 pub mod arith;
+mod attribute;
+mod calls;
 mod composite;
 pub mod decode;
 pub mod entry;
+mod implicit;
+pub mod loclist;
 mod machine;
 mod ops;
 pub mod read;
@@ -107,12 +116,12 @@ pub fn evaluate_traced(expr: &[u8], ctx: &Context) -> (Outcome, Vec<TraceStep>) 
 /// its value's form (exprloc, location list, constant) applied, noting the
 /// `unspecified` rules as [`evaluate_noting_unspecified`] does.
 ///
-/// Attribute contexts and location lists are not implemented yet: such a
-/// case is `Unsupported`.
+/// Attribute contexts follow `attr.*` (specs/rules/attribute.yaml),
+/// location lists `loclist.*`; a case with neither is [`evaluate_noting_unspecified`]
+/// of its expression.
 pub fn evaluate_case(case: &crate::case::ExprCase) -> (Outcome, Vec<RuleId>) {
     if case.attribute.is_some() || case.form.is_some() {
-        let what = "attribute contexts and location lists are not implemented yet".to_string();
-        return (Outcome::Unsupported { what }, Vec::new());
+        return attribute::evaluate_case(case);
     }
     evaluate_noting_unspecified(&case.expr, &case.ctx)
 }

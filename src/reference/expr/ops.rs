@@ -147,14 +147,17 @@ impl Machine<'_> {
             // ---- Register Location Description Operations --------------
             // A register location description for R, bit offset 0, in the top
             // call frame; nothing is read (op.reg.same-as-regx, op.regx.*).
-            Op::Reg(n) => stack.push(Entry::Location(Loc::one(Storage::Register { regno: u64::from(n) }, 0))),
-            Op::Regx => stack.push(Entry::Location(Loc::one(Storage::Register { regno: insn.u(0) }, 0))),
+            // In a calling frame the register's location comes from the CFI
+            // rules (frame.registers-through-cfi).
+            Op::Reg(n) => stack.push(Entry::Location(self.register_loc(u64::from(n))?)),
+            Op::Regx => stack.push(Entry::Location(self.register_loc(insn.u(0))?)),
             // Same as DW_OP_regx R; DW_OP_deref_type DR, without an S check
             // (op.regval-type.reads-register).
             Op::RegvalType | Op::GnuRegvalType => {
                 let t = self.base_type_of_typed_op(insn.u(1))?;
                 self.type_budget(&t)?;
-                let v = self.deref(&Loc::one(Storage::Register { regno: insn.u(0) }, 0), u64::from(t.bits), t)?;
+                let r = self.register_loc(insn.u(0))?;
+                let v = self.deref(&r, u64::from(t.bits), t)?;
                 stack.push(v);
             }
 
@@ -400,8 +403,32 @@ impl Machine<'_> {
                 }
             }
             // op.implicit-pointer.creates
-            Op::ImplicitPointer | Op::GnuImplicitPointer => {
-                stack.push(Entry::Location(Loc::one(Storage::ImplicitPointer { die: insn.u(0), disp: insn.s(1) }, 0)))
+            Op::ImplicitPointer | Op::GnuImplicitPointer => stack.push(Entry::Location(Loc::one(
+                Storage::ImplicitPointer { die: insn.u(0), disp: insn.s(1), aspace: 0 },
+                0,
+            ))),
+            // op.aspace-implicit-pointer.creates
+            Op::LlvmAspaceImplicitPointer => self.aspace_implicit_pointer(insn, stack)?,
+
+            // ---- DIE-backed and calling-frame operations ---------------
+            // op.call.*
+            Op::Call2 | Op::Call4 | Op::CallRef => self.call(insn, stack, depth)?,
+            // op.entry-value.*
+            Op::EntryValue | Op::GnuEntryValue => {
+                let v = self.entry_value(insn.block(0), depth)?;
+                stack.push(v);
+            }
+            // op.call-frame-entry-reg.pushes
+            Op::LlvmCallFrameEntryReg => {
+                let l = self.call_frame_entry_reg(insn.u(0))?;
+                stack.push(Entry::Location(l));
+            }
+            // The context has no call site parameters or variable types.
+            Op::GnuParameterRef | Op::GnuVariableValue => {
+                return Err(Stop::Unsupported(format!(
+                    "{} needs call sites / variable types the context does not model",
+                    insn.name
+                )))
             }
 
             // ---- Composite Location Description Operations -------------
@@ -409,22 +436,13 @@ impl Machine<'_> {
             Op::BitPiece => self.piece(stack, u128::from(insn.u(0)), Some(insn.u(1)))?,
 
             // ---- Not in scope yet --------------------------------------
-            Op::Call2
-            | Op::Call4
-            | Op::CallRef
-            | Op::EntryValue
-            | Op::GnuEntryValue
-            | Op::GnuParameterRef
-            | Op::GnuVariableValue
-            | Op::LlvmFormAspaceAddress
+            Op::LlvmFormAspaceAddress
             | Op::LlvmPushLane
             | Op::LlvmOffset
             | Op::LlvmOffsetUconst
             | Op::LlvmBitOffset
-            | Op::LlvmCallFrameEntryReg
             | Op::LlvmUndefined
             | Op::LlvmAspaceBregx
-            | Op::LlvmAspaceImplicitPointer
             | Op::LlvmPieceEnd
             | Op::LlvmExtend
             | Op::LlvmSelectBitPiece => {
