@@ -210,10 +210,8 @@ impl Machine<'_> {
     /// Evaluates a DIE's location list in the current frame (result kind
     /// location, no object, empty initial stack) at depth `depth`.
     pub(super) fn die_loclist(&mut self, form: &AttrForm, depth: u32) -> Result<Loc, Stop> {
-        let mut c = self.ctx.clone();
-        c.object = None;
-        c.result_kind = Some(ResultKind::Location);
-        self.eval_loclist(&c, form, depth, false).map_err(|(s, _)| s)
+        let ctx = self.ctx;
+        self.eval_loclist(ctx, form, depth, false).map_err(|(s, _)| s)
     }
 
     /// One implicit location description holding `bytes`, after the size

@@ -101,7 +101,7 @@ pub fn read_list(ctx: &Context, cu: &CompUnit, form: &AttrForm) -> Result<Vec<Li
     let pos =
         usize::try_from(start).ok().filter(|&p| p < section.len()).ok_or(Stop::Ill(id::LOCLIST_OFFSET_OUT_OF_RANGE))?;
     let mut r = Reader { data: section, pos, big };
-    let asize = usize::from(cu.address_size).clamp(1, 8);
+    let asize = usize::from(ctx.address_bytes()).clamp(1, 8);
     let amask = if asize >= 8 { u64::MAX } else { (1u64 << (asize * 8)) - 1 };
     let addrx = |i: u64| ctx.debug_addr(i).map_err(|_| Stop::Eval(id::LOCLIST_ADDRX_MISSING));
     let no_base = || Stop::Ill(id::LOCLIST_NO_BASE_ADDRESS);
@@ -183,10 +183,10 @@ pub(super) fn first_fbreg(expr: &[u8], ctx: &Context) -> Option<u64> {
 }
 
 impl Machine<'_> {
-    /// Evaluates the location list `form` in `ctx` (whose result kind is
-    /// location and object unspecified), its entries at `depth` in the
-    /// current frame (`loclist.*`). With `no_fbreg`, each matching entry's
-    /// expression is first checked for `DW_OP_fbreg` (`attr.frame-base.fbreg`).
+    /// Evaluates the location list `form` in `ctx`, its entries at `depth`
+    /// in the current frame with result kind location and no object
+    /// (`loclist.*`). With `no_fbreg`, each matching entry's expression is
+    /// first checked for `DW_OP_fbreg` (`attr.frame-base.fbreg`).
     pub(super) fn eval_loclist(
         &mut self,
         ctx: &Context,
@@ -198,6 +198,10 @@ impl Machine<'_> {
         let pc = ctx.pc.ok_or_else(|| list(id::LOCLIST_NO_PROGRAM_LOCATION))?;
         let cu = ctx.cu.as_ref().ok_or_else(|| list(id::CTX_CU_MISSING))?;
         let entries = read_list(ctx, cu, form).map_err(|s| (s, None))?;
+        let mut entry_ctx = ctx.clone();
+        entry_ctx.object = None;
+        entry_ctx.result_kind = Some(ResultKind::Location);
+        let ctx = &entry_ctx;
         let mut singles = Vec::new();
         for e in matching(&entries, pc) {
             if no_fbreg {
