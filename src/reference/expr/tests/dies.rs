@@ -231,3 +231,77 @@ fn attribute_contexts() {
     let (out, _) = evaluate_case(&case(ctx(), Some(Attribute::Location), Some(AttrForm::Constant(1)), &[]));
     assert_eq!(out, ill(id::ATTR_FORM_NOT_ALLOWED, None));
 }
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A context where calls, implicit pointers and entry values all have
+    /// something to find: DIEs whose expressions are `die_bytes`, a list
+    /// section `list`, a two-frame caller chain with every kind of rule.
+    fn busy(die_bytes: &[u8], list: &[u8]) -> Context {
+        let mut c = framed();
+        c.pc = Some(0x1000);
+        c.vendor = VendorProfile::hetero_2020();
+        let cu = c.cu.as_mut().unwrap();
+        cu.offset = 0x100;
+        cu.debug_loclists = list.to_vec().into();
+        cu.dies.insert(0x140, exprloc(die_bytes));
+        cu.dies.insert(0x40, exprloc(die_bytes));
+        cu.dies.insert(0x148, Die { location: Some(AttrForm::LocList { offset: 0 }), ..Default::default() });
+        cu.dies.insert(0x48, Die { const_value: Some(vec![1, 2, 3, 4]), ..Default::default() });
+        let mut up = (**c.caller.as_ref().unwrap()).clone();
+        up.rules.insert(0, RegisterRule::ValExpression { expr: die_bytes.to_vec() });
+        up.rules.insert(1, RegisterRule::Expression { expr: die_bytes.to_vec() });
+        up.caller = Some(Arc::new(CallerFrame { default_rule: RegisterRule::SameValue, ..up.clone() }));
+        c.caller = Some(Arc::new(up));
+        c
+    }
+
+    /// Opcodes of the DIE-backed and frame operations with operands that
+    /// hit the DIEs above, and a few stack and read operations.
+    fn plausible(ops: &[(u8, u8)]) -> Vec<u8> {
+        let mut b = Vec::new();
+        for &(op, a) in ops {
+            match op % 10 {
+                0 => b.extend([0x98, 0x40 + (a % 2) * 8, 0x00]),
+                1 => b.extend([0x9a, 0x40, 0x01, 0, 0]),
+                2 => b.extend([0xa0, 0x40 + (a % 2) * 8, 0, 0, 0, a & 0x3f]),
+                3 => b.extend([0xa3, 0x01, 0x50 + a % 8]),
+                4 => b.extend([0xe6, a % 16]),
+                5 => b.push(0x06),
+                6 => b.push(0x30 + a % 32),
+                7 => b.extend([0x70 + a % 16, a & 0x3f]),
+                8 => b.push([0x9f, 0x22, 0x12, 0x13, 0x16][usize::from(a % 5)]),
+                _ => b.extend([0x93, 1 + a % 8]),
+            }
+        }
+        b
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+        /// Arbitrary list sections never panic, as a list or a loclistx.
+        #[test]
+        fn arbitrary_lists_never_panic(list in proptest::collection::vec(any::<u8>(), 0..64), x in 0u64..4, v4 in any::<bool>()) {
+            let mut c = busy(&[0x50], &list);
+            c.cu.as_mut().unwrap().version = if v4 { 4 } else { 5 };
+            for form in [AttrForm::LocList { offset: x }, AttrForm::LocListX { index: x }] {
+                let _ = evaluate_case(&case(c.clone(), Some(Attribute::FrameBase), Some(form), &[]));
+            }
+        }
+
+        /// Plausible DIE-backed and frame operations, also inside the
+        /// DIEs' own expressions and the CFI rules, never panic or hang.
+        #[test]
+        fn die_and_frame_ops_never_panic(
+            ops in proptest::collection::vec((any::<u8>(), any::<u8>()), 0..12),
+            die in proptest::collection::vec((any::<u8>(), any::<u8>()), 0..6),
+            kind in 0usize..3,
+        ) {
+            let mut c = busy(&plausible(&die), &[0x07, 0, 0x10, 0, 0, 0, 0, 0, 0, 0, 0x20, 0, 0, 0, 0, 0, 0, 0x01, 0x50, 0]);
+            c.result_kind = [None, Some(ResultKind::Value), Some(ResultKind::Location)][kind];
+            let _ = evaluate(&plausible(&ops), &c);
+        }
+    }
+}
