@@ -106,13 +106,21 @@ impl Machine<'_> {
                 // address; B is added modulo the address size as for
                 // DW_OP_breg* (op.fbreg.memory-frame-base). Anything else is
                 // moved B bytes as by DW_OP_LLVM_offset.
-                let base = match l.singles[..] {
-                    [Single { storage: Storage::Register { regno }, bit_offset: 0 }] => {
+                // In a calling frame a register's location is already the
+                // one its CFI rule gives, so a register frame base is known
+                // by the frame base's last operation (frame.registers-through-cfi).
+                let reg_base = match l.singles[..] {
+                    _ if !self.frames.is_empty() && self.last_reg.is_some() => self.last_reg,
+                    [Single { storage: Storage::Register { regno }, bit_offset: 0 }] => Some(regno),
+                    _ => None,
+                };
+                let base = match (reg_base, &l.singles[..]) {
+                    (Some(regno), _) => {
                         self.rely_on(Some(id::OP_FBREG_REGISTER_FRAME_BASE));
                         Some((0, self.register_address(regno)?))
                     }
-                    [Single { storage: Storage::Memory { aspace }, bit_offset }] if bit_offset % 8 == 0 => {
-                        Some((aspace, bit_offset / 8))
+                    (None, [Single { storage: Storage::Memory { aspace }, bit_offset }]) if bit_offset % 8 == 0 => {
+                        Some((*aspace, bit_offset / 8))
                     }
                     _ => None,
                 };
