@@ -246,8 +246,13 @@ impl Machine<'_> {
                 self.type_budget(&t)?;
                 self.deref(&l, u64::from(t.bits), t)
             }
-            // op.entry-value.result-not-value
-            (Final::Location(_), None) => Err(Stop::Ill(id::OP_ENTRY_VALUE_RESULT_NOT_VALUE)),
+            // A byte address in memory converts to its address, as
+            // DW_OP_breg* results do in DWARF 5 (loc.convert.memory-to-value);
+            // anything else is op.entry-value.result-not-value.
+            (Final::Location(l), None) => match self.memory_address(&l) {
+                Some(a) => Ok(Entry::Value(self.generic_value(a))),
+                None => Err(Stop::Ill(id::OP_ENTRY_VALUE_RESULT_NOT_VALUE)),
+            },
         }
     }
 

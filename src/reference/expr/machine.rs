@@ -244,7 +244,7 @@ impl<'c> Machine<'c> {
     /// The byte address of a location description that converts to a value
     /// (`loc.convert.memory-to-value`): one memory location description in
     /// the default address space at a whole byte.
-    fn memory_address(&self, l: &Loc) -> Option<u128> {
+    pub(super) fn memory_address(&self, l: &Loc) -> Option<u128> {
         match &l.singles[..] {
             [Single { storage: Storage::Memory { aspace: 0 }, bit_offset }] if bit_offset % 8 == 0 => {
                 Some(bit_offset / 8)

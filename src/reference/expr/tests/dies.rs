@@ -95,8 +95,11 @@ fn entry_values_read_the_calling_frame() {
     // frame.rule.val-offset: the caller's rsp is 0x1008; breg7 -8 then
     // deref reads 0x1000 again.
     assert_eq!(evaluate(&[0xa3, 0x03, 0x77, 0x78, 0x06], &c), g64(0x0403_0201_efbe_adde));
-    // op.entry-value.result-not-value: breg7 0 alone is a memory location.
-    assert_eq!(evaluate(&[0xa3, 0x02, 0x77, 0x00], &c), ill(id::OP_ENTRY_VALUE_RESULT_NOT_VALUE, Some(0)));
+    // op.entry-value.value-result: breg7 0 alone is the memory location at
+    // the caller's rsp 0x1008, converted to its address.
+    assert_eq!(evaluate(&[0xa3, 0x02, 0x77, 0x00], &c), g64(0x1008));
+    // op.entry-value.result-not-value: lit1 stack_value is implicit.
+    assert_eq!(evaluate(&[0xa3, 0x02, 0x31, 0x9f], &c), ill(id::OP_ENTRY_VALUE_RESULT_NOT_VALUE, Some(0)));
     // frame.rule.undefined: rax (default undefined) cannot be read.
     assert_eq!(evaluate(&[0xa3, 0x01, 0x50], &c), err(id::OP_DEREF_UNDEFINED_STORAGE, Some(0)));
 }
