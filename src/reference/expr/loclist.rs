@@ -119,8 +119,8 @@ pub fn read_list(ctx: &Context, cu: &CompUnit, form: &AttrForm) -> Result<Vec<Li
                 base = Some(end);
                 continue;
             }
-            let expr = r.counted(false)?;
             let b = base.ok_or_else(no_base)?;
+            let expr = r.counted(false)?;
             out.push(ListEntry { range: Some((b.wrapping_add(begin) & amask, b.wrapping_add(end) & amask)), expr });
         }
     }
