@@ -27,6 +27,13 @@
 //!    memory);
 //! 7. the stack budget (after the operation).
 //!
+//! Operations that start nested evaluations (`DW_OP_call*`,
+//! `DW_OP_entry_value`, `DW_OP_LLVM_call_frame_entry_reg` through CFI
+//! expression rules, implicit pointer values turned into locations,
+//! location lists) check in the order their rules state
+//! (`specs/rules/calls.yaml`, `implicit.yaml`, `loclist.yaml`); the depth
+//! budget comes right before the nested expression is decoded.
+//!
 //! DIE-backed operations (`DW_OP_call*`, implicit pointers), the calling
 //! frame (`DW_OP_entry_value`, `DW_OP_LLVM_call_frame_entry_reg`, registers
 //! of non-top frames through CFI), location lists and attribute contexts
