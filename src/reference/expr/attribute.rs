@@ -74,7 +74,12 @@ pub(super) fn evaluate_case(case: &ExprCase) -> (Outcome, Vec<RuleId>) {
         let mut m = Machine::new(&case.ctx);
         let r = match form {
             Form::List(f) => m.eval_loclist(&case.ctx, f, 0, false).map(Final::Location),
-            _ => unreachable!("no attribute and no form is a plain expression case"),
+            // An exprloc form without an attribute: the expression as given.
+            Form::Expr(e) => {
+                let stack = initial_stack(&case.ctx.initial_stack);
+                m.run(e, case.ctx.result_kind, stack, 0, None)
+            }
+            Form::Const(_) => unreachable!("a constant without an attribute is not allowed (checked above)"),
         };
         return (outcome_of(r), m.unspecified);
     };
