@@ -30,13 +30,17 @@ impl Machine<'_> {
     /// where a location description is needed (`op.implicit-pointer.to-location`).
     /// `ip` is the implicit pointer location the value was read from.
     pub(super) fn ipv_to_location(&mut self, ip: &Loc) -> Result<Loc, Stop> {
-        let (die, disp, aspace) = match &ip.singles[..] {
-            [Single { storage: Storage::ImplicitPointer { die, disp, aspace }, .. }] => (*die, *disp, *aspace),
-            _ => unreachable!("an implicit pointer value remembers one implicit pointer location"),
-        };
-        if aspace != 0 {
+        if ipv_parts(ip).2 != 0 {
             return Err(Stop::Eval(id::OP_ASPACE_IMPLICIT_POINTER_NOT_DEFAULT_CONVERSION));
         }
+        self.ipv_target(ip)
+    }
+
+    /// RL for an implicit pointer value of any address space, without the
+    /// default-address-space check (for `DW_OP_LLVM_form_aspace_address`
+    /// given the IPV's own address space).
+    pub(super) fn ipv_target(&mut self, ip: &Loc) -> Result<Loc, Stop> {
+        let (die, disp, _) = ipv_parts(ip);
         let ctx = self.ctx;
         let cu = ctx.cu.as_ref().ok_or(Stop::Eval(id::CTX_CU_MISSING))?;
         let d = cu.dies.get(&die).ok_or(Stop::Ill(id::OP_IMPLICIT_POINTER_DIE_MISSING))?;
@@ -66,5 +70,14 @@ impl Machine<'_> {
         // Moved B bytes as DW_OP_LLVM_offset would.
         self.offset(&mut rl, i128::from(disp) * 8, id::OP_IMPLICIT_POINTER_DISPLACEMENT_OUT_OF_STORAGE)?;
         Ok(rl)
+    }
+}
+
+/// (DIE, displacement in bytes, address space) of the implicit pointer
+/// location an implicit pointer value remembers.
+pub(super) fn ipv_parts(ip: &Loc) -> (u64, i64, u64) {
+    match &ip.singles[..] {
+        [Single { storage: Storage::ImplicitPointer { die, disp, aspace }, .. }] => (*die, *disp, *aspace),
+        _ => unreachable!("an implicit pointer value remembers one implicit pointer location"),
     }
 }
