@@ -12,7 +12,7 @@ impl Machine<'_> {
     /// `DW_OP_piece` (`bits` = S*8) and `DW_OP_bit_piece` (`bits` = S,
     /// `bit_disp` = B), rules `op.piece.*`, `op.bit-piece.*`,
     /// `composite.*`.
-    pub(super) fn piece(&self, stack: &mut Stack, bits: u128, bit_disp: Option<u64>) -> Result<(), Stop> {
+    pub(super) fn piece(&mut self, stack: &mut Stack, bits: u128, bit_disp: Option<u64>) -> Result<(), Stop> {
         let ctx = self.ctx;
         if bits > u128::from(ctx.budgets.size_bytes) * 8 {
             return Err(Stop::Budget(BudgetKind::Size));

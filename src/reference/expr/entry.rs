@@ -69,12 +69,16 @@ pub enum Storage {
         bytes: Vec<u8>,
     },
     /// Implicit storage of a pointer to DIE `die`, displaced by `disp` bytes,
-    /// in the default address space; its size is the generic type's.
+    /// in address space `aspace`; its size in bits is that address space's
+    /// address size (`op.implicit-pointer.creates`,
+    /// `op.aspace-implicit-pointer.creates`).
     ImplicitPointer {
         /// `.debug_info` offset of the DIE.
         die: u64,
         /// Byte displacement (operand B).
         disp: i64,
+        /// DWARF address space (0: the default one, `DW_OP_implicit_pointer`).
+        aspace: u64,
     },
     /// Undefined storage: no size, cannot be read.
     Undefined,
@@ -119,6 +123,12 @@ impl Loc {
     /// composite location description.
     pub fn is_incomplete_composite(&self) -> bool {
         matches!(&self.singles[..], [Single { storage: Storage::Composite { complete: false, .. }, .. }])
+    }
+
+    /// A location description with the one single location description
+    /// that the normal-form `src` describes.
+    pub fn from_source(src: &Source) -> Loc {
+        Loc { singles: vec![from_source(src)] }
     }
 
     /// Converts to the outcome's raw form.
@@ -174,8 +184,8 @@ fn from_source(s: &Source) -> Single {
         Source::Implicit { bytes, bit_offset } => {
             Single { storage: Storage::Implicit { bytes: bytes.clone() }, bit_offset: u128::from(*bit_offset) }
         }
-        Source::ImplicitPointer { die, byte_displacement, bit_offset, .. } => Single {
-            storage: Storage::ImplicitPointer { die: *die, disp: *byte_displacement },
+        Source::ImplicitPointer { die, byte_displacement, bit_offset, aspace } => Single {
+            storage: Storage::ImplicitPointer { die: *die, disp: *byte_displacement, aspace: aspace.unwrap_or(0) },
             bit_offset: u128::from(*bit_offset),
         },
         Source::Undefined => Single { storage: Storage::Undefined, bit_offset: 0 },
@@ -196,9 +206,10 @@ impl Single {
             Storage::Implicit { bytes } => {
                 RawSingle::Simple(Source::Implicit { bytes: bytes.clone(), bit_offset: off64 })
             }
-            Storage::ImplicitPointer { die, disp } => RawSingle::Simple(Source::ImplicitPointer {
+            Storage::ImplicitPointer { die, disp, aspace } => RawSingle::Simple(Source::ImplicitPointer {
                 die: *die,
-                aspace: None,
+                // Address space 0 is written as absent in normal form.
+                aspace: (*aspace != 0).then_some(*aspace),
                 byte_displacement: *disp,
                 bit_offset: off64,
             }),
@@ -228,7 +239,7 @@ impl Storage {
             }
             Storage::Register { regno } => ctx.target.register(*regno).map(|r| u128::from(r.bits)),
             Storage::Implicit { bytes } => Some(bytes.len() as u128 * 8),
-            Storage::ImplicitPointer { .. } => Some(u128::from(ctx.generic_type().bits)),
+            Storage::ImplicitPointer { aspace, .. } => Some(u128::from(implicit_pointer_bits(ctx, *aspace))),
             Storage::Undefined => None,
             Storage::Composite { parts, .. } => Some(parts.iter().map(|p| u128::from(p.bits)).sum()),
         }
@@ -243,6 +254,16 @@ pub fn describe(e: &Entry) -> String {
         Entry::ImplicitPointerValue(l) => format!("implicit-pointer-value({})", l.normalize()),
         Entry::Location(l) if l.is_incomplete_composite() => format!("incomplete {}", l.normalize()),
         Entry::Location(l) => l.normalize().to_string(),
+    }
+}
+
+/// Size in **bits** of the storage of an implicit pointer in `aspace`: the
+/// generic type's size for address space 0, else the address space's
+/// address size (the generic size for a space the target does not define).
+pub fn implicit_pointer_bits(ctx: &Context, aspace: u64) -> u32 {
+    match aspace {
+        0 => ctx.generic_type().bits,
+        a => ctx.target.address_space(a).map(|s| s.address_bits).unwrap_or(ctx.generic_type().bits),
     }
 }
 

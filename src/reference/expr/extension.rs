@@ -172,10 +172,34 @@ impl Machine<'_> {
     fn form_aspace_address(&mut self, stack: &mut Stack) -> Result<(), Stop> {
         need(stack, 2)?;
         let asv = self.pop_integral(stack, id::OP_FORM_ASPACE_ADDRESS_REQUIRES_INTEGRAL)?;
-        let a = self.pop_integral(stack, id::OP_FORM_ASPACE_ADDRESS_REQUIRES_INTEGRAL)?;
+        // An implicit pointer value as A is kept as it is
+        // (op.form-aspace-address.implicit-pointer-value).
+        let ipv = match stack.last() {
+            Some(Entry::ImplicitPointerValue(ip)) => {
+                let ip = ip.clone();
+                stack.pop();
+                Some(ip)
+            }
+            _ => None,
+        };
+        let a = match ipv {
+            Some(_) => None,
+            None => Some(self.pop_integral(stack, id::OP_FORM_ASPACE_ADDRESS_REQUIRES_INTEGRAL)?),
+        };
         let space = as_u64(&asv)
             .and_then(|n| self.ctx.target.address_space(n))
             .ok_or(Stop::Ill(id::OP_FORM_ASPACE_ADDRESS_UNKNOWN_ADDRESS_SPACE))?;
+        let Some(a) = a else {
+            // Only the IPV's own address space turns it back into the
+            // location of its DIE; any other use is a misuse.
+            let ip = ipv.expect("A is an implicit pointer value");
+            if super::implicit::ipv_parts(&ip).2 != space.number {
+                return Err(Stop::Eval(id::OP_IMPLICIT_POINTER_VALUE_MISUSE));
+            }
+            let rl = self.ipv_target(&ip)?;
+            stack.push(Entry::Location(rl));
+            return Ok(());
+        };
         let a2 = a.to_u128() & low_mask(space.address_bits);
         let l = self.memory_loc(space.number, a2 as u64)?;
         stack.push(Entry::Location(l));

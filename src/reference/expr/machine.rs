@@ -6,10 +6,11 @@ use super::decode::{decode, Insn};
 use super::entry::{describe, Entry, Loc, Single, Storage};
 use super::read::{ctx_stop, read_bits, Read};
 use super::{Stop, TraceStep};
-use crate::context::{self, Context, ContextError, ResultKind};
+use crate::context::{self, CallerFrame, Context, ContextError, ResultKind};
 use crate::outcome::value::mask_top;
 use crate::outcome::{BaseType, BudgetKind, Outcome, TypeEncoding, Value};
 use crate::rules::{id, RuleId};
+use std::sync::Arc;
 
 /// The result of one evaluation after the result kind was applied.
 pub(super) enum Final {
@@ -31,7 +32,23 @@ pub(super) type Stack = Vec<Entry>;
 
 /// State shared by an evaluation and its nested evaluations.
 pub(super) struct Machine<'c> {
+    /// The context of the expression being run (for a nested evaluation in
+    /// another frame or with another result kind, a derived copy).
     pub(super) ctx: &'c Context,
+    /// The context of the top-level evaluation: its registers and memory
+    /// are the top frame's storage, its CFA the top frame's CFA
+    /// (`frame.registers-through-cfi`).
+    pub(super) top: &'c Context,
+    /// The calling frames between the top frame and the frame this machine
+    /// evaluates in, nearest the top first (empty: the top frame). The last
+    /// one's `rules` say how this frame's registers are found.
+    pub(super) frames: Vec<Arc<CallerFrame>>,
+    /// Nesting depth of the operation being executed (0: the case's own
+    /// expression), for the depth budget.
+    pub(super) depth: u32,
+    /// The register of the last operation executed at the current level if
+    /// it was `DW_OP_reg*`/`DW_OP_regx` (`op.entry-value.register-result`).
+    pub(super) last_reg: Option<u64>,
     /// Operations executed so far, nested evaluations included.
     pub(super) steps: u64,
     /// `unspecified` rules the evaluation's answer rests on, in the order
@@ -41,16 +58,26 @@ pub(super) struct Machine<'c> {
 
 /// Runs `expr` at top level and turns the result into an [`Outcome`].
 pub(super) fn evaluate(expr: &[u8], ctx: &Context, trace: Option<&mut Vec<TraceStep>>) -> (Outcome, Vec<RuleId>) {
-    let mut m = Machine { ctx, steps: 0, unspecified: Vec::new() };
-    let initial: Stack = ctx
-        .initial_stack
+    let mut m = Machine::new(ctx);
+    let initial = initial_stack(&ctx.initial_stack);
+    let outcome = outcome_of(m.run(expr, ctx.result_kind, initial, 0, trace));
+    (outcome, m.unspecified)
+}
+
+/// The context's entries as stack entries, bottom first.
+pub(super) fn initial_stack(entries: &[context::Entry]) -> Stack {
+    entries
         .iter()
         .map(|e| match e {
             context::Entry::Value(v) => Entry::Value(v.clone()),
             context::Entry::Location(l) => Entry::Location(Loc::from_normal(l)),
         })
-        .collect();
-    let outcome = match m.run(expr, ctx.result_kind, initial, 0, trace) {
+        .collect()
+}
+
+/// The outcome of a top-level evaluation's result.
+pub(super) fn outcome_of(r: Result<Final, (Stop, Option<u64>)>) -> Outcome {
+    match r {
         Ok(Final::Value(v)) => Outcome::Value(v),
         Ok(Final::Location(l)) => Outcome::Location(l.normalize()),
         Err((stop, at)) => match stop {
@@ -59,8 +86,7 @@ pub(super) fn evaluate(expr: &[u8], ctx: &Context, trace: Option<&mut Vec<TraceS
             Stop::Budget(budget) => Outcome::Budget { budget, at },
             Stop::Unsupported(what) => Outcome::Unsupported { what },
         },
-    };
-    (outcome, m.unspecified)
+    }
 }
 
 pub(super) fn need(stack: &Stack, n: usize) -> Result<(), Stop> {
@@ -80,6 +106,11 @@ pub(super) fn not_incomplete(stack: &Stack, index: usize) -> Result<(), Stop> {
 }
 
 impl<'c> Machine<'c> {
+    /// A machine for a top-level evaluation in `ctx` (the top frame).
+    pub(super) fn new(ctx: &'c Context) -> Self {
+        Machine { ctx, top: ctx, frames: Vec::new(), depth: 0, last_reg: None, steps: 0, unspecified: Vec::new() }
+    }
+
     /// Records that the answer rests on `rule` (an `unspecified` rule).
     pub(super) fn rely_on(&mut self, rule: Option<RuleId>) {
         if let Some(r) = rule {
@@ -104,10 +135,41 @@ impl<'c> Machine<'c> {
         kind: Option<ResultKind>,
         mut stack: Stack,
         depth: u32,
-        mut trace: Option<&mut Vec<TraceStep>>,
+        trace: Option<&mut Vec<TraceStep>>,
     ) -> Result<Final, (Stop, Option<u64>)> {
+        self.exec(expr, &mut stack, depth, trace)?;
+        let saved = std::mem::replace(&mut self.depth, depth);
+        let r = self.finish(stack, kind).map_err(|s| (s, None));
+        self.depth = saved;
+        r
+    }
+
+    /// Executes the operations of `expr` on `stack` at nesting `depth`,
+    /// without the result-kind step (`DW_OP_call*` runs a DIE's expression
+    /// this way, `op.call.exprloc-same-stack`).
+    pub(super) fn exec(
+        &mut self,
+        expr: &[u8],
+        stack: &mut Stack,
+        depth: u32,
+        trace: Option<&mut Vec<TraceStep>>,
+    ) -> Result<(), (Stop, Option<u64>)> {
+        let saved = std::mem::replace(&mut self.depth, depth);
+        let r = self.exec_at_depth(expr, stack, depth, trace);
+        self.depth = saved;
+        r
+    }
+
+    fn exec_at_depth(
+        &mut self,
+        expr: &[u8],
+        stack: &mut Stack,
+        depth: u32,
+        mut trace: Option<&mut Vec<TraceStep>>,
+    ) -> Result<(), (Stop, Option<u64>)> {
         // expr.decode.static: nothing runs unless every operation decodes.
         let insns = decode(expr, self.ctx).map_err(|(rule, at)| (Stop::Ill(rule), Some(at as u64)))?;
+        self.last_reg = None;
         let mut i = 0;
         while i < insns.len() {
             let insn = &insns[i];
@@ -116,7 +178,12 @@ impl<'c> Machine<'c> {
             if self.steps > self.ctx.budgets.steps {
                 return Err((Stop::Budget(BudgetKind::Steps), at));
             }
-            let flow = self.step(insn, &insns, expr.len(), &mut stack, depth).map_err(|s| (s, at))?;
+            let flow = self.step(insn, &insns, expr.len(), stack, depth).map_err(|s| (s, at))?;
+            self.last_reg = match insn.op {
+                crate::encoding::Op::Reg(n) => Some(u64::from(n)),
+                crate::encoding::Op::Regx => Some(insn.u(0)),
+                _ => None,
+            };
             if stack.len() > self.ctx.budgets.stack {
                 return Err((Stop::Budget(BudgetKind::Stack), at));
             }
@@ -133,12 +200,12 @@ impl<'c> Machine<'c> {
                 Flow::Done => break,
             }
         }
-        self.finish(stack, kind).map_err(|s| (s, None))
+        Ok(())
     }
 
     /// The result of the evaluation from the final stack
     /// (rules `expr.result.*`).
-    fn finish(&self, mut stack: Stack, kind: Option<ResultKind>) -> Result<Final, Stop> {
+    fn finish(&mut self, mut stack: Stack, kind: Option<ResultKind>) -> Result<Final, Stop> {
         // expr.result.incomplete-composite-completed
         if let Some(Entry::Location(l)) = stack.last_mut() {
             if let [Single { storage: Storage::Composite { complete, .. }, .. }] = &mut l.singles[..] {
@@ -154,7 +221,7 @@ impl<'c> Machine<'c> {
                     Ok(Final::Location(self.memory_loc(0, v.to_u128() as u64)?))
                 }
                 Some(Entry::Value(_)) => Err(Stop::Ill(id::EXPR_RESULT_LOCATION_NOT_CONVERTIBLE)),
-                Some(Entry::ImplicitPointerValue(_)) => Err(ipv_to_location()),
+                Some(Entry::ImplicitPointerValue(ip)) => Ok(Final::Location(self.ipv_to_location(&ip)?)),
             },
             Some(ResultKind::Value) => match top {
                 None => Err(Stop::Ill(id::EXPR_RESULT_VALUE_EMPTY_STACK)),
@@ -177,7 +244,7 @@ impl<'c> Machine<'c> {
     /// The byte address of a location description that converts to a value
     /// (`loc.convert.memory-to-value`): one memory location description in
     /// the default address space at a whole byte.
-    fn memory_address(&self, l: &Loc) -> Option<u128> {
+    pub(super) fn memory_address(&self, l: &Loc) -> Option<u128> {
         match &l.singles[..] {
             [Single { storage: Storage::Memory { aspace: 0, .. }, bit_offset }] if bit_offset % 8 == 0 => {
                 Some(bit_offset / 8)
@@ -214,12 +281,12 @@ impl<'c> Machine<'c> {
 
     /// Pops the top entry where a location description is required,
     /// converting a generic value to a memory location description.
-    pub(super) fn pop_location(&self, stack: &mut Stack) -> Result<Loc, Stop> {
+    pub(super) fn pop_location(&mut self, stack: &mut Stack) -> Result<Loc, Stop> {
         let e = stack.pop().ok_or(Stop::Ill(id::EXPR_STACK_UNDERFLOW))?;
         self.as_location(e, id::LOC_CONVERT_VALUE_NOT_GENERIC)
     }
 
-    pub(super) fn as_location(&self, e: Entry, not_generic: RuleId) -> Result<Loc, Stop> {
+    pub(super) fn as_location(&mut self, e: Entry, not_generic: RuleId) -> Result<Loc, Stop> {
         match e {
             Entry::Location(l) if l.is_incomplete_composite() => {
                 Err(Stop::Ill(id::LOC_INCOMPLETE_COMPOSITE_NOT_LOCATION))
@@ -227,7 +294,7 @@ impl<'c> Machine<'c> {
             Entry::Location(l) => Ok(l),
             Entry::Value(v) if v.ty.encoding == TypeEncoding::Generic => self.memory_loc(0, v.to_u128() as u64),
             Entry::Value(_) => Err(Stop::Ill(not_generic)),
-            Entry::ImplicitPointerValue(_) => Err(ipv_to_location()),
+            Entry::ImplicitPointerValue(ip) => self.ipv_to_location(&ip),
         }
     }
 
@@ -242,6 +309,10 @@ impl<'c> Machine<'c> {
                 _ => Stop::Ill(id::OP_TYPED_NOT_BASE_TYPE),
             })?
         };
+        // attr.llvm-vector-size.not-positive
+        if t.vector_size == 0 {
+            return Err(Stop::Ill(id::ATTR_LLVM_VECTOR_SIZE_NOT_POSITIVE));
+        }
         Ok(t)
     }
 
@@ -273,16 +344,17 @@ impl<'c> Machine<'c> {
                 bytes.resize(t.bytes(), 0);
                 Ok(Entry::Value(Value { ty: t, bytes }))
             }
-            Read::ImplicitPointer(_) => Ok(Entry::ImplicitPointerValue(loc.clone())),
+            Read::ImplicitPointer(src) => Ok(Entry::ImplicitPointerValue(Loc::from_source(&src))),
         }
     }
 
     /// Reads register `regno` as an unsigned generic-sized value, as
     /// `DW_OP_regval_type R, DR` with such a type would
     /// (`op.breg.register-plus-offset`).
-    pub(super) fn register_address(&self, regno: u64) -> Result<u128, Stop> {
+    pub(super) fn register_address(&mut self, regno: u64) -> Result<u128, Stop> {
         let g = self.generic();
-        match self.deref(&Loc::one(Storage::Register { regno }, 0), u64::from(g.bits), g)? {
+        let l = self.register_loc(regno)?;
+        match self.deref(&l, u64::from(g.bits), g)? {
             Entry::Value(v) => Ok(v.to_u128()),
             _ => Err(Stop::Eval(id::OP_IMPLICIT_POINTER_PARTIAL_READ)),
         }
@@ -334,13 +406,6 @@ impl<'c> Machine<'c> {
             None => Err(Stop::Ill(if skip { id::OP_SKIP_TARGET_NOT_OP_START } else { id::OP_BRA_TARGET_NOT_OP_START })),
         }
     }
-}
-
-/// Turning an implicit pointer value into a location needs the DIE's
-/// `DW_AT_location` or `DW_AT_const_value`, which the context does not
-/// carry yet.
-fn ipv_to_location() -> Stop {
-    Stop::Unsupported("converting an implicit pointer value to a location description (needs DIE lookup)".into())
 }
 
 /// Maps a `.debug_addr` failure to its rule (`ctx.cu-missing`,

@@ -27,20 +27,35 @@
 //!    memory);
 //! 7. the stack budget (after the operation).
 //!
+//! Operations that start nested evaluations (`DW_OP_call*`,
+//! `DW_OP_entry_value`, `DW_OP_LLVM_call_frame_entry_reg` through CFI
+//! expression rules, implicit pointer values turned into locations,
+//! location lists) check in the order their rules state
+//! (`specs/rules/calls.yaml`, `implicit.yaml`, `loclist.yaml`); the depth
+//! budget comes right before the nested expression is decoded.
+//!
+//! DIE-backed operations (`DW_OP_call*`, implicit pointers), the calling
+//! frame (`DW_OP_entry_value`, `DW_OP_LLVM_call_frame_entry_reg`, registers
+//! of non-top frames through CFI), location lists and attribute contexts
+//! live in [`calls`], [`implicit`], [`loclist`] and [`attribute`]. A nested
+//! evaluation reports its failures at the outermost operation that started
+//! it (docs/ambiguities.md items 38, 57).
+//!
 //! Out of scope for now (reported as `Outcome::Unsupported` when executed):
-//! `DW_OP_call2/call4/call_ref`, `DW_OP_entry_value`/`GNU_entry_value`,
-//! `DW_OP_GNU_parameter_ref`, `DW_OP_GNU_variable_value`,
-//! `DW_OP_LLVM_call_frame_entry_reg`, `DW_OP_LLVM_aspace_implicit_pointer`,
-//! and turning an implicit pointer value back into a location (needs DIEs).
-//! The other hetero-2020 extension operations are in `extension`.
-//! Integer arithmetic above 128 bits and float arithmetic other than
+//! `DW_OP_GNU_parameter_ref`, `DW_OP_GNU_variable_value` (the context has no
+//! call sites or variable types), the AArch64 RA-signing rule in a calling
+//! frame. Integer arithmetic above 128 bits and float arithmetic other than
 //! binary32/binary64 are also reported as unsupported.
 
 pub mod arith;
+mod attribute;
+mod calls;
 mod composite;
 pub mod decode;
 pub mod entry;
 mod extension;
+mod implicit;
+pub mod loclist;
 mod machine;
 mod ops;
 pub mod read;
@@ -110,12 +125,12 @@ pub fn evaluate_traced(expr: &[u8], ctx: &Context) -> (Outcome, Vec<TraceStep>) 
 /// its value's form (exprloc, location list, constant) applied, noting the
 /// `unspecified` rules as [`evaluate_noting_unspecified`] does.
 ///
-/// Attribute contexts and location lists are not implemented yet: such a
-/// case is `Unsupported`.
+/// Attribute contexts follow `attr.*` (specs/rules/attribute.yaml),
+/// location lists `loclist.*`; a case with neither is [`evaluate_noting_unspecified`]
+/// of its expression.
 pub fn evaluate_case(case: &crate::case::ExprCase) -> (Outcome, Vec<RuleId>) {
     if case.attribute.is_some() || case.form.is_some() {
-        let what = "attribute contexts and location lists are not implemented yet".to_string();
-        return (Outcome::Unsupported { what }, Vec::new());
+        return attribute::evaluate_case(case);
     }
     evaluate_noting_unspecified(&case.expr, &case.ctx)
 }

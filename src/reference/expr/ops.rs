@@ -106,13 +106,21 @@ impl Machine<'_> {
                 // address; B is added modulo the address size as for
                 // DW_OP_breg* (op.fbreg.memory-frame-base). Anything else is
                 // moved B bytes as by DW_OP_LLVM_offset.
-                let base = match l.singles[..] {
-                    [Single { storage: Storage::Register { regno }, bit_offset: 0 }] => {
+                // In a calling frame a register's location is already the
+                // one its CFI rule gives, so a register frame base is known
+                // by the frame base's last operation (frame.registers-through-cfi).
+                let reg_base = match l.singles[..] {
+                    _ if !self.frames.is_empty() && self.last_reg.is_some() => self.last_reg,
+                    [Single { storage: Storage::Register { regno }, bit_offset: 0 }] => Some(regno),
+                    _ => None,
+                };
+                let base = match (reg_base, &l.singles[..]) {
+                    (Some(regno), _) => {
                         self.rely_on(Some(id::OP_FBREG_REGISTER_FRAME_BASE));
                         Some((0, self.register_address(regno)?, true))
                     }
-                    [Single { storage: Storage::Memory { aspace, .. }, bit_offset }] if bit_offset % 8 == 0 => {
-                        Some((aspace, bit_offset / 8, false))
+                    (None, [Single { storage: Storage::Memory { aspace, .. }, bit_offset }]) if bit_offset % 8 == 0 => {
+                        Some((*aspace, bit_offset / 8, false))
                     }
                     _ => None,
                 };
@@ -152,14 +160,17 @@ impl Machine<'_> {
             // ---- Register Location Description Operations --------------
             // A register location description for R, bit offset 0, in the top
             // call frame; nothing is read (op.reg.same-as-regx, op.regx.*).
-            Op::Reg(n) => stack.push(Entry::Location(Loc::one(Storage::Register { regno: u64::from(n) }, 0))),
-            Op::Regx => stack.push(Entry::Location(Loc::one(Storage::Register { regno: insn.u(0) }, 0))),
+            // In a calling frame the register's location comes from the CFI
+            // rules (frame.registers-through-cfi).
+            Op::Reg(n) => stack.push(Entry::Location(self.register_loc(u64::from(n))?)),
+            Op::Regx => stack.push(Entry::Location(self.register_loc(insn.u(0))?)),
             // Same as DW_OP_regx R; DW_OP_deref_type DR, without an S check
             // (op.regval-type.reads-register).
             Op::RegvalType | Op::GnuRegvalType => {
                 let t = self.base_type_of_typed_op(insn.u(1))?;
                 self.type_budget(&t)?;
-                let v = self.deref(&Loc::one(Storage::Register { regno: insn.u(0) }, 0), u64::from(t.bits), t)?;
+                let r = self.register_loc(insn.u(0))?;
+                let v = self.deref(&r, u64::from(t.bits), t)?;
                 stack.push(v);
             }
 
@@ -406,8 +417,32 @@ impl Machine<'_> {
                 }
             }
             // op.implicit-pointer.creates
-            Op::ImplicitPointer | Op::GnuImplicitPointer => {
-                stack.push(Entry::Location(Loc::one(Storage::ImplicitPointer { die: insn.u(0), disp: insn.s(1) }, 0)))
+            Op::ImplicitPointer | Op::GnuImplicitPointer => stack.push(Entry::Location(Loc::one(
+                Storage::ImplicitPointer { die: insn.u(0), disp: insn.s(1), aspace: 0 },
+                0,
+            ))),
+            // op.aspace-implicit-pointer.creates
+            Op::LlvmAspaceImplicitPointer => self.aspace_implicit_pointer(insn, stack)?,
+
+            // ---- DIE-backed and calling-frame operations ---------------
+            // op.call.*
+            Op::Call2 | Op::Call4 | Op::CallRef => self.call(insn, stack, depth)?,
+            // op.entry-value.*
+            Op::EntryValue | Op::GnuEntryValue => {
+                let v = self.entry_value(insn.block(0), depth)?;
+                stack.push(v);
+            }
+            // op.call-frame-entry-reg.pushes
+            Op::LlvmCallFrameEntryReg => {
+                let l = self.call_frame_entry_reg(insn.u(0))?;
+                stack.push(Entry::Location(l));
+            }
+            // The context has no call site parameters or variable types.
+            Op::GnuParameterRef | Op::GnuVariableValue => {
+                return Err(Stop::Unsupported(format!(
+                    "{} needs call sites / variable types the context does not model",
+                    insn.name
+                )))
             }
 
             // ---- Composite Location Description Operations -------------
@@ -425,19 +460,6 @@ impl Machine<'_> {
             | Op::LlvmPieceEnd
             | Op::LlvmExtend
             | Op::LlvmSelectBitPiece => self.extension(insn, stack)?,
-
-            // ---- Not in scope yet (ref-die) ----------------------------
-            Op::Call2
-            | Op::Call4
-            | Op::CallRef
-            | Op::EntryValue
-            | Op::GnuEntryValue
-            | Op::GnuParameterRef
-            | Op::GnuVariableValue
-            | Op::LlvmCallFrameEntryReg
-            | Op::LlvmAspaceImplicitPointer => {
-                return Err(Stop::Unsupported(format!("{} is not implemented by the reference yet", insn.name)))
-            }
         }
         Ok(Flow::Next)
     }

@@ -70,14 +70,14 @@ fn bytes_for(nbits: u64) -> usize {
 }
 
 fn read_segments(ctx: &Context, segs: &[(u64, Vec<Source>)], nbits: u64) -> Result<Read, Stop> {
-    let generic_bits = u64::from(ctx.generic_type().bits);
     let touches_ip = segs.iter().any(|(_, ps)| ps.iter().any(|p| matches!(p, Source::ImplicitPointer { .. })));
     if touches_ip {
         // Only a read of the complete contents of one implicit pointer
         // storage, in ascending order from offset 0, is allowed.
         if let [(bits, places)] = segs {
-            if let [Source::ImplicitPointer { bit_offset: 0, .. }] = &places[..] {
-                if *bits == generic_bits && nbits == generic_bits {
+            if let [Source::ImplicitPointer { bit_offset: 0, aspace, .. }] = &places[..] {
+                let whole = u64::from(super::entry::implicit_pointer_bits(ctx, aspace.unwrap_or(0)));
+                if *bits == whole && nbits == whole {
                     return Ok(Read::ImplicitPointer(places[0].clone()));
                 }
             }

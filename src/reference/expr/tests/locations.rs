@@ -212,8 +212,10 @@ fn implicit_pointers() {
     assert_eq!(value(&[&e[..], &[0x94, 0x04]].concat()), err(id::OP_IMPLICIT_POINTER_PARTIAL_READ, Some(6)));
     // op.implicit-pointer.value-misuse: deref then lit1 plus.
     assert_eq!(value(&[&e[..], &[0x06, 0x31, 0x22]].concat()), err(id::OP_IMPLICIT_POINTER_VALUE_MISUSE, Some(8)));
-    // Converting it to a location needs DIEs: unsupported for now.
-    assert!(matches!(location(&[&e[..], &[0x06]].concat()), Outcome::Unsupported { .. }));
+    // op.implicit-pointer.die-missing: the result kind location converts the
+    // IPV, and the unit of ctx() has no DIE 0x40; the final conversion
+    // belongs to no operation (at None).
+    assert_eq!(location(&[&e[..], &[0x06]].concat()), ill(id::OP_IMPLICIT_POINTER_DIE_MISSING, None));
 }
 
 #[test]
@@ -273,8 +275,13 @@ fn composite_from_context_can_be_read() {
 
 #[test]
 fn out_of_scope_operations_are_unsupported() {
-    for e in [&[0x98, 0x10, 0x00][..], &[0xa3, 0x01, 0x50], &[0xf3, 0x01, 0x50], &[0xfa, 0, 0, 0, 0]] {
-        assert!(matches!(evaluate(e, &ctx()), Outcome::Unsupported { .. }), "{e:02x?}");
+    // DW_OP_GNU_parameter_ref needs call sites the context does not model.
+    assert!(matches!(evaluate(&[0xfa, 0, 0, 0, 0], &ctx()), Outcome::Unsupported { .. }));
+    // op.call.die-missing: ctx()'s unit (offset 0) has no DIE at 0x10.
+    assert_eq!(evaluate(&[0x98, 0x10, 0x00], &ctx()), ill(id::OP_CALL_DIE_MISSING, Some(0)));
+    // frame.caller-missing: ctx() gives no calling frame.
+    for e in [&[0xa3, 0x01, 0x50][..], &[0xf3, 0x01, 0x50]] {
+        assert_eq!(evaluate(e, &ctx()), err(id::FRAME_CALLER_MISSING, Some(0)), "{e:02x?}");
     }
     let mut c = ctx();
     c.vendor = VendorProfile::hetero_2020();

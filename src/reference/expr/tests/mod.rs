@@ -98,6 +98,7 @@ fn location(e: &[u8]) -> Outcome {
     evaluate(e, &with_kind(ctx(), ResultKind::Location))
 }
 
+mod dies;
 mod extension;
 mod locations;
 mod robustness;
