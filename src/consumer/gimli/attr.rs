@@ -165,6 +165,14 @@ fn location_list(form: &AttrForm, ctx: &Context) -> Outcome {
     let Some(pc) = ctx.pc else {
         return Outcome::EvalError { rule: RuleId::new("gimli:NoProgramLocation"), at: None };
     };
+    // Each entry's expression runs with result kind location, no object and
+    // an empty initial stack (hetero-2020 "Location List Expressions";
+    // rule loclist.union), whatever the attribute gave the list.
+    let mut entry_ctx = ctx.clone();
+    entry_ctx.result_kind = Some(ResultKind::Location);
+    entry_ctx.object = None;
+    entry_ctx.initial_stack.clear();
+    let ctx = &entry_ctx;
     // Bounded entries first; a default entry (DWARF 5 §2.6.2) applies only
     // when none of them holds pc. Decoding errors are ill-formed lists;
     // addresses that cannot be resolved (`.debug_addr`) are evaluation

@@ -242,7 +242,13 @@ impl Machine<'_> {
             (Final::Location(l), Some(r)) => {
                 let reg = self.ctx.target.register(r).ok_or(Stop::Eval(id::REG_UNKNOWN_REGISTER_READ))?;
                 let g = self.generic();
-                let t = if reg.bits == g.bits { g } else { BaseType::ate(ate::UNSIGNED, reg.bits, g.big_endian) };
+                let t = if reg.bits == g.bits {
+                    g
+                } else {
+                    // The type is the target's choice (op.entry-value.register-type).
+                    self.rely_on(Some(id::OP_ENTRY_VALUE_REGISTER_TYPE));
+                    BaseType::ate(ate::UNSIGNED, reg.bits, g.big_endian)
+                };
                 self.type_budget(&t)?;
                 self.deref(&l, u64::from(t.bits), t)
             }
