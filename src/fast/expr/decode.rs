@@ -123,6 +123,27 @@ pub enum Kind {
     Convert,
     /// `DW_OP_reinterpret a`.
     Reinterpret,
+    /// `DW_OP_LLVM_form_aspace_address`.
+    FormAspaceAddress,
+    /// `DW_OP_LLVM_push_lane`.
+    PushLane,
+    /// `DW_OP_LLVM_offset`.
+    Offset,
+    /// `DW_OP_LLVM_offset_uconst a` (bytes).
+    OffsetUconst,
+    /// `DW_OP_LLVM_bit_offset`.
+    BitOffset,
+    /// `DW_OP_LLVM_undefined`.
+    Undefined,
+    /// `DW_OP_LLVM_aspace_bregx`: register `a`, displacement `b` (SLEB as
+    /// `i64`, or ULEB, per vendor profile).
+    AspaceBregx,
+    /// `DW_OP_LLVM_piece_end`.
+    PieceEnd,
+    /// `DW_OP_LLVM_extend a (element bits), b (count)`.
+    Extend,
+    /// `DW_OP_LLVM_select_bit_piece a (element bits), b (count)`.
+    SelectBitPiece,
     /// An operation this evaluator does not implement.
     Unsupported,
 }
@@ -296,6 +317,16 @@ fn kind_of(op: Op) -> Kind {
         Op::XderefType => K::XderefType,
         Op::Convert | Op::GnuConvert => K::Convert,
         Op::Reinterpret | Op::GnuReinterpret => K::Reinterpret,
+        Op::LlvmFormAspaceAddress => K::FormAspaceAddress,
+        Op::LlvmPushLane => K::PushLane,
+        Op::LlvmOffset => K::Offset,
+        Op::LlvmOffsetUconst => K::OffsetUconst,
+        Op::LlvmBitOffset => K::BitOffset,
+        Op::LlvmUndefined => K::Undefined,
+        Op::LlvmAspaceBregx => K::AspaceBregx,
+        Op::LlvmPieceEnd => K::PieceEnd,
+        Op::LlvmExtend => K::Extend,
+        Op::LlvmSelectBitPiece => K::SelectBitPiece,
         _ => K::Unsupported,
     }
 }

@@ -156,7 +156,7 @@ impl<'a> Ev<'a> {
             Ent::Loc(Loc::Comp { idx, .. }) if !s.comps[idx as usize].complete => {
                 Err(Fail::Ill(R::LOC_INCOMPLETE_COMPOSITE_NOT_LOCATION))
             }
-            Ent::Loc(Loc::Mem { aspace: 0, bit }) if bit % 8 == 0 => Ok(self.generic(bit / 8)),
+            Ent::Loc(Loc::Mem { aspace: 0, bit, .. }) if bit % 8 == 0 => Ok(self.generic(bit / 8)),
             Ent::Loc(_) => Err(Fail::Ill(R::LOC_CONVERT_LOCATION_NOT_VALUE)),
         }
     }
@@ -184,7 +184,7 @@ impl<'a> Ev<'a> {
                 Err(Fail::Ill(R::LOC_INCOMPLETE_COMPOSITE_NOT_LOCATION))
             }
             Ent::Loc(l) => Ok(l),
-            Ent::Val(v) if v.ty == self.gty => Ok(Loc::Mem { aspace: 0, bit: v.lo * 8 }),
+            Ent::Val(v) if v.ty == self.gty => Ok(Loc::Mem { aspace: 0, bit: v.lo * 8, thread: None, lane: None }),
             Ent::Val(_) => Err(Fail::Ill(R::LOC_CONVERT_VALUE_NOT_GENERIC)),
             // Converting an implicit pointer value needs the location of its
             // DIE, which the evaluation context does not describe.
@@ -200,7 +200,7 @@ impl<'a> Ev<'a> {
     #[inline]
     pub(super) fn push_mem(&self, s: &mut Scratch, addr: u128) {
         let a = mask(addr, self.gbits());
-        s.stack.push(Ent::Loc(Loc::Mem { aspace: 0, bit: a * 8 }));
+        s.stack.push(Ent::Loc(Loc::Mem { aspace: 0, bit: a * 8, thread: None, lane: None }));
     }
 
     // ----- one operation ------------------------------------------------
@@ -427,6 +427,16 @@ impl<'a> Ev<'a> {
                 };
                 self.push(s, Ent::Val(r));
             }
+            Kind::FormAspaceAddress
+            | Kind::PushLane
+            | Kind::Offset
+            | Kind::OffsetUconst
+            | Kind::BitOffset
+            | Kind::Undefined
+            | Kind::AspaceBregx
+            | Kind::PieceEnd
+            | Kind::Extend
+            | Kind::SelectBitPiece => self.ext(ins, s)?,
             Kind::Unsupported => {
                 return Err(Fail::Unsupported(crate::encoding::op::name_of(ins.op)));
             }

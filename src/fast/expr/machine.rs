@@ -32,11 +32,18 @@ pub enum Loc {
     /// Undefined storage.
     Undef,
     /// Memory storage of address space `aspace`; `bit` = byte address × 8 + bit.
+    /// For a per-thread / per-lane address space, the storage of the thread
+    /// and lane bound when the location was created (hetero-2020 "Memory
+    /// Location Description Operations > DW_OP_LLVM_form_aspace_address").
     Mem {
         /// Address space.
         aspace: u64,
         /// Bit position.
         bit: u128,
+        /// Thread of per-thread storage, else `None`.
+        thread: Option<u64>,
+        /// Lane of per-lane storage, else `None`.
+        lane: Option<u32>,
     },
     /// Register storage.
     Reg {
@@ -288,7 +295,9 @@ impl Scratch {
 
     fn import_source(&mut self, s: &Source) -> Loc {
         match s {
-            Source::Memory { aspace, bit_addr, .. } => Loc::Mem { aspace: *aspace, bit: *bit_addr },
+            Source::Memory { aspace, bit_addr, thread, lane } => {
+                Loc::Mem { aspace: *aspace, bit: *bit_addr, thread: *thread, lane: *lane }
+            }
             Source::Register { regno, bit_offset } => Loc::Reg { regno: *regno, bit: *bit_offset },
             Source::Implicit { bytes, bit_offset } => {
                 let start = self.store(bytes);
@@ -357,7 +366,7 @@ impl Scratch {
     fn source(&self, l: &Loc) -> Source {
         match *l {
             Loc::Undef | Loc::Comp { .. } | Loc::Multi { .. } => Source::Undefined,
-            Loc::Mem { aspace, bit } => Source::memory(aspace, bit),
+            Loc::Mem { aspace, bit, thread, lane } => Source::Memory { aspace, bit_addr: bit, thread, lane },
             Loc::Reg { regno, bit } => Source::Register { regno, bit_offset: bit },
             Loc::Imp { start, len, bit } => Source::Implicit {
                 bytes: self.bytes[start as usize..start as usize + len as usize].to_vec(),

@@ -29,8 +29,10 @@
 //! turning an implicit pointer value back into a location.
 
 mod arith;
+mod aspace;
 pub mod decode;
 mod exec;
+mod ext;
 pub mod machine;
 mod place;
 mod read;
