@@ -35,7 +35,7 @@ impl Ev<'_> {
             // A register frame base holds the address: DW_OP_bregx R B.
             Loc::Reg { regno, bit: 0 } => {
                 let a = mask(self.reg_address(s, regno)?.wrapping_add(disp as i128 as u128), self.gty.bits);
-                Ok(Loc::Mem { aspace: 0, bit: a * 8, thread: None, lane: None })
+                self.mem0(a)
             }
             // A byte address: address arithmetic modulo the space's size
             // (rule `op.fbreg.memory-frame-base`).
