@@ -98,7 +98,7 @@ impl Ev<'_> {
             Ent::Val(v) => v.lo,
             _ => 0,
         };
-        let addr = mask(r.wrapping_add(u128::from(disp as i64 as i128 as u128)), bits);
+        let addr = mask(r.wrapping_add(disp as i64 as i128 as u128), bits);
         let l = self.bound_mem(id, addr)?;
         self.push(s, Ent::Loc(l));
         Ok(())

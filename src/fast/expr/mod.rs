@@ -33,6 +33,8 @@ mod aspace;
 pub mod decode;
 mod exec;
 mod ext;
+#[cfg(test)]
+mod ext_tests;
 pub mod machine;
 mod place;
 mod read;
