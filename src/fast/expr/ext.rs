@@ -9,7 +9,7 @@ use super::decode::{Insn, Kind};
 use super::exec::{Ev, Fail};
 use super::machine::{Ent, Loc, Scratch, Val, NONE};
 use crate::encoding::ate;
-use crate::outcome::TypeEncoding;
+use crate::outcome::{BudgetKind, TypeEncoding};
 use crate::rules::{id as R, RuleId};
 
 type Res<T> = Result<T, Fail>;
@@ -77,12 +77,18 @@ impl Ev<'_> {
     /// Operand checks shared by `DW_OP_LLVM_extend` and
     /// `DW_OP_LLVM_select_bit_piece` (rule `op.extend.size-limits`): S
     /// (**bits**) or C zero is the ill-formed `zero`, then the S × C bit
-    /// composite must fit (`composite.too-large`, then the size budget).
+    /// composite must fit (`composite.too-large`, then the size budget),
+    /// then C may not exceed `size_bytes` parts (size budget).
     fn check_elements(&self, size: u64, count: u64, zero: RuleId) -> Res<()> {
         if size == 0 || count == 0 {
             return Err(Fail::Ill(zero));
         }
-        self.check_comp_size(u128::from(size) * u128::from(count))
+        self.check_comp_size(u128::from(size) * u128::from(count))?;
+        // At most `size_bytes` parts, so memory stays bounded for 1-bit elements.
+        if count > self.ctx.budgets.size_bytes {
+            return Err(Fail::Budget(BudgetKind::Size));
+        }
+        Ok(())
     }
 
     /// `DW_OP_LLVM_extend S C`: a complete composite of C parts of S bits,

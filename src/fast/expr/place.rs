@@ -197,7 +197,7 @@ impl Ev<'_> {
     /// first) and the size budget.
     pub(super) fn check_comp_size(&self, total: u128) -> Res<()> {
         let max_abits = self.ctx.target.address_spaces.iter().map(|a| a.address_bits).max().unwrap_or(64);
-        if max_abits < 61 && total > 1u128 << (max_abits + 3) {
+        if total > 1u128 << (max_abits.min(120) + 3) {
             return Err(Fail::Ill(R::COMPOSITE_TOO_LARGE));
         }
         if total > u128::from(self.ctx.budgets.size_bytes.saturating_mul(8)) {
