@@ -598,7 +598,7 @@ fn emit_ext(out: &mut Vec<u8>, c: u8, a: u64, b: u64, user: bool) {
         66 => ext_op(out, 0xe2, user),
         67 | 69 => {
             out.push(0x11);
-            write_sleb(out, if b % 5 == 0 { small * 8 } else { small });
+            write_sleb(out, if b.is_multiple_of(5) { small * 8 } else { small });
             ext_op(out, if c == 67 { OFFSET } else { BIT_OFFSET }, user);
         }
         68 => {
@@ -612,7 +612,7 @@ fn emit_ext(out: &mut Vec<u8>, c: u8, a: u64, b: u64, user: bool) {
             }
             ext_op(out, 0xe8, user);
             write_uleb(out, [0, 6, 7, 17, 3, 40][(a % 6) as usize]);
-            if b % 7 == 0 {
+            if b.is_multiple_of(7) {
                 write_uleb(out, a % 200);
             } else {
                 write_sleb(out, small);
@@ -655,20 +655,20 @@ fn emit_ext(out: &mut Vec<u8>, c: u8, a: u64, b: u64, user: bool) {
             // A location in an address space, read back.
             push_addr_aspace(out);
             ext_op(out, FORM, user);
-            if b % 3 == 0 {
+            if b.is_multiple_of(3) {
                 ext_op(out, 0xe4, user);
                 write_uleb(out, a % 6);
             }
             out.push(0x94);
             out.push([1, 2, 4, 8][(b % 4) as usize]);
         }
-        80 => ext_op(out, if a % 2 == 0 { OFFSET } else { BIT_OFFSET }, user),
+        80 => ext_op(out, if a.is_multiple_of(2) { OFFSET } else { BIT_OFFSET }, user),
         81 => {
             // A part, completed or not, then another part.
             out.push(0x50 + (a % 8) as u8);
             out.push(0x93);
             out.push([1, 2, 4, 8][(b % 4) as usize]);
-            if a % 3 != 0 {
+            if !a.is_multiple_of(3) {
                 ext_op(out, 0xea, user);
             }
             out.push(0x93);
