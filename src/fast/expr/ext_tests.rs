@@ -365,3 +365,47 @@ fn select_bit_piece() {
     assert_eq!(evaluate(&[SELECT, 1, 0], &c), ill(R::OP_SELECT_BIT_PIECE_ZERO, 0));
     assert_eq!(evaluate(&[UNDEFINED, 0x30, SELECT, 1, 1], &c), ill(R::EXPR_STACK_UNDERFLOW, 2));
 }
+
+#[test]
+fn default_address_space_per_thread() {
+    // A target whose default address space is per thread: DW_OP_addr and
+    // the conversion of a generic value bind the current thread too
+    // (loc.memory.bound-at-creation).
+    let mut t = presets::amdgpu_wave64();
+    t.address_spaces[0].per_thread = true;
+    let mut c = Context::new(Arc::new(t));
+    let addr = [0x03, 0x10, 0, 0, 0, 0, 0, 0, 0];
+    assert_eq!(evaluate(&addr, &c), err(R::CTX_THREAD_MISSING, 0));
+    c.thread = Some(7);
+    assert_eq!(evaluate(&addr, &c), loc(mem(0, 0x10, Some(7), None)));
+    // lit16 lit2 offset: the generic value 16 becomes thread 7's memory.
+    assert_eq!(evaluate(&[0x40, 0x32, OFFSET], &c), loc(mem(0, 0x12, Some(7), None)));
+}
+
+#[test]
+fn fbreg_keeps_the_frame_base_binding() {
+    // Frame base: lit16 lit6 form_aspace_address (private_wave, thread 7);
+    // fbreg 2 adds 2 to that byte address and keeps the storage.
+    let mut c = ctx();
+    c.frame_base = Some(vec![0x40, 0x36, FORM]);
+    assert_eq!(evaluate(&[0x91, 0x02], &c), loc(mem(6, 0x12, Some(7), None)));
+}
+
+#[test]
+fn offset_edges() {
+    let mut c = ctx();
+    // Register 99 is not a wave64 register: no known size, not checked.
+    assert_eq!(evaluate(&[0x90, 99, 0x38, OFFSET], &c), loc(reg(99, 64)));
+    // A 256-bit displacement is not computed (Unsupported, as arithmetic).
+    let mut bt = c.cu.as_ref().unwrap().base_types.clone();
+    bt.insert(0x70, BaseType::ate(ate::UNSIGNED, 256, false));
+    c.cu.as_mut().unwrap().base_types = bt;
+    let mut e = cat(&[&SGPR0, &[0xa4, 0x70, 0x20, 0x01]]);
+    e.extend([0u8; 31]);
+    e.push(OFFSET);
+    assert!(matches!(evaluate(&e, &c), Outcome::Unsupported { .. }));
+    // extend 1 5 with a 4-byte budget: 5 bits fit the size budget but 5
+    // parts are more than 4 (op.extend.size-limits bounds the part count).
+    c.budgets.size_bytes = 4;
+    assert_eq!(evaluate(&[UNDEFINED, EXTEND, 1, 5], &c), Outcome::Budget { budget: BudgetKind::Size, at: Some(1) });
+}
