@@ -8,6 +8,7 @@ use super::arith::sext;
 use super::decode::{Insn, Kind};
 use super::exec::{Ev, Fail};
 use super::machine::{Ent, Loc, Scratch, Val, NONE};
+use super::weight::Weigher;
 use crate::encoding::ate;
 use crate::outcome::{BudgetKind, TypeEncoding};
 use crate::rules::{id as R, RuleId};
@@ -78,14 +79,23 @@ impl Ev<'_> {
     /// `DW_OP_LLVM_select_bit_piece` (rule `op.extend.size-limits`): S
     /// (**bits**) or C zero is the ill-formed `zero`, then the S × C bit
     /// composite must fit (`composite.too-large`, then the size budget),
-    /// then C may not exceed `size_bytes` parts (size budget).
+    /// then C parts at 8 bytes each must fit the size budget.
     fn check_elements(&self, size: u64, count: u64, zero: RuleId) -> Res<()> {
         if size == 0 || count == 0 {
             return Err(Fail::Ill(zero));
         }
         self.check_comp_size(u128::from(size) * u128::from(count))?;
-        // At most `size_bytes` parts, so memory stays bounded for 1-bit elements.
-        if count > self.ctx.budgets.size_bytes {
+        // Every part is charged 8 bytes, so memory stays bounded for 1-bit elements.
+        if u128::from(count) * 8 > u128::from(self.ctx.budgets.size_bytes) {
+            return Err(Fail::Budget(BudgetKind::Size));
+        }
+        Ok(())
+    }
+
+    /// Parts of total weight `weight` are charged 8 bytes of the size
+    /// budget each (rule `op.extend.size-limits`).
+    fn charge(&self, weight: u128) -> Res<()> {
+        if weight.saturating_mul(8) > u128::from(self.ctx.budgets.size_bytes) {
             return Err(Fail::Budget(BudgetKind::Size));
         }
         Ok(())
@@ -97,6 +107,8 @@ impl Ev<'_> {
         self.check_elements(size, count, R::OP_EXTEND_ZERO)?;
         let pl = self.pop_loc(s)?;
         self.check_part_fits(s, &pl, size)?;
+        let w = Weigher::new(s, &pl).weight(s, &pl, size);
+        self.charge(w.saturating_mul(u128::from(count)))?;
         let idx = s.new_comp();
         for _ in 0..count {
             s.append_part(idx, size, pl);
@@ -117,11 +129,16 @@ impl Ev<'_> {
         if u64::from(m.ty.bits) < count {
             return Err(Fail::Ill(R::OP_SELECT_BIT_PIECE_MASK_TOO_SMALL));
         }
+        let (w0, w1) = (Weigher::new(s, &l0), Weigher::new(s, &l1));
+        let mut weight = 0u128;
         let idx = s.new_comp();
         for n in 0..count {
-            let plx = if mask_bit(s, &m, n) { l1 } else { l0 };
+            let one = mask_bit(s, &m, n);
+            let plx = if one { l1 } else { l0 };
             let pl = self.move_loc(s, plx, i128::from(n) * i128::from(size), R::OP_BIT_OFFSET_OUT_OF_STORAGE)?;
             self.check_part_fits(s, &pl, size)?;
+            weight += if one { &w1 } else { &w0 }.weight(s, &pl, size);
+            self.charge(weight)?;
             s.append_part(idx, size, pl);
         }
         s.comps[idx as usize].complete = true;

@@ -404,8 +404,8 @@ fn offset_edges() {
     e.extend([0u8; 31]);
     e.push(OFFSET);
     assert!(matches!(evaluate(&e, &c), Outcome::Unsupported { .. }));
-    // extend 1 5 with a 4-byte budget: 5 bits fit the size budget but 5
-    // parts are more than 4 (op.extend.size-limits bounds the part count).
+    // extend 1 5 with a 4-byte budget: 5 bits fit the size budget, but 5
+    // parts at 8 bytes each do not (op.extend.size-limits).
     c.budgets.size_bytes = 4;
     assert_eq!(evaluate(&[UNDEFINED, EXTEND, 1, 5], &c), Outcome::Budget { budget: BudgetKind::Size, at: Some(1) });
 }

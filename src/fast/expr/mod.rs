@@ -46,6 +46,7 @@ mod place;
 mod read;
 #[cfg(test)]
 mod tests;
+mod weight;
 
 pub use machine::Scratch;
 
