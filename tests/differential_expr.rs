@@ -348,6 +348,10 @@ fn build_ctx(k: &Knobs) -> Context {
     }
     c.budgets.steps = [3, 10, 50, 200, 1000, 100_000, 100_000, 100_000][k.steps as usize];
     c.budgets.stack = if k.steps == 1 { 4 } else { 1024 };
+    if k.steps == 2 {
+        // A small size budget: parts of extend/select_bit_piece are charged 8 bytes each.
+        c.budgets.size_bytes = 40;
+    }
     c
 }
 
@@ -683,12 +687,28 @@ fn emit_ext(out: &mut Vec<u8>, c: u8, a: u64, b: u64, user: bool) {
             write_uleb(out, [8, 16, 1][(a % 3) as usize]);
             write_uleb(out, [1, 2, 4][(b % 3) as usize]);
         }
-        _ => {
+        _ if a % 2 == 0 => {
             // A register extended to a vector of its low bits.
             out.push(0x50 + (a % 8) as u8);
             ext_op(out, 0xeb, user);
             write_uleb(out, [8, 16, 32][(b % 3) as usize]);
             write_uleb(out, [1, 2, 4][(a % 3) as usize]);
+        }
+        _ => {
+            // A complete composite of two registers (two normal-form pieces),
+            // extended or selected against a register: parts weighed by
+            // their pieces against the size budget.
+            out.extend([0x50 + (a % 8) as u8, 0x93, 1, 0x50 + (b % 8) as u8, 0x93, 1]);
+            ext_op(out, 0xea, user);
+            if b % 2 == 0 {
+                ext_op(out, 0xeb, user);
+            } else {
+                out.push(0x51);
+                out.push(0x30 + (a % 32) as u8);
+                ext_op(out, 0xec, user);
+            }
+            write_uleb(out, [8, 16, 4, 12][(b % 4) as usize]);
+            write_uleb(out, [1, 2, 4, 3][(a % 4) as usize]);
         }
     }
 }
