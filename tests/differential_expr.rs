@@ -687,7 +687,7 @@ fn emit_ext(out: &mut Vec<u8>, c: u8, a: u64, b: u64, user: bool) {
             write_uleb(out, [8, 16, 1][(a % 3) as usize]);
             write_uleb(out, [1, 2, 4][(b % 3) as usize]);
         }
-        _ if a % 2 == 0 => {
+        _ if a.is_multiple_of(2) => {
             // A register extended to a vector of its low bits.
             out.push(0x50 + (a % 8) as u8);
             ext_op(out, 0xeb, user);
@@ -700,7 +700,7 @@ fn emit_ext(out: &mut Vec<u8>, c: u8, a: u64, b: u64, user: bool) {
             // their pieces against the size budget.
             out.extend([0x50 + (a % 8) as u8, 0x93, 1, 0x50 + (b % 8) as u8, 0x93, 1]);
             ext_op(out, 0xea, user);
-            if b % 2 == 0 {
+            if b.is_multiple_of(2) {
                 ext_op(out, 0xeb, user);
             } else {
                 out.push(0x51);
