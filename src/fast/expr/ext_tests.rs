@@ -409,3 +409,17 @@ fn offset_edges() {
     c.budgets.size_bytes = 4;
     assert_eq!(evaluate(&[UNDEFINED, EXTEND, 1, 5], &c), Outcome::Budget { budget: BudgetKind::Size, at: Some(1) });
 }
+
+#[test]
+fn extend_does_not_move_its_part_location() {
+    let c = ctx();
+    // implicit_value 0 (empty storage, 0 bits) extend 8 1: DW_OP_LLVM_extend
+    // moves nothing; its one 8-bit part does not fit a 0-bit storage, which
+    // op.extend.creates-composite makes composite.part-exceeds-storage
+    // (ill-formed), not an offset error.
+    assert_eq!(evaluate(&[0x9e, 0x00, EXTEND, 8, 1], &c), ill(R::COMPOSITE_PART_EXCEEDS_STORAGE, 2));
+    // select_bit_piece does move: part 0 of the same storage is moved 0 bits,
+    // and offset 0 is at the end of 0-bit storage (op.bit-offset.out-of-storage).
+    let e = [0x9e, 0x00, 0x9e, 0x00, 0x30, SELECT, 8, 1];
+    assert_eq!(evaluate(&e, &c), err(R::OP_BIT_OFFSET_OUT_OF_STORAGE, 5));
+}
