@@ -29,7 +29,8 @@ impl Ev<'_> {
             Kind::PieceEnd => self.piece_end(s)?,
             Kind::Extend => self.extend(s, ins.a, ins.b)?,
             Kind::SelectBitPiece => self.select_bit_piece(s, ins.a, ins.b)?,
-            _ => unreachable!("not an extension operation"),
+            // (Only the kinds above are dispatched here.)
+            _ => return Err(Fail::Unsupported(crate::encoding::op::name_of(ins.op))),
         }
         Ok(())
     }
