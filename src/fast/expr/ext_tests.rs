@@ -423,3 +423,31 @@ fn extend_does_not_move_its_part_location() {
     let e = [0x9e, 0x00, 0x9e, 0x00, 0x30, SELECT, 8, 1];
     assert_eq!(evaluate(&e, &c), err(R::OP_BIT_OFFSET_OUT_OF_STORAGE, 5));
 }
+
+#[test]
+fn parts_are_weighed_by_their_pieces() {
+    // op.extend.size-limits: every part costs 8 bytes per normal-form piece
+    // it covers. L = sgpr0 piece 1 sgpr1 piece 1 piece_end: a complete
+    // 16-bit composite of two pieces (bytes 0..8 of the expression).
+    let mut c = ctx();
+    c.budgets.size_bytes = 40;
+    let l: Vec<u8> = cat(&[&SGPR0, &[0x93, 0x01], &SGPR1, &[0x93, 0x01, PIECE_END]]);
+    // extend 16 2: 2 parts x 2 pieces x 8 = 32 bytes <= 40.
+    let e = cat(&[&l, &[EXTEND, 16, 2]]);
+    let two = [(8, reg(32, 0)), (8, reg(33, 0))];
+    assert_eq!(evaluate(&e, &c), composite(&[two[0].clone(), two[1].clone(), two[0].clone(), two[1].clone()]));
+    // extend 16 3: 3 x 2 x 8 = 48 bytes > 40 (the operands alone pass:
+    // 3 x 8 = 24 bytes, 48 bits).
+    assert_eq!(evaluate(&cat(&[&l, &[EXTEND, 16, 3]]), &c), Outcome::Budget { budget: BudgetKind::Size, at: Some(9) });
+    // extend 8 3: each 8-bit part covers only sgpr0's piece: 3 x 1 x 8 = 24.
+    let p = (8, reg(32, 0));
+    assert_eq!(evaluate(&cat(&[&l, &[EXTEND, 8, 3]]), &c), composite(&[p.clone(), p.clone(), p]));
+    // select_bit_piece 8 2 with M = 0: part 0 is L's first byte, part 1 L
+    // moved 8 bits (sgpr1's piece): 1 + 1 pieces, 16 bytes.
+    let e = cat(&[&l, &[UNDEFINED, 0x30, SELECT, 8, 2]]);
+    assert_eq!(evaluate(&e, &c), composite(&two));
+    // With an 8-byte budget, select_bit_piece 12 1 covers both pieces: 16 > 8.
+    c.budgets.size_bytes = 8;
+    let e = cat(&[&l, &[UNDEFINED, 0x30, SELECT, 12, 1]]);
+    assert_eq!(evaluate(&e, &c), Outcome::Budget { budget: BudgetKind::Size, at: Some(11) });
+}
