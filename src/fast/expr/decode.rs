@@ -103,26 +103,6 @@ pub enum Kind {
     BitPiece,
     /// `DW_OP_nop`, `DW_OP_GNU_uninit`.
     Nop,
-    /// `DW_OP_push_object_address`.
-    PushObjectAddress,
-    /// `DW_OP_form_tls_address`, `DW_OP_GNU_push_tls_address`.
-    FormTlsAddress,
-    /// `DW_OP_call_frame_cfa`.
-    CallFrameCfa,
-    /// `DW_OP_implicit_value`: block at byte `a`, length `b`.
-    ImplicitValue,
-    /// `DW_OP_stack_value`.
-    StackValue,
-    /// `DW_OP_implicit_pointer`: DIE `a`, displacement `b as i64`.
-    ImplicitPointer,
-    /// `DW_OP_const_type`: DIE `a`, block at byte `b`, length `c`.
-    ConstType,
-    /// `DW_OP_regval_type`: register `a`, DIE `b`.
-    RegvalType,
-    /// `DW_OP_convert a`.
-    Convert,
-    /// `DW_OP_reinterpret a`.
-    Reinterpret,
     /// `DW_OP_LLVM_form_aspace_address`.
     FormAspaceAddress,
     /// `DW_OP_LLVM_push_lane`.
@@ -144,6 +124,26 @@ pub enum Kind {
     Extend,
     /// `DW_OP_LLVM_select_bit_piece a (element bits), b (count)`.
     SelectBitPiece,
+    /// `DW_OP_push_object_address`.
+    PushObjectAddress,
+    /// `DW_OP_form_tls_address`, `DW_OP_GNU_push_tls_address`.
+    FormTlsAddress,
+    /// `DW_OP_call_frame_cfa`.
+    CallFrameCfa,
+    /// `DW_OP_implicit_value`: block at byte `a`, length `b`.
+    ImplicitValue,
+    /// `DW_OP_stack_value`.
+    StackValue,
+    /// `DW_OP_implicit_pointer`: DIE `a`, displacement `b as i64`.
+    ImplicitPointer,
+    /// `DW_OP_const_type`: DIE `a`, block at byte `b`, length `c`.
+    ConstType,
+    /// `DW_OP_regval_type`: register `a`, DIE `b`.
+    RegvalType,
+    /// `DW_OP_convert a`.
+    Convert,
+    /// `DW_OP_reinterpret a`.
+    Reinterpret,
     /// An operation this evaluator does not implement.
     Unsupported,
 }
@@ -302,6 +302,16 @@ fn kind_of(op: Op) -> Kind {
         Op::DerefSize => K::DerefSize,
         Op::XderefSize => K::XderefSize,
         Op::Nop | Op::GnuUninit => K::Nop,
+        Op::LlvmFormAspaceAddress => K::FormAspaceAddress,
+        Op::LlvmPushLane => K::PushLane,
+        Op::LlvmOffset => K::Offset,
+        Op::LlvmOffsetUconst => K::OffsetUconst,
+        Op::LlvmBitOffset => K::BitOffset,
+        Op::LlvmUndefined => K::Undefined,
+        Op::LlvmAspaceBregx => K::AspaceBregx,
+        Op::LlvmPieceEnd => K::PieceEnd,
+        Op::LlvmExtend => K::Extend,
+        Op::LlvmSelectBitPiece => K::SelectBitPiece,
         Op::PushObjectAddress => K::PushObjectAddress,
         Op::FormTlsAddress | Op::GnuPushTlsAddress => K::FormTlsAddress,
         Op::CallFrameCfa => K::CallFrameCfa,
@@ -317,16 +327,6 @@ fn kind_of(op: Op) -> Kind {
         Op::XderefType => K::XderefType,
         Op::Convert | Op::GnuConvert => K::Convert,
         Op::Reinterpret | Op::GnuReinterpret => K::Reinterpret,
-        Op::LlvmFormAspaceAddress => K::FormAspaceAddress,
-        Op::LlvmPushLane => K::PushLane,
-        Op::LlvmOffset => K::Offset,
-        Op::LlvmOffsetUconst => K::OffsetUconst,
-        Op::LlvmBitOffset => K::BitOffset,
-        Op::LlvmUndefined => K::Undefined,
-        Op::LlvmAspaceBregx => K::AspaceBregx,
-        Op::LlvmPieceEnd => K::PieceEnd,
-        Op::LlvmExtend => K::Extend,
-        Op::LlvmSelectBitPiece => K::SelectBitPiece,
         _ => K::Unsupported,
     }
 }

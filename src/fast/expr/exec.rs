@@ -359,6 +359,16 @@ impl<'a> Ev<'a> {
             Kind::Piece => self.piece(s, ins.a.saturating_mul(8), None)?,
             Kind::BitPiece => self.piece(s, ins.a, Some(ins.b))?,
             Kind::Nop => {}
+            Kind::FormAspaceAddress
+            | Kind::PushLane
+            | Kind::Offset
+            | Kind::OffsetUconst
+            | Kind::BitOffset
+            | Kind::Undefined
+            | Kind::AspaceBregx
+            | Kind::PieceEnd
+            | Kind::Extend
+            | Kind::SelectBitPiece => self.ext(ins, s)?,
             Kind::PushObjectAddress => {
                 let o = self.ctx.object.as_ref().ok_or(Fail::Eval(R::CTX_OBJECT_MISSING))?;
                 let e = s.import(o);
@@ -430,16 +440,6 @@ impl<'a> Ev<'a> {
                 };
                 self.push(s, Ent::Val(r));
             }
-            Kind::FormAspaceAddress
-            | Kind::PushLane
-            | Kind::Offset
-            | Kind::OffsetUconst
-            | Kind::BitOffset
-            | Kind::Undefined
-            | Kind::AspaceBregx
-            | Kind::PieceEnd
-            | Kind::Extend
-            | Kind::SelectBitPiece => self.ext(ins, s)?,
             Kind::Unsupported => {
                 return Err(Fail::Unsupported(crate::encoding::op::name_of(ins.op)));
             }

@@ -35,17 +35,19 @@
 //! turning an implicit pointer value back into a location.
 
 mod arith;
-mod aspace;
 pub mod decode;
 mod exec;
-mod ext;
-#[cfg(test)]
-mod ext_tests;
 pub mod machine;
 mod place;
 mod read;
 #[cfg(test)]
 mod tests;
+
+// The hetero-2020 extension operations.
+mod aspace;
+mod ext;
+#[cfg(test)]
+mod ext_tests;
 mod weight;
 
 pub use machine::Scratch;
