@@ -110,6 +110,8 @@ impl Ev<'_> {
         self.check_part_fits(s, &pl, size)?;
         let w = Weigher::new(s, &pl).weight(s, &pl, size);
         self.charge(w.saturating_mul(u128::from(count)))?;
+        // (Flattened once if it nests too deep, then shared by the C parts.)
+        let pl = s.shallow(pl, size);
         let idx = s.new_comp();
         for _ in 0..count {
             s.append_part(idx, size, pl);

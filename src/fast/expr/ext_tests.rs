@@ -451,3 +451,28 @@ fn parts_are_weighed_by_their_pieces() {
     let e = cat(&[&l, &[UNDEFINED, 0x30, SELECT, 12, 1]]);
     assert_eq!(evaluate(&e, &c), Outcome::Budget { budget: BudgetKind::Size, at: Some(11) });
 }
+
+#[test]
+fn deeply_nested_composites() {
+    // sgpr0 followed by 20000 x (extend 8 1): each extend makes a complete
+    // composite whose one 8-bit part is the previous location, so the result
+    // is bits 0..7 of sgpr0, 20000 composites deep. Its normal form is one
+    // 8-bit piece of sgpr0, and deref_size 1 reads sgpr0's low byte, 0x10.
+    // Nothing may recurse 20000 deep.
+    let c = ctx();
+    let mut e = SGPR0.to_vec();
+    for _ in 0..20000 {
+        e.extend([EXTEND, 8, 1]);
+    }
+    assert_eq!(evaluate(&e, &c), composite(&[(8, reg(32, 0))]));
+    e.extend([0x94, 0x01]);
+    assert_eq!(evaluate(&e, &c), g(0x10));
+    // The same depth through piece_end: sgpr0 piece 1 piece_end, then
+    // 20000 x (piece 1 piece_end): each piece pops the complete composite
+    // as the part of a new one.
+    let mut e = cat(&[&SGPR0, &[0x93, 0x01, PIECE_END]]);
+    for _ in 0..20000 {
+        e.extend([0x93, 0x01, PIECE_END]);
+    }
+    assert_eq!(evaluate(&e, &c), composite(&[(8, reg(32, 0))]));
+}

@@ -45,6 +45,7 @@ mod tests;
 
 // The hetero-2020 extension operations.
 mod aspace;
+mod export;
 mod ext;
 #[cfg(test)]
 mod ext_tests;
