@@ -23,7 +23,9 @@
 //!   lane when created: `DW_OP_LLVM_form_aspace_address`,
 //!   `DW_OP_LLVM_aspace_bregx`, the xderef address, `DW_OP_LLVM_push_lane`),
 //!   `ext` (the other hetero-2020 location operations: offsets, undefined,
-//!   `DW_OP_LLVM_piece_end`, `_extend`, `_select_bit_piece`).
+//!   `DW_OP_LLVM_piece_end`, `_extend`, `_select_bit_piece`), `weight`
+//!   (their parts against the size budget), `export` (the normal form,
+//!   window by window; composite nesting kept shallow by flattening).
 //! - Checks inside one operation come in the order of
 //!   `docs/ambiguities.md` item 45, so rule IDs match the reference.
 //!
