@@ -103,6 +103,27 @@ pub enum Kind {
     BitPiece,
     /// `DW_OP_nop`, `DW_OP_GNU_uninit`.
     Nop,
+    /// `DW_OP_LLVM_form_aspace_address`.
+    FormAspaceAddress,
+    /// `DW_OP_LLVM_push_lane`.
+    PushLane,
+    /// `DW_OP_LLVM_offset`.
+    Offset,
+    /// `DW_OP_LLVM_offset_uconst a` (bytes).
+    OffsetUconst,
+    /// `DW_OP_LLVM_bit_offset`.
+    BitOffset,
+    /// `DW_OP_LLVM_undefined`.
+    Undefined,
+    /// `DW_OP_LLVM_aspace_bregx`: register `a`, displacement `b` (SLEB as
+    /// `i64`, or ULEB, per vendor profile).
+    AspaceBregx,
+    /// `DW_OP_LLVM_piece_end`.
+    PieceEnd,
+    /// `DW_OP_LLVM_extend a (element bits), b (count)`.
+    Extend,
+    /// `DW_OP_LLVM_select_bit_piece a (element bits), b (count)`.
+    SelectBitPiece,
     /// `DW_OP_push_object_address`.
     PushObjectAddress,
     /// `DW_OP_form_tls_address`, `DW_OP_GNU_push_tls_address`.
@@ -281,6 +302,16 @@ fn kind_of(op: Op) -> Kind {
         Op::DerefSize => K::DerefSize,
         Op::XderefSize => K::XderefSize,
         Op::Nop | Op::GnuUninit => K::Nop,
+        Op::LlvmFormAspaceAddress => K::FormAspaceAddress,
+        Op::LlvmPushLane => K::PushLane,
+        Op::LlvmOffset => K::Offset,
+        Op::LlvmOffsetUconst => K::OffsetUconst,
+        Op::LlvmBitOffset => K::BitOffset,
+        Op::LlvmUndefined => K::Undefined,
+        Op::LlvmAspaceBregx => K::AspaceBregx,
+        Op::LlvmPieceEnd => K::PieceEnd,
+        Op::LlvmExtend => K::Extend,
+        Op::LlvmSelectBitPiece => K::SelectBitPiece,
         Op::PushObjectAddress => K::PushObjectAddress,
         Op::FormTlsAddress | Op::GnuPushTlsAddress => K::FormTlsAddress,
         Op::CallFrameCfa => K::CallFrameCfa,

@@ -156,7 +156,7 @@ impl<'a> Ev<'a> {
             Ent::Loc(Loc::Comp { idx, .. }) if !s.comps[idx as usize].complete => {
                 Err(Fail::Ill(R::LOC_INCOMPLETE_COMPOSITE_NOT_LOCATION))
             }
-            Ent::Loc(Loc::Mem { aspace: 0, bit }) if bit % 8 == 0 => Ok(self.generic(bit / 8)),
+            Ent::Loc(Loc::Mem { aspace: 0, bit, .. }) if bit % 8 == 0 => Ok(self.generic(bit / 8)),
             Ent::Loc(_) => Err(Fail::Ill(R::LOC_CONVERT_LOCATION_NOT_VALUE)),
         }
     }
@@ -184,7 +184,7 @@ impl<'a> Ev<'a> {
                 Err(Fail::Ill(R::LOC_INCOMPLETE_COMPOSITE_NOT_LOCATION))
             }
             Ent::Loc(l) => Ok(l),
-            Ent::Val(v) if v.ty == self.gty => Ok(Loc::Mem { aspace: 0, bit: v.lo * 8 }),
+            Ent::Val(v) if v.ty == self.gty => self.mem0(v.lo),
             Ent::Val(_) => Err(Fail::Ill(R::LOC_CONVERT_VALUE_NOT_GENERIC)),
             // Converting an implicit pointer value needs the location of its
             // DIE, which the evaluation context does not describe.
@@ -197,10 +197,13 @@ impl<'a> Ev<'a> {
         s.stack.push(e);
     }
 
+    /// Pushes the memory location of byte `addr` (modulo the generic size)
+    /// in the default address space.
     #[inline]
-    pub(super) fn push_mem(&self, s: &mut Scratch, addr: u128) {
-        let a = mask(addr, self.gbits());
-        s.stack.push(Ent::Loc(Loc::Mem { aspace: 0, bit: a * 8 }));
+    pub(super) fn push_mem(&self, s: &mut Scratch, addr: u128) -> Res<()> {
+        let l = self.mem0(mask(addr, self.gbits()))?;
+        s.stack.push(Ent::Loc(l));
+        Ok(())
     }
 
     // ----- one operation ------------------------------------------------
@@ -212,14 +215,14 @@ impl<'a> Ev<'a> {
                 let v = self.generic(u128::from(ins.a));
                 self.push(s, Ent::Val(v));
             }
-            Kind::Addr => self.push_mem(s, u128::from(ins.a)),
+            Kind::Addr => self.push_mem(s, u128::from(ins.a))?,
             Kind::Addrx | Kind::Constx => {
                 let a = self.ctx.debug_addr(ins.a).map_err(|e| match e {
                     ContextError::Missing("compilation unit") => Fail::Eval(R::CTX_CU_MISSING),
                     _ => Fail::Eval(R::OP_DEBUG_ADDR_ENTRY_MISSING),
                 })?;
                 if ins.kind == Kind::Addrx {
-                    self.push_mem(s, u128::from(a));
+                    self.push_mem(s, u128::from(a))?;
                 } else {
                     let v = self.generic(u128::from(a));
                     self.push(s, Ent::Val(v));
@@ -299,7 +302,7 @@ impl<'a> Ev<'a> {
                 self.need(s, 2)?;
                 let a = self.pop_integral(s, R::OP_XDEREF_REQUIRES_INTEGRAL)?;
                 let asp = self.pop_integral(s, R::OP_XDEREF_REQUIRES_INTEGRAL)?;
-                let l = self.aspace_address(s, &asp, &a)?;
+                let l = self.aspace_address(s, &asp, &a, R::OP_XDEREF_UNKNOWN_ADDRESS_SPACE)?;
                 let e =
                     if ins.kind == Kind::XderefSize { self.deref_size(s, &l, ins.a)? } else { self.deref(s, &l, t)? };
                 self.push(s, e);
@@ -347,7 +350,7 @@ impl<'a> Ev<'a> {
             Kind::Reg => self.push(s, Ent::Loc(Loc::Reg { regno: ins.a, bit: 0 })),
             Kind::Breg => {
                 let r = self.reg_address(s, ins.a)?;
-                self.push_mem(s, r.wrapping_add(ins.b as i64 as i128 as u128));
+                self.push_mem(s, r.wrapping_add(ins.b as i64 as i128 as u128))?;
             }
             Kind::Fbreg => {
                 let l = self.fbreg(ins, s)?;
@@ -356,6 +359,16 @@ impl<'a> Ev<'a> {
             Kind::Piece => self.piece(s, ins.a.saturating_mul(8), None)?,
             Kind::BitPiece => self.piece(s, ins.a, Some(ins.b))?,
             Kind::Nop => {}
+            Kind::FormAspaceAddress
+            | Kind::PushLane
+            | Kind::Offset
+            | Kind::OffsetUconst
+            | Kind::BitOffset
+            | Kind::Undefined
+            | Kind::AspaceBregx
+            | Kind::PieceEnd
+            | Kind::Extend
+            | Kind::SelectBitPiece => self.ext(ins, s)?,
             Kind::PushObjectAddress => {
                 let o = self.ctx.object.as_ref().ok_or(Fail::Eval(R::CTX_OBJECT_MISSING))?;
                 let e = s.import(o);
@@ -365,11 +378,11 @@ impl<'a> Ev<'a> {
                 let v = self.pop_integral(s, R::OP_FORM_TLS_ADDRESS_REQUIRES_INTEGRAL)?;
                 let base = self.ctx.tls_base.ok_or(Fail::Eval(R::CTX_TLS_BASE_MISSING))?;
                 let ta = s.low128(&v);
-                self.push_mem(s, u128::from(base).wrapping_add(ta));
+                self.push_mem(s, u128::from(base).wrapping_add(ta))?;
             }
             Kind::CallFrameCfa => {
                 let cfa = self.ctx.cfa.ok_or(Fail::Eval(R::CTX_CFA_MISSING))?;
-                self.push_mem(s, u128::from(cfa));
+                self.push_mem(s, u128::from(cfa))?;
             }
             Kind::ImplicitValue => {
                 let (st, len) = (ins.a as usize, ins.b as usize);

@@ -4,7 +4,7 @@
 //! Description").
 
 use crate::context::Entry as CtxEntry;
-use crate::outcome::{BaseType, NormalLocation, Piece, RawLocation, RawPiece, SingleLocation, Source, Value};
+use crate::outcome::{BaseType, NormalLocation, Piece, SingleLocation, Source, Value};
 use std::collections::BTreeSet;
 
 /// Sentinel for "no arena index".
@@ -32,11 +32,18 @@ pub enum Loc {
     /// Undefined storage.
     Undef,
     /// Memory storage of address space `aspace`; `bit` = byte address × 8 + bit.
+    /// For a per-thread / per-lane address space, the storage of the thread
+    /// and lane bound when the location was created (hetero-2020 "Memory
+    /// Location Description Operations > DW_OP_LLVM_form_aspace_address").
     Mem {
         /// Address space.
         aspace: u64,
         /// Bit position.
         bit: u128,
+        /// Thread of per-thread storage, else `None`.
+        thread: Option<u64>,
+        /// Lane of per-lane storage, else `None`.
+        lane: Option<u32>,
     },
     /// Register storage.
     Reg {
@@ -117,6 +124,8 @@ pub struct Comp {
     pub total_bits: u64,
     /// Whether the storage is complete (no more parts can be appended).
     pub complete: bool,
+    /// Composite nesting depth: 1 + the deepest part location's.
+    pub depth: u32,
 }
 
 /// One part of a composite.
@@ -177,12 +186,18 @@ impl Scratch {
 
     /// A new empty incomplete composite; returns its index.
     pub fn new_comp(&mut self) -> u32 {
-        self.comps.push(Comp { first: NONE, last: NONE, total_bits: 0, complete: false });
+        self.comps.push(Comp { first: NONE, last: NONE, total_bits: 0, complete: false, depth: 1 });
         (self.comps.len() - 1) as u32
     }
 
     /// Appends a part of `bits` bits at `loc` to composite `idx`.
+    /// A part location nesting composites too deep is first flattened
+    /// (see [`super::export::MAX_NESTING`]).
     pub fn append_part(&mut self, idx: u32, bits: u64, loc: Loc) {
+        let loc = self.shallow(loc, bits);
+        let depth = self.nesting(&loc) + 1;
+        let c = &mut self.comps[idx as usize];
+        c.depth = c.depth.max(depth);
         let p = self.parts.len() as u32;
         self.parts.push(Part { bits, loc, next: NONE });
         let c = &mut self.comps[idx as usize];
@@ -258,7 +273,7 @@ impl Scratch {
         self.multi_of(&singles)
     }
 
-    fn multi_of(&mut self, singles: &[Loc]) -> Loc {
+    pub(super) fn multi_of(&mut self, singles: &[Loc]) -> Loc {
         match singles {
             [] => Loc::Undef,
             [one] => *one,
@@ -286,9 +301,11 @@ impl Scratch {
         }
     }
 
-    fn import_source(&mut self, s: &Source) -> Loc {
+    pub(super) fn import_source(&mut self, s: &Source) -> Loc {
         match s {
-            Source::Memory { aspace, bit_addr, .. } => Loc::Mem { aspace: *aspace, bit: *bit_addr },
+            Source::Memory { aspace, bit_addr, thread, lane } => {
+                Loc::Mem { aspace: *aspace, bit: *bit_addr, thread: *thread, lane: *lane }
+            }
             Source::Register { regno, bit_offset } => Loc::Reg { regno: *regno, bit: *bit_offset },
             Source::Implicit { bytes, bit_offset } => {
                 let start = self.store(bytes);
@@ -313,9 +330,9 @@ impl Scratch {
         match l {
             Loc::Comp { idx, bit: 0 } => match self.export_flat_comp(*idx) {
                 Some(pieces) => NormalLocation { places: vec![SingleLocation::Composite(pieces)] },
-                None => self.raw(l).normalize(),
+                None => self.normal_form(l),
             },
-            Loc::Multi { .. } | Loc::Comp { .. } => self.raw(l).normalize(),
+            Loc::Multi { .. } | Loc::Comp { .. } => self.normal_form(l),
             // One place in non-composite storage is already normal.
             _ => NormalLocation { places: vec![SingleLocation::Simple(self.source(l))] },
         }
@@ -354,10 +371,10 @@ impl Scratch {
         Some(pieces)
     }
 
-    fn source(&self, l: &Loc) -> Source {
+    pub(super) fn source(&self, l: &Loc) -> Source {
         match *l {
             Loc::Undef | Loc::Comp { .. } | Loc::Multi { .. } => Source::Undefined,
-            Loc::Mem { aspace, bit } => Source::memory(aspace, bit),
+            Loc::Mem { aspace, bit, thread, lane } => Source::Memory { aspace, bit_addr: bit, thread, lane },
             Loc::Reg { regno, bit } => Source::Register { regno, bit_offset: bit },
             Loc::Imp { start, len, bit } => Source::Implicit {
                 bytes: self.bytes[start as usize..start as usize + len as usize].to_vec(),
@@ -366,30 +383,6 @@ impl Scratch {
             Loc::ImpPtr { die, disp, aspace, bit } => {
                 Source::ImplicitPointer { die, aspace, byte_displacement: disp, bit_offset: bit }
             }
-        }
-    }
-
-    fn raw(&self, l: &Loc) -> RawLocation {
-        use crate::outcome::location::RawSingle;
-        match *l {
-            Loc::Multi { start, len } => {
-                let mut singles = Vec::new();
-                for s in &self.multi[start as usize..(start + len) as usize] {
-                    singles.extend(self.raw(s).singles);
-                }
-                RawLocation { singles }
-            }
-            Loc::Comp { idx, bit } => {
-                let mut pieces = Vec::new();
-                let mut p = self.comps[idx as usize].first;
-                while p != NONE {
-                    let part = &self.parts[p as usize];
-                    pieces.push(RawPiece { bits: part.bits, location: self.raw(&part.loc) });
-                    p = part.next;
-                }
-                RawLocation { singles: vec![RawSingle::Composite { pieces, bit_offset: bit }] }
-            }
-            _ => RawLocation::simple(self.source(l)),
         }
     }
 }

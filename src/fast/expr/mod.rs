@@ -19,11 +19,19 @@
 //!   common path allocates nothing until the outcome is built.
 //! - `exec` (loop, stack, operations), `read` (`DW_OP_deref*` with a
 //!   byte-aligned fast path), `place` (frame base, pieces), `arith` (values).
+//! - `aspace` (memory in any address space, bound to the current thread and
+//!   lane when created: `DW_OP_LLVM_form_aspace_address`,
+//!   `DW_OP_LLVM_aspace_bregx`, the xderef address, `DW_OP_LLVM_push_lane`),
+//!   `ext` (the other hetero-2020 location operations: offsets, undefined,
+//!   `DW_OP_LLVM_piece_end`, `_extend`, `_select_bit_piece`), `weight`
+//!   (their parts against the size budget), `export` (the normal form,
+//!   window by window; composite nesting kept shallow by flattening).
 //! - Checks inside one operation come in the order of
 //!   `docs/ambiguities.md` item 45, so rule IDs match the reference.
 //!
-//! Out of scope (reported as `Outcome::Unsupported` when executed): the
-//! hetero-2020 extension operations, `DW_OP_call*`, `DW_OP_entry_value`,
+//! Out of scope (reported as `Outcome::Unsupported` when executed):
+//! `DW_OP_LLVM_call_frame_entry_reg`, `DW_OP_LLVM_aspace_implicit_pointer`,
+//! `DW_OP_call*`, `DW_OP_entry_value`, displacements wider than 128 bits,
 //! `DW_OP_GNU_parameter_ref`, `DW_OP_GNU_variable_value`, arithmetic on
 //! values wider than 128 bits, vectors or floats other than binary32/64, and
 //! turning an implicit pointer value back into a location.
@@ -36,6 +44,14 @@ mod place;
 mod read;
 #[cfg(test)]
 mod tests;
+
+// The hetero-2020 extension operations.
+mod aspace;
+mod export;
+mod ext;
+#[cfg(test)]
+mod ext_tests;
+mod weight;
 
 pub use machine::Scratch;
 

@@ -35,14 +35,14 @@ impl Ev<'_> {
             // A register frame base holds the address: DW_OP_bregx R B.
             Loc::Reg { regno, bit: 0 } => {
                 let a = mask(self.reg_address(s, regno)?.wrapping_add(disp as i128 as u128), self.gty.bits);
-                Ok(Loc::Mem { aspace: 0, bit: a * 8 })
+                self.mem0(a)
             }
             // A byte address: address arithmetic modulo the space's size
             // (rule `op.fbreg.memory-frame-base`).
-            Loc::Mem { aspace, bit } if bit % 8 == 0 => {
+            Loc::Mem { aspace, bit, thread, lane } if bit % 8 == 0 => {
                 let size = self.storage_bits_mem(aspace) / 8;
                 let a = (bit / 8).wrapping_add(disp as i128 as u128) % size;
-                Ok(Loc::Mem { aspace, bit: a * 8 })
+                Ok(Loc::Mem { aspace, bit: a * 8, thread, lane })
             }
             other => self.move_loc(s, other, i128::from(disp) * 8, R::OP_FBREG_OFFSET_OUT_OF_STORAGE),
         }
@@ -70,11 +70,14 @@ impl Ev<'_> {
             Loc::Multi { .. } => 0,
         };
         let nb = cur.checked_add(bits).ok_or(Fail::Eval(rule.clone()))?;
-        if nb < 0 || size.is_some_and(|sz| nb as u128 >= sz) {
+        // (A register the target does not define has no known size, but its
+        // bit offset still cannot leave 0..2^64.)
+        let limit = if matches!(l, Loc::Mem { .. }) { i128::MAX } else { i128::from(u64::MAX) };
+        if nb < 0 || nb > limit || size.is_some_and(|sz| nb as u128 >= sz) {
             return Err(Fail::Eval(rule));
         }
         Ok(match l {
-            Loc::Mem { aspace, .. } => Loc::Mem { aspace, bit: nb as u128 },
+            Loc::Mem { aspace, thread, lane, .. } => Loc::Mem { aspace, bit: nb as u128, thread, lane },
             Loc::Reg { regno, .. } => Loc::Reg { regno, bit: nb as u64 },
             Loc::Imp { start, len, .. } => Loc::Imp { start, len, bit: nb as u64 },
             Loc::ImpPtr { die, disp, aspace, .. } => Loc::ImpPtr { die, disp, aspace, bit: nb as u64 },
@@ -164,7 +167,7 @@ impl Ev<'_> {
                 }
                 true
             }
-            Loc::Mem { aspace, bit } => bit + u128::from(bits) <= self.storage_bits_mem(aspace),
+            Loc::Mem { aspace, bit, .. } => bit + u128::from(bits) <= self.storage_bits_mem(aspace),
             // A register the target does not define has no known size.
             Loc::Reg { regno, bit } => {
                 self.ctx.target.register(regno).is_none_or(|r| u128::from(bit) + u128::from(bits) <= u128::from(r.bits))
@@ -184,14 +187,22 @@ impl Ev<'_> {
     /// largest address space (rule `composite.too-large`) and the size budget.
     pub(super) fn add_part(&self, s: &mut Scratch, idx: u32, bits: u64, loc: Loc) -> Res<()> {
         let total = s.comps[idx as usize].total_bits.saturating_add(bits);
+        self.check_comp_size(u128::from(total))?;
+        s.append_part(idx, bits, loc);
+        Ok(())
+    }
+
+    /// A composite of `total` **bits** must fit the memory storage of the
+    /// target's largest address space (rule `composite.too-large`, checked
+    /// first) and the size budget.
+    pub(super) fn check_comp_size(&self, total: u128) -> Res<()> {
         let max_abits = self.ctx.target.address_spaces.iter().map(|a| a.address_bits).max().unwrap_or(64);
-        if max_abits < 61 && u128::from(total) > 1u128 << (max_abits + 3) {
+        if total > 1u128 << (max_abits.min(120) + 3) {
             return Err(Fail::Ill(R::COMPOSITE_TOO_LARGE));
         }
-        if total > self.ctx.budgets.size_bytes.saturating_mul(8) {
+        if total > u128::from(self.ctx.budgets.size_bytes.saturating_mul(8)) {
             return Err(Fail::Budget(BudgetKind::Size));
         }
-        s.append_part(idx, bits, loc);
         Ok(())
     }
 }

@@ -3,8 +3,8 @@
 //! "Special Value Operations", rules `op.deref*`, `op.implicit-pointer.*`).
 
 use super::exec::{Ev, Fail};
-use super::machine::{mask, Ent, Ipv, Loc, Scratch, Val, NONE};
-use crate::context::ContextError;
+use super::machine::{Ent, Ipv, Loc, Scratch, Val, NONE};
+use crate::context::{ContextError, MemoryStorage};
 use crate::encoding::ate;
 use crate::outcome::{BaseType, BudgetKind};
 use crate::rules::id as R;
@@ -38,15 +38,6 @@ impl Ev<'_> {
             }
             s.make_val(t, &le)
         }
-    }
-
-    /// The memory location an xderef operation reads (rules
-    /// `op.xderef.address-space`, `op.xderef.unknown-address-space`).
-    pub(super) fn aspace_address(&self, s: &Scratch, asp: &Val, a: &Val) -> Res<Loc> {
-        let asp_id = s.as_u64(asp).ok_or(Fail::Ill(R::OP_XDEREF_UNKNOWN_ADDRESS_SPACE))?;
-        let space = self.ctx.target.address_space(asp_id).ok_or(Fail::Ill(R::OP_XDEREF_UNKNOWN_ADDRESS_SPACE))?;
-        let addr = mask(s.low128(a), space.address_bits);
-        Ok(Loc::Mem { aspace: asp_id, bit: addr * 8 })
     }
 
     /// `DW_OP_deref_size` (rules `op.deref-size.zero-extends`, `op.deref-size.zero`).
@@ -107,13 +98,13 @@ impl Ev<'_> {
         let n = (t.bits / 8) as usize;
         let mut b = [0u8; 16];
         let r = match *l {
-            Loc::Mem { aspace, bit } if bit % 8 == 0 => {
+            Loc::Mem { aspace, bit, thread, lane } if bit % 8 == 0 => {
                 let size_bits = self.storage_bits_mem(aspace);
                 if bit.checked_add(u128::from(t.bits)).is_none_or(|e| e > size_bits) {
                     return Some(Err(Fail::Eval(R::OP_DEREF_PAST_STORAGE_END)));
                 }
                 self.ctx
-                    .read_memory(aspace, (bit / 8) as u64, &mut b[..n])
+                    .read_storage(MemoryStorage { aspace, thread, lane }, (bit / 8) as u64, &mut b[..n])
                     .map_err(|_| Fail::Eval(R::OP_DEREF_MEMORY_UNREADABLE))
             }
             Loc::Reg { regno, bit } if bit % 8 == 0 && !self.big_endian_target() => {
@@ -194,7 +185,7 @@ impl Ev<'_> {
         }
         match *l {
             Loc::Undef => Err(Fail::Eval(R::OP_DEREF_UNDEFINED_STORAGE)),
-            Loc::Mem { aspace, bit } => {
+            Loc::Mem { aspace, bit, thread, lane } => {
                 track.other = true;
                 let size_bits = self.storage_bits(s, l).unwrap_or(u128::MAX);
                 let start = bit.checked_add(u128::from(extra)).ok_or(Fail::Eval(R::OP_DEREF_PAST_STORAGE_END))?;
@@ -205,7 +196,9 @@ impl Ev<'_> {
                 let sub = (start % 8) as u64;
                 let count = (sub + n).div_ceil(8) as usize;
                 with_buf(count, |buf| {
-                    self.ctx.read_memory(aspace, first, buf).map_err(|_| Fail::Eval(R::OP_DEREF_MEMORY_UNREADABLE))?;
+                    self.ctx
+                        .read_storage(MemoryStorage { aspace, thread, lane }, first, buf)
+                        .map_err(|_| Fail::Eval(R::OP_DEREF_MEMORY_UNREADABLE))?;
                     copy_bits(buf, sub, dst, dst_bit, n);
                     Ok(())
                 })
