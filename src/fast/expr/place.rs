@@ -25,8 +25,7 @@ impl Ev<'_> {
             _ => Box::new((fb.clone(), Program::compile(fb, self.ctx))),
         };
         let at = self.at_override.unwrap_or(u64::from(ins.off));
-        let inner =
-            Ev { ctx: self.ctx, base: s.stack.len(), depth: self.depth + 1, at_override: Some(at), gty: self.gty };
+        let inner = Ev { base: s.stack.len(), depth: self.depth + 1, at_override: Some(at), ..*self };
         let r = inner.nested(&fbp.1, s);
         s.frame_base = Some(fbp);
         let l = r?;
@@ -89,20 +88,29 @@ impl Ev<'_> {
         if let Some(e) = &prog.error {
             return Err(Fail::Ill(e.rule.clone()));
         }
-        let out = match self.exec(prog, s) {
-            Err(stop) => Err(stop.fail),
-            Ok(()) => match self.top(s) {
-                None => Ok(Loc::Undef),
-                Some(e) => {
-                    complete_top(s, &e);
-                    self.to_loc(s, e).map_err(|f| match f {
-                        Fail::Ill(r) if r == R::LOC_CONVERT_VALUE_NOT_GENERIC => {
-                            Fail::Ill(R::EXPR_RESULT_LOCATION_NOT_CONVERTIBLE)
-                        }
-                        f => f,
-                    })
-                }
-            },
+        match self.exec(prog, s) {
+            Err(stop) => {
+                s.stack.truncate(self.base);
+                Err(stop.fail)
+            }
+            Ok(()) => self.result_loc(s),
+        }
+    }
+
+    /// The location result of a nested evaluation that has run (result
+    /// kind location); pops its stack region.
+    pub(super) fn result_loc(&self, s: &mut Scratch) -> Res<Loc> {
+        let out = match self.top(s) {
+            None => Ok(Loc::Undef),
+            Some(e) => {
+                complete_top(s, &e);
+                self.to_loc(s, e).map_err(|f| match f {
+                    Fail::Ill(r) if r == R::LOC_CONVERT_VALUE_NOT_GENERIC => {
+                        Fail::Ill(R::EXPR_RESULT_LOCATION_NOT_CONVERTIBLE)
+                    }
+                    f => f,
+                })
+            }
         };
         s.stack.truncate(self.base);
         out
