@@ -38,6 +38,8 @@ mod arith;
 mod attribute;
 mod calls;
 pub mod decode;
+#[cfg(test)]
+mod die_tests;
 mod exec;
 mod frame;
 mod loclist;
