@@ -182,8 +182,13 @@ fn context(target: &Arc<Target>, vendor: VendorProfile, s: &ContextSpec) -> R<Co
                 Some(e) => e == Endian::Big,
                 None => target.endian == Endian::Big,
             };
-            let mut t = BaseType::ate(encoding, bt.bits, big);
-            t.vector_size = bt.vector_size.unwrap_or(1);
+            // attr.llvm-vector-size.representation: `bits` is the element's
+            // size; the base type's size is the whole vector's.
+            let n = bt.vector_size.unwrap_or(1);
+            let total = if n == 0 { Some(bt.bits) } else { bt.bits.checked_mul(n) }
+                .ok_or_else(|| problem(format!("vector of {n} x {} bits is too large", bt.bits), &["vector_size"]))?;
+            let mut t = BaseType::ate(encoding, total, big);
+            t.vector_size = n;
             base_types.insert(*die, t);
         }
         let debug_addr = match &cu.debug_addr {
@@ -210,6 +215,31 @@ fn context(target: &Arc<Target>, vendor: VendorProfile, s: &ContextSpec) -> R<Co
             debug_loc: section(&cu.debug_loc, "debug_loc")?,
             base_address: cu.base_address,
         });
+        if let Some(lists) = &cu.loclists {
+            if cu.debug_loclists.is_some() || cu.debug_loc.is_some() {
+                return Err(problem(
+                    "give `loclists:` or the hex `debug_loclists:`/`debug_loc:`, not both",
+                    &["loclists"],
+                ));
+            }
+            let u = ctx.cu.as_ref().expect("just set");
+            let layout = super::loclists::Layout {
+                version: u.version,
+                format: u.format,
+                address_size: u.address_size,
+                endian: target.endian,
+            };
+            let mut expr = |t: &str| assemble(t, &ctx, "expr:").map_err(|p| p.message);
+            let a = super::loclists::assemble(lists, &layout, &mut expr)
+                .map_err(|m| problem(format!("cu.{m}"), &["loclists"]))?;
+            let u = ctx.cu.as_mut().expect("just set");
+            if u.version >= 5 {
+                u.debug_loclists = a.bytes.into();
+                u.loclists_base = a.base;
+            } else {
+                u.debug_loc = a.bytes.into();
+            }
+        }
         // DIE expressions assemble with the unit in place (operand sizes).
         let mut dies = BTreeMap::new();
         for (off, d) in &cu.dies {

@@ -7,6 +7,7 @@
 
 mod convert;
 mod locate;
+mod loclists;
 mod schema;
 
 use super::Case;

@@ -153,6 +153,10 @@ pub struct CuSpec {
     pub debug_loclists: Option<String>,
     #[serde(default)]
     pub loclists_base: u64,
+    /// Structured location lists, assembled into `.debug_loclists` (with a
+    /// header and an offsets table) or `.debug_loc` (version < 5).
+    #[serde(default)]
+    pub loclists: Option<Vec<Vec<LleSpec>>>,
     #[serde(default)]
     pub debug_loc: Option<String>,
     #[serde(default)]
@@ -211,4 +215,31 @@ pub struct BudgetSpec {
     pub depth: Option<u32>,
     #[serde(default)]
     pub size_bytes: Option<u64>,
+}
+
+/// One entry of a structured location list (`cu.loclists`): exactly one
+/// kind key, plus `expr:` (expression text) for bounded and default entries.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LleSpec {
+    #[serde(default)]
+    pub base_addressx: Option<u64>,
+    #[serde(default)]
+    pub startx_endx: Option<[u64; 2]>,
+    #[serde(default)]
+    pub startx_length: Option<[u64; 2]>,
+    #[serde(default)]
+    pub offset_pair: Option<[u64; 2]>,
+    #[serde(default)]
+    pub default_location: Option<bool>,
+    #[serde(default)]
+    pub base_address: Option<u64>,
+    #[serde(default)]
+    pub start_end: Option<[u64; 2]>,
+    #[serde(default)]
+    pub start_length: Option<[u64; 2]>,
+    #[serde(default)]
+    pub end_of_list: Option<bool>,
+    #[serde(default)]
+    pub expr: Option<String>,
 }
