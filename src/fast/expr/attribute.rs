@@ -6,7 +6,7 @@ use super::machine::{Ent, Loc, Scratch};
 use super::{evaluate, Program};
 use crate::case::ExprCase;
 use crate::context::{AttrForm, Attribute, Context, ResultKind};
-use crate::outcome::{NormalLocation, Outcome, SingleLocation, Source, Value};
+use crate::outcome::{Outcome, Value};
 use crate::rules::id as R;
 use crate::rules::RuleId;
 
@@ -97,54 +97,67 @@ pub fn evaluate_case(case: &ExprCase) -> Outcome {
         own = attribute_context(attr, ctx, entries);
         &own
     };
+    if matches!(attr, Attribute::FrameBase | Attribute::StaticLink | Attribute::ReturnAddr) {
+        return single_memory(attr, actx, form);
+    }
     let out = match form {
         Form::Const(b) if attr == Attribute::LlvmLanes => return lanes(ctx, b),
         Form::Const(b) => return member_offset(actx, b),
-        Form::List(f) => list(actx, f, attr == Attribute::FrameBase),
-        Form::Expr(e) if attr == Attribute::FrameBase => {
-            let p = Program::compile(e, actx);
-            match (&p.error, p.fbreg_at()) {
-                (None, Some(at)) => return Outcome::IllFormed { rule: R::ATTR_FRAME_BASE_FBREG, at: Some(at) },
-                _ => p.run(actx, &mut Scratch::new()),
-            }
-        }
+        Form::List(f) => list(actx, f, false),
         Form::Expr(e) => evaluate(e, actx),
     };
-    check_result(attr, actx, out)
-}
-
-/// The attribute's checks on its result (no byte offset).
-fn check_result(attr: Attribute, ctx: &Context, out: Outcome) -> Outcome {
-    use Attribute as A;
     match (attr, &out) {
-        (A::FrameBase, Outcome::Location(l)) => frame_base(ctx, l).unwrap_or(out),
-        (A::StaticLink, Outcome::Location(l)) if !one_memory(l) => ill(R::ATTR_STATIC_LINK_NOT_MEMORY),
-        (A::ReturnAddr, Outcome::Location(l)) if !one_memory(l) => ill(R::ATTR_RETURN_ADDR_NOT_MEMORY),
-        (A::LlvmActiveLane, Outcome::Value(v)) if !v.ty.is_integral() => ill(R::ATTR_LLVM_ACTIVE_LANE_NOT_INTEGRAL),
+        (Attribute::LlvmActiveLane, Outcome::Value(v)) if !v.ty.is_integral() => {
+            ill(R::ATTR_LLVM_ACTIVE_LANE_NOT_INTEGRAL)
+        }
         _ => out,
     }
 }
 
-fn one_memory(l: &NormalLocation) -> bool {
-    matches!(l.places.as_slice(), [SingleLocation::Simple(Source::Memory { .. })])
-}
-
-/// `DW_AT_frame_base` result checks (rules `attr.frame-base.not-single`,
-/// `attr.frame-base.register-as-bregx`, `attr.frame-base.not-memory`);
-/// `None` keeps the result as it is.
-fn frame_base(ctx: &Context, l: &NormalLocation) -> Option<Outcome> {
-    match l.places.as_slice() {
-        [SingleLocation::Simple(Source::Memory { .. })] => None,
-        [SingleLocation::Simple(Source::Register { regno, .. })] => {
-            let mut s = Scratch::new();
-            let ev = Ev::new(ctx);
-            Some(match ev.reg_address(&mut s, *regno) {
-                Ok(a) => Outcome::Location(s.export_loc(&Loc::Mem { aspace: 0, bit: a * 8 })),
-                Err(fail) => Stop { fail, at: None }.outcome(),
-            })
+/// `DW_AT_frame_base`, `DW_AT_static_link`, `DW_AT_return_addr`: the
+/// result must be one memory location description; a register frame base
+/// becomes `DW_OP_bregx R 0` (rules `attr.frame-base.*`,
+/// `attr.static-link.not-memory`, `attr.return-addr.not-memory`). The
+/// count is of the single location descriptions the evaluation produced
+/// (a location list's union included), before the outcome's normal form.
+fn single_memory(attr: Attribute, ctx: &Context, form: Form<'_>) -> Outcome {
+    let fb = attr == Attribute::FrameBase;
+    let mut s = Scratch::new();
+    let ev = Ev::new(ctx);
+    let l = match form {
+        Form::List(f) => ev.location_list(f, &mut s, fb),
+        Form::Expr(e) => {
+            let p = Program::compile(e, ctx);
+            match (&p.error, p.fbreg_at()) {
+                (Some(err), _) => return Outcome::IllFormed { rule: err.rule.clone(), at: Some(err.at) },
+                (None, Some(at)) if fb => return Outcome::IllFormed { rule: R::ATTR_FRAME_BASE_FBREG, at: Some(at) },
+                _ => {}
+            }
+            for e in &ctx.initial_stack {
+                let ent: Ent = s.import(e);
+                s.stack.push(ent);
+            }
+            ev.exec(&p, &mut s).and_then(|()| ev.result_loc(&mut s).map_err(|fail| Stop { fail, at: None }))
         }
-        [_, _, ..] => Some(ill(R::ATTR_FRAME_BASE_NOT_SINGLE)),
-        _ => Some(ill(R::ATTR_FRAME_BASE_NOT_MEMORY)),
+        Form::Const(_) => return ill(R::ATTR_FORM_NOT_ALLOWED),
+    };
+    let l = match l {
+        Ok(l) => l,
+        Err(stop) => return stop.outcome(),
+    };
+    let not_memory = match attr {
+        Attribute::StaticLink => R::ATTR_STATIC_LINK_NOT_MEMORY,
+        Attribute::ReturnAddr => R::ATTR_RETURN_ADDR_NOT_MEMORY,
+        _ => R::ATTR_FRAME_BASE_NOT_MEMORY,
+    };
+    match l {
+        Loc::Mem { .. } => Outcome::Location(s.export_loc(&l)),
+        Loc::Multi { .. } if fb => ill(R::ATTR_FRAME_BASE_NOT_SINGLE),
+        Loc::Reg { regno, .. } if fb => match ev.reg_address(&mut s, regno) {
+            Ok(a) => Outcome::Location(s.export_loc(&Loc::Mem { aspace: 0, bit: a * 8 })),
+            Err(fail) => Stop { fail, at: None }.outcome(),
+        },
+        _ => ill(not_memory),
     }
 }
 

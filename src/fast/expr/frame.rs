@@ -38,19 +38,37 @@ impl Ev<'_> {
     pub(super) fn reg_loc(&self, s: &mut Scratch, regno: u64) -> Res<Loc> {
         match self.up {
             None => Ok(Loc::Reg { regno, bit: 0 }),
-            Some(up) => up.callee.rule_loc(s, up.rules.rule(regno), regno, self.at_override),
+            Some(_) => self.reg_loc_for(s, regno, self.depth),
+        }
+    }
+
+    /// [`Ev::reg_loc`] on behalf of an evaluation at nesting `depth` (CFI
+    /// expression rules run one level deeper than the evaluation that asks,
+    /// whatever frame they are in: ambiguities item 47).
+    fn reg_loc_for(&self, s: &mut Scratch, regno: u64, depth: u32) -> Res<Loc> {
+        match self.up {
+            None => Ok(Loc::Reg { regno, bit: 0 }),
+            Some(up) => up.callee.rule_loc(s, up.rules.rule(regno), regno, self.at_override, depth),
         }
     }
 
     /// The location, in terms of the top frame, of the previous value of
     /// register `regno` in the frame that called this one, by its CFI
     /// `rule` applied to this frame's state (rules `frame.rule.*`). `at` is
-    /// the offset nested failures are reported at.
-    pub(super) fn rule_loc(&self, s: &mut Scratch, rule: &RegisterRule, regno: u64, at: Option<u64>) -> Res<Loc> {
+    /// the offset nested failures are reported at, `depth` the nesting of
+    /// the evaluation that asks.
+    pub(super) fn rule_loc(
+        &self,
+        s: &mut Scratch,
+        rule: &RegisterRule,
+        regno: u64,
+        at: Option<u64>,
+        depth: u32,
+    ) -> Res<Loc> {
         let reg_bits = self.ctx.target.register(regno).map(|r| r.bits);
         match rule {
             RegisterRule::Undefined => Ok(Loc::Undef),
-            RegisterRule::SameValue => self.reg_loc(s, regno),
+            RegisterRule::SameValue => self.reg_loc_for(s, regno, depth),
             RegisterRule::Offset { offset } => {
                 let cfa = self.ctx.cfa.ok_or(Fail::Eval(R::CTX_CFA_MISSING))?;
                 self.cfa_plus(s, cfa, *offset)
@@ -71,10 +89,13 @@ impl Ev<'_> {
                 if reg_bits.is_some() && other.is_some() && reg_bits != other {
                     return Err(Fail::Ill(R::FRAME_REGISTER_SIZE_MISMATCH));
                 }
-                self.reg_loc(s, *register)
+                self.reg_loc_for(s, *register, depth)
             }
             RegisterRule::Expression { expr } | RegisterRule::ValExpression { expr } => {
-                let depth = self.deeper()?;
+                if depth + 1 > self.ctx.budgets.depth {
+                    return Err(Fail::Budget(crate::outcome::BudgetKind::Depth));
+                }
+                let depth = depth + 1;
                 let cfa = self.ctx.cfa.ok_or(Fail::Eval(R::CTX_CFA_MISSING))?;
                 // No unit, no object (rule `frame.rule.expression`).
                 let cfi_ctx = Context { cu: None, object: None, ..self.ctx.clone() };
@@ -106,7 +127,7 @@ impl Ev<'_> {
     pub(super) fn call_frame_entry_reg(&self, s: &mut Scratch, regno: u64, off: u32) -> Res<Loc> {
         let caller = self.ctx.caller.as_deref().ok_or(Fail::Eval(R::FRAME_CALLER_MISSING))?;
         let at = Some(self.at_override.unwrap_or(u64::from(off)));
-        self.rule_loc(s, caller.rule(regno), regno, at)
+        self.rule_loc(s, caller.rule(regno), regno, at, self.depth)
     }
 
     /// `DW_OP_entry_value` / `DW_OP_GNU_entry_value` (rules
