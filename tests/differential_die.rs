@@ -35,7 +35,7 @@ struct Gen {
     dwarf64: bool,
     base: bool,
     pc: u8,
-    caller: Option<(Vec<(u64, u8, i64)>, bool, bool)>,
+    caller: Option<Caller>,
     result: u8,
     attr: u8,
     form: u8,
@@ -43,6 +43,10 @@ struct Gen {
     object: bool,
     depth: u8,
 }
+
+/// A caller frame: (register, rule kind, offset) triples, whether it has a
+/// caller of its own, whether its default rule is `same value`.
+type Caller = (Vec<(u64, u8, i64)>, bool, bool);
 
 /// One generated operation: a choice and two raw numbers.
 type Op = (u8, u64, u64);
@@ -338,7 +342,7 @@ fn build(g: &Gen) -> ExprCase {
         let off = UNIT + 0x10 * (i as u64 + 1);
         let e = bytes(e, obytes);
         let die = match k % 8 {
-            0 | 1 | 2 => Die { location: Some(AttrForm::Exprloc(e)), ..Default::default() },
+            0..=2 => Die { location: Some(AttrForm::Exprloc(e)), ..Default::default() },
             3 => Die {
                 location: Some(AttrForm::LocList { offset: if k % 2 == 0 { l0 } else { l1 } }),
                 ..Default::default()
@@ -411,14 +415,14 @@ fn build(g: &Gen) -> ExprCase {
     let attribute = (g.attr % 20 < 14).then(|| Attribute::ALL[(g.attr % 20) as usize]);
     let takes_constant = matches!(attribute, Some(Attribute::DataMemberLocation | Attribute::LlvmLanes));
     let form = match g.form % 8 {
-        0 => Some(AttrForm::LocList { offset: if g.form % 3 == 0 { l1 } else { l0 } }),
+        0 => Some(AttrForm::LocList { offset: if g.form.is_multiple_of(3) { l1 } else { l0 } }),
         1 => Some(AttrForm::LocListX { index: u64::from(g.form % 3) }),
         2 | 3 if takes_constant || g.form > 250 => Some(AttrForm::Constant(u64::from(g.form / 8) % 24)),
         _ if attribute == Some(Attribute::LlvmLanes) => Some(AttrForm::Constant(u64::from(g.form % 3))),
         _ => None,
     };
-    if g.form % 5 == 0 {
-        c.frame_base = Some(if g.form % 2 == 0 { vec![0x9c] } else { vec![0x77, 0x00] });
+    if g.form.is_multiple_of(5) {
+        c.frame_base = Some(if g.form.is_multiple_of(2) { vec![0x9c] } else { vec![0x77, 0x00] });
     }
     ExprCase {
         name: "generated".into(),
