@@ -42,6 +42,7 @@ struct Gen {
     initial: u8,
     object: bool,
     depth: u8,
+    amdgpu: bool,
 }
 
 /// A caller frame: (register, rule kind, offset) triples, whether it has a
@@ -62,16 +63,19 @@ fn ops(max: usize) -> impl Strategy<Value = Vec<Op>> {
 fn gen() -> impl Strategy<Value = Gen> {
     let dies = prop::collection::vec((any::<u8>(), ops(4)), 8);
     let lists = prop::collection::vec((any::<u8>(), 0u64..0x40, 0u64..0x40, ops(3)), 0..5);
-    let regno = prop_oneof![6 => 0u64..8, 1 => Just(16u64), 1 => Just(17u64)];
+    let regno = prop_oneof![6 => 0u64..8, 1 => Just(16u64), 1 => Just(17u64), 1 => 32u64..36];
     let offset = prop_oneof![8 => -24i64..24, 1 => Just(-0x2000i64), 1 => Just(i64::MAX / 8)];
     let rules = prop::collection::vec((regno, any::<u8>(), offset), 0..6);
     let caller = prop::option::weighted(0.7, (rules, any::<bool>(), any::<bool>()));
     (
         (ops(7), dies, lists, prop::bool::weighted(0.25), any::<bool>(), any::<bool>(), any::<u8>()),
-        (caller, 0u8..3, any::<u8>(), any::<u8>(), 0u8..4, any::<bool>(), 0u8..5),
+        (caller, 0u8..3, any::<u8>(), any::<u8>(), 0u8..4, any::<bool>(), 0u8..5, prop::bool::weighted(0.25)),
     )
         .prop_map(
-            |((expr, dies, lists, v4, dwarf64, base, pc), (caller, result, attr, form, initial, object, depth))| Gen {
+            |(
+                (expr, dies, lists, v4, dwarf64, base, pc),
+                (caller, result, attr, form, initial, object, depth, amdgpu),
+            )| Gen {
                 expr,
                 dies,
                 lists,
@@ -86,6 +90,7 @@ fn gen() -> impl Strategy<Value = Gen> {
                 initial,
                 object,
                 depth,
+                amdgpu,
             },
         )
 }
@@ -96,6 +101,10 @@ fn emit(out: &mut Vec<u8>, &(c, a, b): &Op, obytes: usize) {
     let off = |out: &mut Vec<u8>, v: u64| out.extend(&v.to_le_bytes()[..obytes]);
     match c % 24 {
         0 => out.push(0x30 + (a % 32) as u8),
+        1 if b % 3 == 0 => {
+            out.push(0x90); // regx: 16, 17 and the first AMDGPU SGPRs
+            write_uleb(out, [16, 17, 32, 33][(a % 4) as usize]);
+        }
         1 => out.push(0x50 + (a % 8) as u8),
         2 => {
             out.push(0x70 + (a % 8) as u8);
@@ -126,6 +135,9 @@ fn emit(out: &mut Vec<u8>, &(c, a, b): &Op, obytes: usize) {
             }
         }
         9 => {
+            if b % 2 == 0 {
+                out.push(0x30 + (a % 6) as u8);
+            }
             out.push(0xe9); // DW_OP_LLVM_aspace_implicit_pointer
             off(out, UNIT + die_rel);
             write_sleb(out, (b % 8) as i64);
@@ -133,7 +145,7 @@ fn emit(out: &mut Vec<u8>, &(c, a, b): &Op, obytes: usize) {
         10 | 11 => {
             // entry_value with a small block
             let mut blk = Vec::new();
-            match b % 5 {
+            match b % 9 {
                 0 => blk.push(0x50 + (a % 8) as u8),
                 1 => {
                     blk.push(0x70 + (a % 8) as u8);
@@ -146,6 +158,13 @@ fn emit(out: &mut Vec<u8>, &(c, a, b): &Op, obytes: usize) {
                 }
                 3 => blk.push(0x30 + (a % 4) as u8),
                 4 if a % 2 == 0 => blk.extend([0x90, 17]),
+                5 => blk.extend([0xa3, 0x01, 0x50 + (a % 8) as u8]), // an entry value of the caller's caller
+                6 => blk.extend([0xe6, (a % 8) as u8, 0x06]),        // call_frame_entry_reg R; deref
+                7 => {
+                    blk.push(0x98);
+                    blk.extend(&(die_rel as u16).to_le_bytes());
+                }
+                8 => blk.extend([0xa5, (a % 8) as u8, 0x00]), // regval_type R, generic
                 _ => {}
             }
             out.push(if a % 3 == 0 { 0xf3 } else { 0xa3 });
@@ -325,14 +344,25 @@ fn rule(kind: u8, n: i64, r: u64) -> RegisterRule {
 }
 
 fn build(g: &Gen) -> ExprCase {
-    let mut c = Context::new(Arc::new(presets::x86_64()));
+    let target = if g.amdgpu { presets::amdgpu_gfx90a() } else { presets::x86_64() };
+    let mut c = Context::new(Arc::new(target));
     c.vendor = VendorProfile::hetero_2020();
     let obytes = if g.dwarf64 { 8 } else { 4 };
     for r in 0..8u64 {
         c.registers.insert(r, (0x1000 + 8 * r).to_le_bytes().to_vec());
     }
+    if g.amdgpu {
+        c.registers.clear();
+        for r in 32..40u64 {
+            c.registers.insert(r, (0x1000 + 4 * r as u32).to_le_bytes().to_vec());
+        }
+    }
     c.registers.insert(16, 0x40_0010u64.to_le_bytes().to_vec());
-    c.registers.insert(17, (0x1010u128 | 0x1111 << 64).to_le_bytes().to_vec());
+    if g.amdgpu {
+        c.registers.insert(17, u64::MAX.to_le_bytes().to_vec()); // exec mask
+    } else {
+        c.registers.insert(17, (0x1010u128 | 0x1111 << 64).to_le_bytes().to_vec());
+    }
     c.memory.push(MemorySegment::shared(0, 0x1000, (0..0x80u8).map(|i| i.wrapping_mul(29)).collect()));
     c.cfa = Some(0x1040);
     c.result_kind = [None, Some(ResultKind::Location), Some(ResultKind::Value)][g.result as usize];
