@@ -25,6 +25,20 @@ const UNIT: u64 = 0x100;
 /// Unit base address (when the unit has one).
 const BASE: u64 = 0x40_0000;
 
+thread_local! {
+    /// Whether the case being built is for a big-endian target.
+    static BIG: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// The low `n` bytes of `v` in the target's byte order.
+fn ne(v: u128, n: usize) -> Vec<u8> {
+    if BIG.with(|b| b.get()) {
+        v.to_be_bytes()[16 - n..].to_vec()
+    } else {
+        v.to_le_bytes()[..n].to_vec()
+    }
+}
+
 /// Everything the generator chooses.
 #[derive(Debug, Clone)]
 struct Gen {
@@ -43,6 +57,7 @@ struct Gen {
     object: bool,
     depth: u8,
     amdgpu: bool,
+    be: bool,
 }
 
 /// A caller frame: (register, rule kind, offset) triples, whether it has a
@@ -69,28 +84,28 @@ fn gen() -> impl Strategy<Value = Gen> {
     let caller = prop::option::weighted(0.7, (rules, any::<bool>(), any::<bool>()));
     (
         (ops(7), dies, lists, prop::bool::weighted(0.25), any::<bool>(), any::<bool>(), any::<u8>()),
-        (caller, 0u8..3, any::<u8>(), any::<u8>(), 0u8..4, any::<bool>(), 0u8..5, prop::bool::weighted(0.25)),
+        (caller, 0u8..3, any::<u8>(), any::<u8>(), 0u8..4, any::<bool>(), 0u8..5, 0u8..8),
     )
         .prop_map(
-            |(
-                (expr, dies, lists, v4, dwarf64, base, pc),
-                (caller, result, attr, form, initial, object, depth, amdgpu),
-            )| Gen {
-                expr,
-                dies,
-                lists,
-                v4,
-                dwarf64,
-                base,
-                pc,
-                caller,
-                result,
-                attr,
-                form,
-                initial,
-                object,
-                depth,
-                amdgpu,
+            |((expr, dies, lists, v4, dwarf64, base, pc), (caller, result, attr, form, initial, object, depth, t))| {
+                Gen {
+                    expr,
+                    dies,
+                    lists,
+                    v4,
+                    dwarf64,
+                    base,
+                    pc,
+                    caller,
+                    result,
+                    attr,
+                    form,
+                    initial,
+                    object,
+                    depth,
+                    amdgpu: t < 2,
+                    be: t == 2,
+                }
             },
         )
 }
@@ -98,7 +113,7 @@ fn gen() -> impl Strategy<Value = Gen> {
 /// Emits one operation of the DIE-backed kind mix (plus a few plain ones).
 fn emit(out: &mut Vec<u8>, &(c, a, b): &Op, obytes: usize) {
     let die_rel = 0x10 * (1 + a % 9); // 0x90 names no DIE
-    let off = |out: &mut Vec<u8>, v: u64| out.extend(&v.to_le_bytes()[..obytes]);
+    let off = |out: &mut Vec<u8>, v: u64| out.extend(ne(v.into(), obytes));
     match c % 24 {
         0 => out.push(0x30 + (a % 32) as u8),
         1 if b % 3 == 0 => {
@@ -113,11 +128,11 @@ fn emit(out: &mut Vec<u8>, &(c, a, b): &Op, obytes: usize) {
         3 => out.push([0x06, 0x12, 0x13, 0x16, 0x22, 0x9f][(a % 6) as usize]),
         4 => {
             out.push(0x98);
-            out.extend(&(die_rel as u16).to_le_bytes());
+            out.extend(ne(die_rel.into(), 2));
         }
         5 => {
             out.push(0x99);
-            out.extend(&(die_rel as u32).to_le_bytes());
+            out.extend(ne(die_rel.into(), 4));
         }
         6 => {
             out.push(0x9a);
@@ -162,7 +177,7 @@ fn emit(out: &mut Vec<u8>, &(c, a, b): &Op, obytes: usize) {
                 6 => blk.extend([0xe6, (a % 8) as u8, 0x06]),        // call_frame_entry_reg R; deref
                 7 => {
                     blk.push(0x98);
-                    blk.extend(&(die_rel as u16).to_le_bytes());
+                    blk.extend(ne(die_rel.into(), 2));
                 }
                 8 => blk.extend([0xa5, (a % 8) as u8, 0x00]), // regval_type R, generic
                 _ => {}
@@ -194,11 +209,11 @@ fn emit(out: &mut Vec<u8>, &(c, a, b): &Op, obytes: usize) {
         }
         18 => {
             out.push(0x03);
-            out.extend(&(0x1000 + a % 0x40).to_le_bytes());
+            out.extend(ne((0x1000 + a % 0x40).into(), 8));
         }
         19 => {
             out.push(0x0a);
-            out.extend(&((0x1000 + a % 0x40) as u16).to_le_bytes());
+            out.extend(ne((0x1000 + a % 0x40).into(), 2));
         }
         20 => out.push([0x00, 0x01, 0x02, 0x04, 0x05, 0x07, 0xff][(a % 7) as usize]), // not operations
         21 => {
@@ -238,13 +253,13 @@ fn sections(g: &Gen, obytes: usize) -> (Vec<u8>, u64, u64) {
                 }
                 let e = bytes(e, obytes);
                 if k % 7 == 0 {
-                    sec.extend(&u64::MAX.to_le_bytes());
-                    sec.extend(&(BASE + lo).to_le_bytes());
+                    sec.extend(ne(u64::MAX.into(), 8));
+                    sec.extend(ne((BASE + lo).into(), 8));
                     continue;
                 }
-                sec.extend(&lo.to_le_bytes());
-                sec.extend(&(lo + len).to_le_bytes());
-                sec.extend(&(e.len() as u16).to_le_bytes());
+                sec.extend(ne((*lo).into(), 8));
+                sec.extend(ne((lo + len).into(), 8));
+                sec.extend(ne(e.len() as u128, 2));
                 sec.extend(e);
             }
             if g.lists.len() % 5 != 4 || half == 0 {
@@ -273,7 +288,7 @@ fn sections(g: &Gen, obytes: usize) -> (Vec<u8>, u64, u64) {
                 }
                 1 => {
                     sec.push(0x06);
-                    sec.extend(&(BASE + lo).to_le_bytes());
+                    sec.extend(ne((BASE + lo).into(), 8));
                     continue;
                 }
                 2 => {
@@ -294,12 +309,12 @@ fn sections(g: &Gen, obytes: usize) -> (Vec<u8>, u64, u64) {
                 5 => sec.push(0x05),
                 6 => {
                     sec.push(0x07);
-                    sec.extend(&(BASE + lo).to_le_bytes());
-                    sec.extend(&(BASE + lo + len).to_le_bytes());
+                    sec.extend(ne((BASE + lo).into(), 8));
+                    sec.extend(ne((BASE + lo + len).into(), 8));
                 }
                 7 => {
                     sec.push(0x08);
-                    sec.extend(&(BASE + lo).to_le_bytes());
+                    sec.extend(ne((BASE + lo).into(), 8));
                     write_uleb(&mut sec, *len);
                 }
                 8 => {
@@ -321,7 +336,7 @@ fn sections(g: &Gen, obytes: usize) -> (Vec<u8>, u64, u64) {
     }
     for (i, st) in starts.iter().enumerate() {
         let rel = st - table as u64;
-        sec[table + i * obytes..table + (i + 1) * obytes].copy_from_slice(&rel.to_le_bytes()[..obytes]);
+        sec[table + i * obytes..table + (i + 1) * obytes].copy_from_slice(&ne(rel.into(), obytes));
     }
     (sec, starts[0], starts[1])
 }
@@ -344,24 +359,33 @@ fn rule(kind: u8, n: i64, r: u64) -> RegisterRule {
 }
 
 fn build(g: &Gen) -> ExprCase {
-    let target = if g.amdgpu { presets::amdgpu_gfx90a() } else { presets::x86_64() };
+    BIG.with(|b| b.set(g.be));
+    let target = if g.amdgpu {
+        presets::amdgpu_gfx90a()
+    } else if g.be {
+        let mut t = presets::aarch64();
+        t.endian = dwarfcheck::target::Endian::Big;
+        t
+    } else {
+        presets::x86_64()
+    };
     let mut c = Context::new(Arc::new(target));
     c.vendor = VendorProfile::hetero_2020();
     let obytes = if g.dwarf64 { 8 } else { 4 };
     for r in 0..8u64 {
-        c.registers.insert(r, (0x1000 + 8 * r).to_le_bytes().to_vec());
+        c.registers.insert(r, ne((0x1000 + 8 * r).into(), 8));
     }
     if g.amdgpu {
         c.registers.clear();
         for r in 32..40u64 {
-            c.registers.insert(r, (0x1000 + 4 * r as u32).to_le_bytes().to_vec());
+            c.registers.insert(r, ne((0x1000 + 4 * r).into(), 4));
         }
     }
-    c.registers.insert(16, 0x40_0010u64.to_le_bytes().to_vec());
+    c.registers.insert(16, ne(0x40_0010, 8));
     if g.amdgpu {
-        c.registers.insert(17, u64::MAX.to_le_bytes().to_vec()); // exec mask
+        c.registers.insert(17, ne(u64::MAX.into(), 8)); // exec mask
     } else {
-        c.registers.insert(17, (0x1010u128 | 0x1111 << 64).to_le_bytes().to_vec());
+        c.registers.insert(17, ne(0x1010u128 | 0x1111 << 64, if g.be { 8 } else { 16 }));
     }
     c.memory.push(MemorySegment::shared(0, 0x1000, (0..0x80u8).map(|i| i.wrapping_mul(29)).collect()));
     c.cfa = Some(0x1040);
@@ -388,7 +412,7 @@ fn build(g: &Gen) -> ExprCase {
     }
     let mut debug_addr = Vec::new();
     for v in [BASE + 4, BASE + 0x20, 0x1000] {
-        debug_addr.extend(&v.to_le_bytes());
+        debug_addr.extend(ne(v.into(), 8));
     }
     c.cu = Some(CompUnit {
         version: if g.v4 { 4 } else { 5 },
