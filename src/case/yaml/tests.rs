@@ -148,3 +148,68 @@ cases:
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn structured_loclists_assemble_a_section() {
+    // DWARF 5 §7.29: a 32-bit header (unit_length 4, version 2, address_size
+    // 1, segment selector size 1, offset_entry_count 4 = 12 bytes), then one
+    // 4-byte offset (4: the list follows the 4-byte table), then the list:
+    // DW_LLE_start_end (07), 0x1000 and 0x1100 as 8-byte little-endian
+    // addresses, ULEB length 1, DW_OP_reg5 (55), DW_LLE_end_of_list (00):
+    // 20 bytes. unit_length = 8 + 4 + 20 = 32.
+    let c = expr_case(
+        "target: x86_64
+cases:
+  - name: a
+    rules: [loclist.entries]
+    loclistx: 0
+    context:
+      cu: { loclists: [ [ { start_end: [0x1000, 0x1100], expr: \"DW_OP_reg5\" } ] ] }
+",
+    );
+    let cu = c.ctx.cu.as_ref().unwrap();
+    let mut want = vec![0x20, 0, 0, 0, 5, 0, 8, 0, 1, 0, 0, 0, 4, 0, 0, 0, 0x07];
+    want.extend(0x1000u64.to_le_bytes());
+    want.extend(0x1100u64.to_le_bytes());
+    want.extend([0x01, 0x55, 0x00]);
+    assert_eq!(&*cu.debug_loclists, &want[..]);
+    assert_eq!(cu.loclists_base, 12);
+    assert_eq!(c.form, Some(crate::context::AttrForm::LocListX { index: 0 }));
+}
+
+#[test]
+fn structured_debug_loc_for_version_4() {
+    // DWARF 4 .debug_loc with 4-byte addresses: base selection (ffffffff,
+    // 0x8000), the pair (0, 8) with 2-byte length 1 and DW_OP_reg1 (51),
+    // then the (0, 0) end of the list.
+    let c = expr_case(
+        "target: x86_64
+cases:
+  - name: a
+    rules: [loclist.debug-loc]
+    loclist: 0
+    context:
+      cu: { version: 4, address_size: 4, loclists: [ [ { base_address: 0x8000 }, { offset_pair: [0, 8], expr: \"DW_OP_reg1\" } ] ] }
+",
+    );
+    let cu = c.ctx.cu.as_ref().unwrap();
+    let want = [0xff, 0xff, 0xff, 0xff, 0x00, 0x80, 0, 0, 0, 0, 0, 0, 8, 0, 0, 0, 1, 0, 0x51, 0, 0, 0, 0, 0, 0, 0, 0];
+    assert_eq!(&*cu.debug_loc, &want[..]);
+}
+
+#[test]
+fn vector_base_type_size_is_the_whole_vector() {
+    // attr.llvm-vector-size.representation: 4 x 32-bit elements = 128 bits.
+    let c = expr_case(
+        "target: x86_64
+cases:
+  - name: a
+    rules: [attr.llvm-vector-size.representation]
+    context:
+      cu: { base_types: { 0x40: { encoding: DW_ATE_unsigned, bits: 32, vector_size: 4 } } }
+    expr: DW_OP_nop
+",
+    );
+    let t = c.ctx.base_type(0x40).unwrap();
+    assert_eq!((t.bits, t.vector_size), (128, 4));
+}

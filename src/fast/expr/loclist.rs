@@ -109,7 +109,7 @@ pub(super) fn for_each_entry<'c>(
     let pos =
         usize::try_from(start).ok().filter(|&p| p < sec.len()).ok_or(Fail::Ill(R::LOCLIST_OFFSET_OUT_OF_RANGE))?;
     let mut c = Cur { b: sec, pos, big: big(ctx) };
-    let asz = usize::from(cu.address_size);
+    let asz = usize::from(ctx.address_bytes());
     let mut base = cu.base_address;
     let wrap = |a: u64| if asz >= 8 { a } else { a & ((1u64 << (8 * asz)) - 1) };
     let need_base = |b: Option<u64>| b.ok_or(Fail::Ill(R::LOCLIST_NO_BASE_ADDRESS));
