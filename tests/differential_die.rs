@@ -529,3 +529,39 @@ fn generator_reaches_locations_and_values() {
     }
     assert!(loc > 40 && val > 10 && err > 40, "locations {loc}, values {val}, failures {err}");
 }
+
+/// Whether `got` meets a case expectation; an expectation without `at`
+/// accepts any offset.
+fn meets(want: &Outcome, got: &Outcome) -> bool {
+    match (want, got) {
+        (Outcome::IllFormed { rule: a, at: None }, Outcome::IllFormed { rule: b, .. })
+        | (Outcome::EvalError { rule: a, at: None }, Outcome::EvalError { rule: b, .. }) => a == b,
+        (Outcome::Budget { budget: a, at: None }, Outcome::Budget { budget: b, .. }) => a == b,
+        _ => want == got,
+    }
+}
+
+/// Every bundled expression case, through the case entry points (attribute
+/// contexts and value forms applied): fast gives the reference's outcome
+/// and meets the hand-derived expectation.
+#[test]
+fn bundled_cases_through_case_entry_points() {
+    use dwarfcheck::case::{yaml, Case};
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("specs/cases/expr");
+    let mut n = 0;
+    let mut bad = Vec::new();
+    for f in yaml::find_case_files(&[dir]).unwrap() {
+        for case in yaml::load_file(&f).unwrap_or_else(|e| panic!("{}: {e:?}", f.display())) {
+            let Case::Expr(c) = case else { continue };
+            n += 1;
+            let got = fast::expr::evaluate_case(&c);
+            let (want, _) = reference::expr::evaluate_case(&c);
+            let both_unsupported = matches!((&got, &want), (Outcome::Unsupported { .. }, Outcome::Unsupported { .. }));
+            if (!both_unsupported && got != want) || c.expect.as_ref().is_some_and(|e| !meets(e, &got)) {
+                bad.push(format!("{} {}: fast {got} / reference {want} / expected {:?}", c.origin, c.name, c.expect));
+            }
+        }
+    }
+    assert!(n > 0, "no cases found");
+    assert!(bad.is_empty(), "{} of {n} cases disagree:\n{}", bad.len(), bad.join("\n"));
+}
