@@ -306,3 +306,37 @@ fn member_location_use_location_and_constants() {
 fn mem_entry(a: u64) -> Entry {
     Entry::Location(NormalLocation { places: vec![SingleLocation::Simple(Source::memory(0, u128::from(a) * 8))] })
 }
+
+#[test]
+fn dwarf64_operands_and_loclistx() {
+    let mut c = ctx();
+    let cu = c.cu.as_mut().unwrap();
+    cu.format = crate::context::Format::Dwarf64;
+    // .debug_loclists: loclists_base 8, offsets table of one 8-byte entry
+    // (value 8: the list starts at 8 + 8 = 16), then at 16:
+    // start_length 0x40_0000 len 0x10: DW_OP_reg2; end_of_list.
+    let mut sec = vec![0u8; 8];
+    sec.extend_from_slice(&8u64.to_le_bytes());
+    sec.push(0x08);
+    sec.extend_from_slice(&0x40_0000u64.to_le_bytes());
+    sec.extend_from_slice(&[0x10, 0x01, 0x52, 0x00]);
+    cu.debug_loclists = sec.into();
+    cu.loclists_base = 8;
+    c.pc = Some(0x40_000f);
+    let out = evaluate_case(&case(c.clone(), Some(Attribute::Location), Some(AttrForm::LocListX { index: 0 }), &[]));
+    assert_eq!(out, places(vec![reg(2)]));
+    // Index 1 would read bytes 16..24 as the offset entry: 08 00 00 40 00
+    // 00 00 00 = 0x40000008, far past the section: offset-out-of-range.
+    let out = evaluate_case(&case(c.clone(), Some(Attribute::Location), Some(AttrForm::LocListX { index: 1 }), &[]));
+    assert_eq!(out, Outcome::IllFormed { rule: R::LOCLIST_OFFSET_OUT_OF_RANGE, at: None });
+    // Index 3 (bytes 32..40) is not wholly inside the section.
+    let out = evaluate_case(&case(c.clone(), Some(Attribute::Location), Some(AttrForm::LocListX { index: 3 }), &[]));
+    assert_eq!(out, Outcome::IllFormed { rule: R::LOCLIST_INDEX_OUT_OF_RANGE, at: None });
+    // call_ref takes an 8-byte operand in 64-bit DWARF: lit4; call_ref 0x110.
+    let mut e = vec![0x34, 0x9a];
+    e.extend_from_slice(&0x110u64.to_le_bytes());
+    assert_eq!(evaluate(&e, &c), g(7));
+    // The 4-byte form of the same bytes is truncated: the operand runs out.
+    let want = Outcome::IllFormed { rule: R::EXPR_DECODE_TRUNCATED_OPERAND, at: Some(1) };
+    assert_eq!(evaluate(&[0x34, 0x9a, 0x10, 0x01, 0, 0], &c), want);
+}

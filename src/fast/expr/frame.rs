@@ -9,6 +9,7 @@
 //! location its CFI rule gives, resolved down to the top frame
 //! (`frame.registers-through-cfi`).
 
+use super::calls::compiled;
 use super::decode::{Insn, Kind};
 use super::exec::{Ev, Fail};
 use super::machine::{Ent, Loc, Scratch};
@@ -99,7 +100,7 @@ impl Ev<'_> {
                 let cfa = self.ctx.cfa.ok_or(Fail::Eval(R::CTX_CFA_MISSING))?;
                 // No unit, no object (rule `frame.rule.expression`).
                 let cfi_ctx = Context { cu: None, object: None, ..self.ctx.clone() };
-                let prog = Program::compile(expr, &cfi_ctx);
+                let prog = compiled(expr, &cfi_ctx);
                 let inner = Ev { ctx: &cfi_ctx, base: s.stack.len(), depth, at_override: at, ..*self };
                 s.stack.push(Ent::Loc(Loc::Mem { aspace: 0, bit: u128::from(cfa) * 8 }));
                 if matches!(rule, RegisterRule::Expression { .. }) {
@@ -139,7 +140,7 @@ impl Ev<'_> {
         let caller = self.ctx.caller.as_deref().ok_or(Fail::Eval(R::FRAME_CALLER_MISSING))?;
         let depth = self.deeper()?;
         let (st, len) = (ins.a as usize, ins.b as usize);
-        let e = Program::compile(&prog.bytes[st..st + len], self.ctx);
+        let e = compiled(&prog.bytes[st..st + len], self.ctx);
         if let Some(err) = &e.error {
             return Err(Fail::Ill(err.rule.clone()));
         }
