@@ -226,6 +226,20 @@ fn emit(out: &mut Vec<u8>, &(c, a, b): &Op, obytes: usize) {
             write_uleb(out, a % 9);
             write_sleb(out, (b % 8) as i64);
         }
+        23 if b % 2 == 0 => {
+            // typed operations on the unit's base types (vectors, and a
+            // vector size of 0 at 0x38)
+            let die = [0x20u8, 0x28, 0x30, 0x38, 0x00, 0x44][(a % 6) as usize];
+            match (b / 2) % 4 {
+                0 => out.extend([0xa5, (a % 8) as u8, die]), // regval_type
+                1 => out.extend([0xa6, [4, 8, 16, 16, 8, 3][(a % 6) as usize], die]), // deref_type
+                2 => out.extend([0xa8, die]),                // convert
+                _ => {
+                    out.extend([0xa4, die, 16]); // const_type with a 16-byte block
+                    out.extend((0..16).map(|i| (a >> (i % 8)) as u8));
+                }
+            }
+        }
         _ => out.push(0x96),
     }
 }
@@ -425,6 +439,12 @@ fn build(g: &Gen) -> ExprCase {
         loclists_base: 16,
         debug_loc: if g.v4 { sec.into() } else { Vec::new().into() },
         base_address: g.base.then_some(BASE),
+        base_types: BTreeMap::from([
+            (0x20, BaseType::ate(5, 32, g.be)),
+            (0x28, BaseType::ate(4, 64, g.be)),
+            (0x30, BaseType { vector_size: 4, ..BaseType::ate(5, 128, g.be) }),
+            (0x38, BaseType { vector_size: 0, ..BaseType::ate(5, 32, g.be) }),
+        ]),
         ..Default::default()
     });
     c.pc = match g.pc % 4 {

@@ -145,6 +145,13 @@ impl Ev<'_> {
         if p.aspace.is_some_and(|a| a != 0) {
             return Err(Fail::Eval(R::OP_ASPACE_IMPLICIT_POINTER_NOT_DEFAULT_CONVERSION));
         }
+        self.ipv_target(s, p)
+    }
+
+    /// The DIE location an implicit pointer value designates, whatever its
+    /// address space (for `DW_OP_LLVM_form_aspace_address` with the IPV's
+    /// own address space; [`Ev::ipv_location`] for every other use).
+    pub(super) fn ipv_target(&self, s: &mut Scratch, p: Ipv) -> Res<Loc> {
         let die = self.die(p.die, R::OP_IMPLICIT_POINTER_DIE_MISSING)?;
         let l = match (&die.location, &die.const_value) {
             (Some(form), _) => {
