@@ -154,7 +154,10 @@ fn single_memory(attr: Attribute, ctx: &Context, form: Form<'_>) -> Outcome {
         Loc::Mem { .. } => Outcome::Location(s.export_loc(&l)),
         Loc::Multi { .. } if fb => ill(R::ATTR_FRAME_BASE_NOT_SINGLE),
         Loc::Reg { regno, .. } if fb => match ev.reg_address(&mut s, regno) {
-            Ok(a) => Outcome::Location(s.export_loc(&Loc::Mem { aspace: 0, bit: a * 8 })),
+            Ok(a) => match ev.mem_at(&mut s, a as u64) {
+                Ok(l) => Outcome::Location(s.export_loc(&l)),
+                Err(fail) => Stop { fail, at: None }.outcome(),
+            },
             Err(fail) => Stop { fail, at: None }.outcome(),
         },
         _ => ill(not_memory),

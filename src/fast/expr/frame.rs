@@ -102,7 +102,8 @@ impl Ev<'_> {
                 let cfi_ctx = Context { cu: None, object: None, ..self.ctx.clone() };
                 let prog = compiled(expr, &cfi_ctx);
                 let inner = Ev { ctx: &cfi_ctx, base: s.stack.len(), depth, at_override: at, ..*self };
-                s.stack.push(Ent::Loc(Loc::Mem { aspace: 0, bit: u128::from(cfa) * 8 }));
+                let l = self.mem_at(s, cfa)?;
+                s.stack.push(Ent::Loc(l));
                 if matches!(rule, RegisterRule::Expression { .. }) {
                     return inner.nested(&prog, s);
                 }
@@ -119,8 +120,15 @@ impl Ev<'_> {
     /// Memory at byte address `cfa + offset` of the default address space,
     /// with the `DW_OP_LLVM_offset` range check (`frame.offset.out-of-storage`).
     fn cfa_plus(&self, s: &mut Scratch, cfa: u64, offset: i64) -> Res<Loc> {
-        let l = Loc::Mem { aspace: 0, bit: u128::from(cfa) * 8 };
+        let l = self.mem_at(s, cfa)?;
         self.move_loc(s, l, i128::from(offset) * 8, R::FRAME_OFFSET_OUT_OF_STORAGE)
+    }
+
+    /// The memory location at byte address `addr` of the default address
+    /// space (as a generic value converts to one).
+    pub(super) fn mem_at(&self, s: &mut Scratch, addr: u64) -> Res<Loc> {
+        let v = self.generic(u128::from(addr));
+        self.to_loc(s, Ent::Val(v))
     }
 
     /// `DW_OP_LLVM_call_frame_entry_reg R`: the location of R in the calling
