@@ -232,10 +232,13 @@ fn entry_value_reads_the_callers_register_through_cfi() {
     // read as a generic value: bytes 00..07.
     assert_eq!(evaluate(&[0xa3, 0x01, 0x53], &ctx_result(with_caller())), g(0x0706_0504_0302_0100));
     // entry_value(DW_OP_breg7 0): rsp's rule is val_offset(0): the value
-    // 0x1010; breg7 0 is then memory 0x1010, a location not left by a
-    // DW_OP_reg: ill-formed (op.entry-value.result-not-value).
+    // 0x1010; breg7 0 is then memory 0x1010, which converts to its address
+    // (op.entry-value.value-result): generic 0x1010.
+    assert_eq!(evaluate(&[0xa3, 0x02, 0x77, 0x00], &with_caller()), g(0x1010));
+    // entry_value(DW_OP_lit1 DW_OP_stack_value): an implicit location is
+    // ill-formed (op.entry-value.result-not-value).
     let want = Outcome::IllFormed { rule: R::OP_ENTRY_VALUE_RESULT_NOT_VALUE, at: Some(0) };
-    assert_eq!(evaluate(&[0xa3, 0x02, 0x77, 0x00], &with_caller()), want);
+    assert_eq!(evaluate(&[0xa3, 0x02, 0x31, 0x9f], &with_caller()), want);
     // entry_value(DW_OP_breg7 0; DW_OP_deref): memory at 0x1010: 10..17.
     assert_eq!(evaluate(&[0xa3, 0x03, 0x77, 0x00, 0x06], &with_caller()), g(0x1716_1514_1312_1110));
     // entry_value(DW_OP_reg1): rdx has the default (undefined) rule:

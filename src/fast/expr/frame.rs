@@ -124,6 +124,16 @@ impl Ev<'_> {
         self.move_loc(s, l, i128::from(offset) * 8, R::FRAME_OFFSET_OUT_OF_STORAGE)
     }
 
+    /// The contents of (top-frame) register location `l` as an unsigned
+    /// generic-sized address (as `DW_OP_bregx` reads a register).
+    pub(super) fn loc_address(&self, s: &mut Scratch, l: &Loc) -> Res<u128> {
+        let t = crate::outcome::BaseType::ate(crate::encoding::ate::UNSIGNED, self.gbits(), self.gty.big_endian);
+        match self.deref(s, l, t)? {
+            Ent::Val(v) => Ok(v.lo),
+            _ => Ok(0),
+        }
+    }
+
     /// The memory location at byte address `addr` of the default address
     /// space (as a generic value converts to one).
     pub(super) fn mem_at(&self, s: &mut Scratch, addr: u64) -> Res<Loc> {
@@ -143,7 +153,8 @@ impl Ev<'_> {
     /// `op.entry-value.*`): evaluates the block in the calling frame with an
     /// empty stack and an unspecified result kind and object; a value
     /// result is pushed, the location left by a final `DW_OP_reg*` is read
-    /// with the register's type, anything else is ill-formed.
+    /// with the register's type, a default-space memory byte address gives
+    /// its address as a generic value, anything else is ill-formed.
     pub(super) fn entry_value(&self, prog: &Program, ins: &Insn, s: &mut Scratch) -> Res<()> {
         let caller = self.ctx.caller.as_deref().ok_or(Fail::Eval(R::FRAME_CALLER_MISSING))?;
         let depth = self.deeper()?;
@@ -164,7 +175,12 @@ impl Ev<'_> {
                     let t = inner.register_type(last.a)?;
                     inner.deref(s, &l, t)
                 }
-                _ => Err(Fail::Ill(R::OP_ENTRY_VALUE_RESULT_NOT_VALUE)),
+                // A memory byte address in the default space converts to
+                // its address (DWARF 5's DW_OP_entry_value(DW_OP_breg* N)).
+                _ => match inner.to_val(s, Ent::Loc(l)) {
+                    Ok(v) => Ok(Ent::Val(v)),
+                    Err(_) => Err(Fail::Ill(R::OP_ENTRY_VALUE_RESULT_NOT_VALUE)),
+                },
             },
             None => Err(Fail::Ill(R::OP_ENTRY_VALUE_RESULT_NOT_VALUE)),
         });

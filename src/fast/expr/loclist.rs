@@ -125,9 +125,9 @@ pub(super) fn for_each_entry<'c>(
                 base = Some(e);
                 continue;
             }
+            let bs = need_base(base)?;
             let len = c.fixed(2)? as usize;
             let expr = c.take(len)?;
-            let bs = need_base(base)?;
             f(Entry::Bounded { start: wrap(bs.wrapping_add(b)), end: wrap(bs.wrapping_add(e)), expr })?;
         }
     }

@@ -27,13 +27,25 @@ impl Ev<'_> {
         let at = self.at_override.unwrap_or(u64::from(ins.off));
         let inner = Ev { base: s.stack.len(), depth: self.depth + 1, at_override: Some(at), ..*self };
         let r = inner.nested(&fbp.1, s);
+        // In a calling frame a final DW_OP_reg* R names R's value through
+        // the CFI rules (rule `frame.registers-through-cfi`).
+        let last_reg = self
+            .up
+            .and(r.as_ref().ok())
+            .and_then(|_| fbp.1.insns.get(s.last as usize))
+            .filter(|i| i.kind == super::decode::Kind::Reg)
+            .map(|i| i.a);
         s.frame_base = Some(fbp);
         let l = r?;
         let disp = ins.b as i64;
+        if let Some(regno) = last_reg {
+            let a = mask(self.reg_address(s, regno)?.wrapping_add(disp as i128 as u128), self.gty.bits);
+            return Ok(Loc::Mem { aspace: 0, bit: a * 8 });
+        }
         match l {
             // A register frame base holds the address: DW_OP_bregx R B.
-            Loc::Reg { regno, bit: 0 } => {
-                let a = mask(self.reg_address(s, regno)?.wrapping_add(disp as i128 as u128), self.gty.bits);
+            Loc::Reg { bit: 0, .. } => {
+                let a = mask(self.loc_address(s, &l)?.wrapping_add(disp as i128 as u128), self.gty.bits);
                 Ok(Loc::Mem { aspace: 0, bit: a * 8 })
             }
             // A byte address: address arithmetic modulo the space's size
