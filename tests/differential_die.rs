@@ -160,7 +160,7 @@ fn emit(out: &mut Vec<u8>, &(c, a, b): &Op, obytes: usize) {
         10 | 11 => {
             // entry_value with a small block
             let mut blk = Vec::new();
-            match b % 9 {
+            match b % 10 {
                 0 => blk.push(0x50 + (a % 8) as u8),
                 1 => {
                     blk.push(0x70 + (a % 8) as u8);
@@ -180,6 +180,7 @@ fn emit(out: &mut Vec<u8>, &(c, a, b): &Op, obytes: usize) {
                     blk.extend(ne(die_rel.into(), 2));
                 }
                 8 => blk.extend([0xa5, (a % 8) as u8, 0x00]), // regval_type R, generic
+                9 => blk.extend([0x91, (a % 16) as u8, 0x06]), // fbreg N; deref
                 _ => {}
             }
             out.push(if a % 3 == 0 { 0xf3 } else { 0xa3 });
@@ -469,7 +470,12 @@ fn build(g: &Gen) -> ExprCase {
         c.caller = Some(Arc::new(CallerFrame {
             pc: Some(BASE + 0x10),
             cfa: Some(0x1050),
-            frame_base: Some(vec![0x9c]),
+            frame_base: Some(match rules.len() % 4 {
+                0 => vec![0x9c],
+                1 => vec![0x56],
+                2 => vec![0x76, 0x08],
+                _ => vec![0x90, 0x03],
+            }),
             rules: rs,
             default_rule,
             caller: up,

@@ -184,6 +184,20 @@ impl Ev<'_> {
         self.move_loc(s, l, i128::from(p.disp) * 8, R::OP_IMPLICIT_POINTER_DISPLACEMENT_OUT_OF_STORAGE)
     }
 
+    /// Entry `e` where a location description is required, a value that is
+    /// not generic being the ill-formed `rule` (the operation's own reading
+    /// of `loc.convert.value-not-generic`); an implicit pointer value's own
+    /// evaluation keeps its failures as they are.
+    pub(super) fn to_loc_as(&self, s: &mut Scratch, e: Ent, rule: crate::rules::RuleId) -> Res<Loc> {
+        match e {
+            Ent::Ipv(p) => self.ipv_location(s, p),
+            e => self.to_loc(s, e).map_err(|f| match f {
+                Fail::Ill(r) if r == R::LOC_CONVERT_VALUE_NOT_GENERIC => Fail::Ill(rule),
+                f => f,
+            }),
+        }
+    }
+
     /// Evaluates a nested expression whose result kind is a value on a
     /// fresh stack region; returns the value and pops the region.
     pub(super) fn nested_value(&self, prog: &Program, s: &mut Scratch) -> Res<Val> {

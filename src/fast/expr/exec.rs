@@ -492,10 +492,9 @@ impl<'a> Ev<'a> {
         let r = match (self.ctx.result_kind, top) {
             (Some(ResultKind::Value), None) => Err(Fail::Ill(R::EXPR_RESULT_VALUE_EMPTY_STACK)),
             (_, None) => Ok(Ent::Loc(Loc::Undef)),
-            (Some(ResultKind::Location), Some(e)) => self
-                .to_loc(s, e)
-                .map(Ent::Loc)
-                .map_err(|f| remap(f, &R::LOC_CONVERT_VALUE_NOT_GENERIC, R::EXPR_RESULT_LOCATION_NOT_CONVERTIBLE)),
+            (Some(ResultKind::Location), Some(e)) => {
+                self.to_loc_as(s, e, R::EXPR_RESULT_LOCATION_NOT_CONVERTIBLE).map(Ent::Loc)
+            }
             (Some(ResultKind::Value), Some(e)) => self
                 .to_val(s, e)
                 .map(Ent::Val)

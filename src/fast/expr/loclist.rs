@@ -237,6 +237,14 @@ impl Ev<'_> {
         if let Some(stop) = failed {
             return Err(stop);
         }
+        // The union is a set: its places are kept in the normal form's
+        // order (duplicates kept), so reads visit them as for any other
+        // location with several places.
+        if places.len() > 1 {
+            let mut keyed: Vec<_> = places.iter().map(|l| (s.export_loc(l).places, *l)).collect();
+            keyed.sort_by(|a, b| a.0.cmp(&b.0));
+            places = keyed.into_iter().map(|(_, l)| l).collect();
+        }
         Ok(match places.as_slice() {
             [] => Loc::Undef,
             [one] => *one,

@@ -116,12 +116,7 @@ impl Ev<'_> {
             None => Ok(Loc::Undef),
             Some(e) => {
                 complete_top(s, &e);
-                self.to_loc(s, e).map_err(|f| match f {
-                    Fail::Ill(r) if r == R::LOC_CONVERT_VALUE_NOT_GENERIC => {
-                        Fail::Ill(R::EXPR_RESULT_LOCATION_NOT_CONVERTIBLE)
-                    }
-                    f => f,
-                })
+                self.to_loc_as(s, e, R::EXPR_RESULT_LOCATION_NOT_CONVERTIBLE)
             }
         };
         s.stack.truncate(self.base);
@@ -145,13 +140,7 @@ impl Ev<'_> {
                 self.add_part(s, idx, bits, Loc::Undef)?;
             }
             Some(e) => {
-                let pl = match self.to_loc(s, e) {
-                    Ok(l) => l,
-                    Err(Fail::Ill(r)) if r == R::LOC_CONVERT_VALUE_NOT_GENERIC => {
-                        return Err(Fail::Ill(R::OP_PIECE_NOT_LOCATION))
-                    }
-                    Err(f) => return Err(f),
-                };
+                let pl = self.to_loc_as(s, e, R::OP_PIECE_NOT_LOCATION)?;
                 let pl = match offset {
                     Some(b) => self.move_loc(s, pl, i128::from(b), R::OP_BIT_PIECE_OFFSET_PAST_STORAGE)?,
                     None => pl,
