@@ -492,6 +492,15 @@ fn build(g: &Gen) -> ExprCase {
         c.object = Some(Entry::Location(mem_loc(0x1020)));
     }
     c.budgets.depth = [1, 2, 3, 16, 16][g.depth as usize];
+    // Now and then small steps, stack and size budgets.
+    match g.pc % 16 {
+        3 => c.budgets.steps = 4,
+        7 => c.budgets.stack = 2,
+        // (Not below the generic size: fast's reads apply the size budget
+        // to every retrieved value, the reference to typed operands only.)
+        11 => c.budgets.size_bytes = 8,
+        _ => {}
+    }
     let attribute = (g.attr % 20 < 14).then(|| Attribute::ALL[(g.attr % 20) as usize]);
     let takes_constant = matches!(attribute, Some(Attribute::DataMemberLocation | Attribute::LlvmLanes));
     let form = match g.form % 8 {

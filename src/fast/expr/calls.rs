@@ -236,6 +236,15 @@ impl Ev<'_> {
         Loc::Imp { start, len: v.ty.bytes() as u32, bit: 0 }
     }
 
+    /// `t` if a value of it fits the size budget (DESIGN §9; checked with
+    /// the operation's operand checks, before the stack: ambiguities item 45).
+    pub(super) fn within_size(&self, t: crate::outcome::BaseType) -> Res<crate::outcome::BaseType> {
+        if u64::from(t.bits) > self.ctx.budgets.size_bytes.saturating_mul(8) {
+            return Err(Fail::Budget(BudgetKind::Size));
+        }
+        Ok(t)
+    }
+
     /// The target's base type of register `regno`: an unsigned integer of
     /// the register's size (rule `op.entry-value.register-type`).
     pub(super) fn register_type(&self, regno: u64) -> Res<crate::outcome::BaseType> {

@@ -285,6 +285,7 @@ impl<'a> Ev<'a> {
                 if t.bytes() as u64 != ins.a {
                     return Err(Fail::Ill(R::OP_DEREF_TYPE_SIZE_MISMATCH));
                 }
+                self.within_size(t)?;
                 let l = self.pop_loc(s)?;
                 let e = self.deref(s, &l, t)?;
                 self.push(s, e);
@@ -410,18 +411,19 @@ impl<'a> Ev<'a> {
                 if t.bytes() as u64 != u64::from(ins.c) {
                     return Err(Fail::Ill(R::OP_CONST_TYPE_SIZE_MISMATCH));
                 }
+                self.within_size(t)?;
                 let blk = &prog.bytes[ins.b as usize..ins.b as usize + ins.c as usize];
                 let v = self.val_from_memory_order(s, t, blk);
                 self.push(s, Ent::Val(v));
             }
             Kind::RegvalType => {
-                let t = self.base_type(ins.b)?;
+                let t = self.within_size(self.base_type(ins.b)?)?;
                 let l = self.reg_loc(s, ins.a)?;
                 let e = self.deref(s, &l, t)?;
                 self.push(s, e);
             }
             Kind::Convert | Kind::Reinterpret => {
-                let t = self.base_type(ins.a)?;
+                let t = self.within_size(self.base_type(ins.a)?)?;
                 self.need(s, 1)?;
                 let v = self.pop_val(s)?;
                 let r = if ins.kind == Kind::Convert {
