@@ -537,8 +537,9 @@ proptest! {
         let case = build(&g);
         let (want, _) = reference::expr::evaluate_case(&case);
         let got = fast::expr::evaluate_case(&case);
-        // Messages of "not implemented" differ between evaluators.
-        if matches!((&got, &want), (Outcome::Unsupported { .. }, Outcome::Unsupported { .. })) {
+        // Nothing to compare when the reference does not implement it
+        // (messages of "not implemented" differ between evaluators too).
+        if matches!(want, Outcome::Unsupported { .. }) {
             return Ok(());
         }
         prop_assert_eq!(
@@ -591,8 +592,8 @@ fn bundled_cases_through_case_entry_points() {
             n += 1;
             let got = fast::expr::evaluate_case(&c);
             let (want, _) = reference::expr::evaluate_case(&c);
-            let both_unsupported = matches!((&got, &want), (Outcome::Unsupported { .. }, Outcome::Unsupported { .. }));
-            if (!both_unsupported && got != want) || c.expect.as_ref().is_some_and(|e| !meets(e, &got)) {
+            let unsupported = matches!(want, Outcome::Unsupported { .. });
+            if (!unsupported && got != want) || c.expect.as_ref().is_some_and(|e| !meets(e, &got)) {
                 bad.push(format!("{} {}: fast {got} / reference {want} / expected {:?}", c.origin, c.name, c.expect));
             }
         }
