@@ -343,3 +343,36 @@ fn dwarf64_operands_and_loclistx() {
     let want = Outcome::IllFormed { rule: R::EXPR_DECODE_TRUNCATED_OPERAND, at: Some(1) };
     assert_eq!(evaluate(&[0x34, 0x9a, 0x10, 0x01, 0, 0], &c), want);
 }
+
+#[test]
+fn location_list_union_is_read_in_normal_form_order() {
+    // .debug_loclists at 0: offset_pair 0 0x20 with an empty expression
+    // (undefined), then offset_pair 0 0x20 DW_OP_regx 127 (a register
+    // x86-64 does not define), end. Both match pc = base + 8. The union is
+    // {register 127, undefined}: in normal-form order the register comes
+    // first, so DW_OP_deref_size 1 after DW_OP_call2 reads it first and
+    // fails with reg.unknown-register-read (not op.deref.undefined-storage),
+    // at the deref_size (offset 3).
+    let mut c = ctx();
+    let cu = c.cu.as_mut().unwrap();
+    cu.debug_loclists = vec![0x04, 0x00, 0x20, 0x00, 0x04, 0x00, 0x20, 0x02, 0x90, 0x7f, 0x00].into();
+    c.pc = Some(0x40_0008);
+    let want = Outcome::EvalError { rule: R::REG_UNKNOWN_REGISTER_READ, at: Some(3) };
+    assert_eq!(evaluate(&[0x98, 0x60, 0x00, 0x94, 0x01], &c), want);
+}
+
+#[test]
+fn a_typed_operation_checks_its_type_against_the_size_budget_first() {
+    // DW_OP_convert <0x40: unsigned 128> on an empty stack with an 8-byte
+    // size budget: the type's 16 bytes exceed it, an operand check that
+    // comes before the stack check (ambiguities item 45).
+    let mut c = ctx();
+    let mut bt = BTreeMap::new();
+    bt.insert(0x40, BaseType::ate(crate::encoding::ate::UNSIGNED, 128, false));
+    c.cu.as_mut().unwrap().base_types = bt;
+    c.budgets.size_bytes = 8;
+    assert_eq!(evaluate(&[0xa8, 0x40], &c), Outcome::Budget { budget: BudgetKind::Size, at: Some(0) });
+    // With room for it, the empty stack is the failure.
+    c.budgets.size_bytes = 16;
+    assert_eq!(evaluate(&[0xa8, 0x40], &c), Outcome::IllFormed { rule: R::EXPR_STACK_UNDERFLOW, at: Some(0) });
+}
