@@ -144,6 +144,16 @@ pub enum Kind {
     Convert,
     /// `DW_OP_reinterpret a`.
     Reinterpret,
+    /// `DW_OP_call2`/`DW_OP_call4` (`a` relative to the unit) and
+    /// `DW_OP_call_ref` (`a` relative to `.debug_info`); `b` = 1 for
+    /// `call_ref`.
+    Call,
+    /// `DW_OP_entry_value`, `DW_OP_GNU_entry_value`: block at byte `a`, length `b`.
+    EntryValue,
+    /// `DW_OP_LLVM_call_frame_entry_reg a`.
+    CallFrameEntryReg,
+    /// `DW_OP_LLVM_aspace_implicit_pointer`: DIE `a`, displacement `b as i64`.
+    AspaceImplicitPointer,
     /// An operation this evaluator does not implement.
     Unsupported,
 }
@@ -327,6 +337,10 @@ fn kind_of(op: Op) -> Kind {
         Op::XderefType => K::XderefType,
         Op::Convert | Op::GnuConvert => K::Convert,
         Op::Reinterpret | Op::GnuReinterpret => K::Reinterpret,
+        Op::Call2 | Op::Call4 | Op::CallRef => K::Call,
+        Op::EntryValue | Op::GnuEntryValue => K::EntryValue,
+        Op::LlvmCallFrameEntryReg => K::CallFrameEntryReg,
+        Op::LlvmAspaceImplicitPointer => K::AspaceImplicitPointer,
         _ => K::Unsupported,
     }
 }
@@ -407,6 +421,7 @@ fn decode_one(r: &mut Reader<'_>, enc: &Encoding<'_>, tab: &[(Decoded, Kind); 25
         Op::Reg(k) => (u64::from(k), 0, 0),
         Op::Breg(k) => (u64::from(k), ops[0], 0),
         Op::Fbreg => (0, ops[0], 0),
+        Op::CallRef => (ops[0], 1, 0),
         // DIE, block start, block length.
         Op::ConstType | Op::GnuConstType => (ops[0], ops[1], ops[2] as u32),
         _ => (ops[0], ops[1], ops[2] as u32),

@@ -64,12 +64,15 @@ pub struct Ev<'a> {
     pub at_override: Option<u64>,
     /// The generic type.
     pub gty: BaseType,
+    /// For an evaluation in a calling (non-top) frame: how its registers
+    /// are recovered from the frame it called (see `frame`).
+    pub up: Option<&'a super::frame::Up<'a>>,
 }
 
 impl<'a> Ev<'a> {
     /// A top-level evaluation state.
     pub fn new(ctx: &'a Context) -> Self {
-        Ev { ctx, base: 0, depth: 0, at_override: None, gty: ctx.generic_type() }
+        Ev { ctx, base: 0, depth: 0, at_override: None, gty: ctx.generic_type(), up: None }
     }
 
     #[inline]
@@ -93,7 +96,9 @@ impl<'a> Ev<'a> {
             if s.steps > self.ctx.budgets.steps {
                 return Err(stop(Fail::Budget(BudgetKind::Steps)));
             }
-            match self.step(prog, ins, s) {
+            let r = self.step(prog, ins, s);
+            s.last = pc as u32;
+            match r {
                 Ok(None) => pc += 1,
                 Ok(Some(t)) => pc = if t == END { insns.len() } else { t as usize },
                 Err(f) => return Err(stop(f)),
@@ -178,7 +183,7 @@ impl<'a> Ev<'a> {
 
     /// Entry `e` where a location description is required (rules
     /// `loc.convert.generic-value-to-memory`, `loc.convert.value-not-generic`).
-    pub(super) fn to_loc(&self, s: &Scratch, e: Ent) -> Res<Loc> {
+    pub(super) fn to_loc(&self, s: &mut Scratch, e: Ent) -> Res<Loc> {
         match e {
             Ent::Loc(Loc::Comp { idx, .. }) if !s.comps[idx as usize].complete => {
                 Err(Fail::Ill(R::LOC_INCOMPLETE_COMPOSITE_NOT_LOCATION))
@@ -186,9 +191,7 @@ impl<'a> Ev<'a> {
             Ent::Loc(l) => Ok(l),
             Ent::Val(v) if v.ty == self.gty => self.mem0(v.lo),
             Ent::Val(_) => Err(Fail::Ill(R::LOC_CONVERT_VALUE_NOT_GENERIC)),
-            // Converting an implicit pointer value needs the location of its
-            // DIE, which the evaluation context does not describe.
-            Ent::Ipv(_) => Err(Fail::Unsupported("implicit pointer value used as a location".into())),
+            Ent::Ipv(p) => self.ipv_location(s, p),
         }
     }
 
@@ -285,6 +288,7 @@ impl<'a> Ev<'a> {
                 if t.bytes() as u64 != ins.a {
                     return Err(Fail::Ill(R::OP_DEREF_TYPE_SIZE_MISMATCH));
                 }
+                self.within_size(t)?;
                 let l = self.pop_loc(s)?;
                 let e = self.deref(s, &l, t)?;
                 self.push(s, e);
@@ -347,7 +351,10 @@ impl<'a> Ev<'a> {
                     return self.branch(ins.a, R::OP_BRA_TARGET_OUT_OF_RANGE, R::OP_BRA_TARGET_NOT_OP_START);
                 }
             }
-            Kind::Reg => self.push(s, Ent::Loc(Loc::Reg { regno: ins.a, bit: 0 })),
+            Kind::Reg => {
+                let l = self.reg_loc(s, ins.a)?;
+                self.push(s, Ent::Loc(l));
+            }
             Kind::Breg => {
                 let r = self.reg_address(s, ins.a)?;
                 self.push_mem(s, r.wrapping_add(ins.b as i64 as i128 as u128))?;
@@ -417,17 +424,19 @@ impl<'a> Ev<'a> {
                 if t.bytes() as u64 != u64::from(ins.c) {
                     return Err(Fail::Ill(R::OP_CONST_TYPE_SIZE_MISMATCH));
                 }
+                self.within_size(t)?;
                 let blk = &prog.bytes[ins.b as usize..ins.b as usize + ins.c as usize];
                 let v = self.val_from_memory_order(s, t, blk);
                 self.push(s, Ent::Val(v));
             }
             Kind::RegvalType => {
-                let t = self.base_type(ins.b)?;
-                let e = self.deref(s, &Loc::Reg { regno: ins.a, bit: 0 }, t)?;
+                let t = self.within_size(self.base_type(ins.b)?)?;
+                let l = self.reg_loc(s, ins.a)?;
+                let e = self.deref(s, &l, t)?;
                 self.push(s, e);
             }
             Kind::Convert | Kind::Reinterpret => {
-                let t = self.base_type(ins.a)?;
+                let t = self.within_size(self.base_type(ins.a)?)?;
                 self.need(s, 1)?;
                 let v = self.pop_val(s)?;
                 let r = if ins.kind == Kind::Convert {
@@ -440,6 +449,13 @@ impl<'a> Ev<'a> {
                 };
                 self.push(s, Ent::Val(r));
             }
+            Kind::Call => self.call(ins, s)?,
+            Kind::EntryValue => self.entry_value(prog, ins, s)?,
+            Kind::CallFrameEntryReg => {
+                let l = self.call_frame_entry_reg(s, ins.a, ins.off)?;
+                self.push(s, Ent::Loc(l));
+            }
+            Kind::AspaceImplicitPointer => self.aspace_implicit_pointer(ins, s)?,
             Kind::Unsupported => {
                 return Err(Fail::Unsupported(crate::encoding::op::name_of(ins.op)));
             }
@@ -463,10 +479,14 @@ impl<'a> Ev<'a> {
         if die == 0 {
             return Ok(self.gty);
         }
-        self.ctx.base_type(die).map_err(|e| match e {
+        let t = self.ctx.base_type(die).map_err(|e| match e {
             ContextError::Missing("compilation unit") => Fail::Eval(R::CTX_CU_MISSING),
             _ => Fail::Ill(R::OP_TYPED_NOT_BASE_TYPE),
-        })
+        })?;
+        if t.vector_size == 0 {
+            return Err(Fail::Ill(R::ATTR_LLVM_VECTOR_SIZE_NOT_POSITIVE));
+        }
+        Ok(t)
     }
 
     pub(super) fn top(&self, s: &Scratch) -> Option<Ent> {
@@ -487,10 +507,9 @@ impl<'a> Ev<'a> {
         let r = match (self.ctx.result_kind, top) {
             (Some(ResultKind::Value), None) => Err(Fail::Ill(R::EXPR_RESULT_VALUE_EMPTY_STACK)),
             (_, None) => Ok(Ent::Loc(Loc::Undef)),
-            (Some(ResultKind::Location), Some(e)) => self
-                .to_loc(s, e)
-                .map(Ent::Loc)
-                .map_err(|f| remap(f, &R::LOC_CONVERT_VALUE_NOT_GENERIC, R::EXPR_RESULT_LOCATION_NOT_CONVERTIBLE)),
+            (Some(ResultKind::Location), Some(e)) => {
+                self.to_loc_as(s, e, R::EXPR_RESULT_LOCATION_NOT_CONVERTIBLE).map(Ent::Loc)
+            }
             (Some(ResultKind::Value), Some(e)) => self
                 .to_val(s, e)
                 .map(Ent::Val)

@@ -157,6 +157,9 @@ pub struct Scratch {
     pub tmp: Vec<u8>,
     /// Operations executed so far (step budget, nested evaluations included).
     pub steps: u64,
+    /// Index of the last operation executed by the innermost evaluation
+    /// that ran (`DW_OP_entry_value` asks whether it was a `DW_OP_reg*`).
+    pub last: u32,
     /// Decoded frame base programs, reused while `ctx.frame_base` is unchanged.
     pub(crate) frame_base: Option<Box<(Vec<u8>, super::Program)>>,
 }

@@ -26,19 +26,29 @@
 //!   `DW_OP_LLVM_piece_end`, `_extend`, `_select_bit_piece`), `weight`
 //!   (their parts against the size budget), `export` (the normal form,
 //!   window by window; composite nesting kept shallow by flattening).
+//! - `calls` (`DW_OP_call*`, implicit pointers back to their DIE, a
+//!   per-thread cache of compiled DIE expressions), `frame` (calling
+//!   frames through CFI rules, `DW_OP_entry_value`,
+//!   `DW_OP_LLVM_call_frame_entry_reg`), `loclist` (its own
+//!   `.debug_loclists`/`.debug_loc` reader), `attribute` (attribute
+//!   contexts and value forms).
 //! - Checks inside one operation come in the order of
 //!   `docs/ambiguities.md` item 45, so rule IDs match the reference.
 //!
 //! Out of scope (reported as `Outcome::Unsupported` when executed):
-//! `DW_OP_LLVM_call_frame_entry_reg`, `DW_OP_LLVM_aspace_implicit_pointer`,
-//! `DW_OP_call*`, `DW_OP_entry_value`, displacements wider than 128 bits,
-//! `DW_OP_GNU_parameter_ref`, `DW_OP_GNU_variable_value`, arithmetic on
-//! values wider than 128 bits, vectors or floats other than binary32/64, and
-//! turning an implicit pointer value back into a location.
+//! `DW_OP_GNU_parameter_ref`, `DW_OP_GNU_variable_value`, displacements and
+//! arithmetic on values wider than 128 bits, vectors or floats other than
+//! binary32/64.
 
 mod arith;
+mod attribute;
+mod calls;
 pub mod decode;
+#[cfg(test)]
+mod die_tests;
 mod exec;
+mod frame;
+mod loclist;
 pub mod machine;
 mod place;
 mod read;
@@ -100,9 +110,19 @@ impl Program {
         };
         // Only operations with a block read the bytes again.
         self.bytes.clear();
-        if self.insns.iter().any(|i| matches!(i.kind, decode::Kind::ImplicitValue | decode::Kind::ConstType)) {
+        if self
+            .insns
+            .iter()
+            .any(|i| matches!(i.kind, decode::Kind::ImplicitValue | decode::Kind::ConstType | decode::Kind::EntryValue))
+        {
             self.bytes.extend_from_slice(expr);
         }
+    }
+
+    /// Byte offset of the first `DW_OP_fbreg`, if the program has one
+    /// (rule `attr.frame-base.fbreg`).
+    pub fn fbreg_at(&self) -> Option<u64> {
+        self.insns.iter().find(|i| i.kind == decode::Kind::Fbreg).map(|i| u64::from(i.off))
     }
 
     /// Number of decoded operations.
@@ -135,13 +155,10 @@ impl Program {
 }
 
 /// Evaluates an expression case: its attribute's evaluation context and
-/// its value's form applied. Attribute contexts and location lists are not
-/// implemented yet: such a case is `Unsupported`.
+/// its value's form (exprloc, location list, constant) applied (rules
+/// `attr.*`, `loclist.*`).
 pub fn evaluate_case(case: &crate::case::ExprCase) -> Outcome {
-    if case.attribute.is_some() || case.form.is_some() {
-        return Outcome::Unsupported { what: "attribute contexts and location lists are not implemented yet".into() };
-    }
-    evaluate(&case.expr, &case.ctx)
+    attribute::evaluate_case(case)
 }
 
 /// Evaluates the operation expression `expr` in `ctx` (one-off form of

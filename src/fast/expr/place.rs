@@ -25,16 +25,27 @@ impl Ev<'_> {
             _ => Box::new((fb.clone(), Program::compile(fb, self.ctx))),
         };
         let at = self.at_override.unwrap_or(u64::from(ins.off));
-        let inner =
-            Ev { ctx: self.ctx, base: s.stack.len(), depth: self.depth + 1, at_override: Some(at), gty: self.gty };
+        let inner = Ev { base: s.stack.len(), depth: self.depth + 1, at_override: Some(at), ..*self };
         let r = inner.nested(&fbp.1, s);
+        // In a calling frame a final DW_OP_reg* R names R's value through
+        // the CFI rules (rule `frame.registers-through-cfi`).
+        let last_reg = self
+            .up
+            .and(r.as_ref().ok())
+            .and_then(|_| fbp.1.insns.get(s.last as usize))
+            .filter(|i| i.kind == super::decode::Kind::Reg)
+            .map(|i| i.a);
         s.frame_base = Some(fbp);
         let l = r?;
         let disp = ins.b as i64;
+        if let Some(regno) = last_reg {
+            let a = mask(self.reg_address(s, regno)?.wrapping_add(disp as i128 as u128), self.gty.bits);
+            return self.mem0(a);
+        }
         match l {
             // A register frame base holds the address: DW_OP_bregx R B.
-            Loc::Reg { regno, bit: 0 } => {
-                let a = mask(self.reg_address(s, regno)?.wrapping_add(disp as i128 as u128), self.gty.bits);
+            Loc::Reg { bit: 0, .. } => {
+                let a = mask(self.loc_address(s, &l)?.wrapping_add(disp as i128 as u128), self.gty.bits);
                 self.mem0(a)
             }
             // A byte address: address arithmetic modulo the space's size
@@ -92,20 +103,24 @@ impl Ev<'_> {
         if let Some(e) = &prog.error {
             return Err(Fail::Ill(e.rule.clone()));
         }
-        let out = match self.exec(prog, s) {
-            Err(stop) => Err(stop.fail),
-            Ok(()) => match self.top(s) {
-                None => Ok(Loc::Undef),
-                Some(e) => {
-                    complete_top(s, &e);
-                    self.to_loc(s, e).map_err(|f| match f {
-                        Fail::Ill(r) if r == R::LOC_CONVERT_VALUE_NOT_GENERIC => {
-                            Fail::Ill(R::EXPR_RESULT_LOCATION_NOT_CONVERTIBLE)
-                        }
-                        f => f,
-                    })
-                }
-            },
+        match self.exec(prog, s) {
+            Err(stop) => {
+                s.stack.truncate(self.base);
+                Err(stop.fail)
+            }
+            Ok(()) => self.result_loc(s),
+        }
+    }
+
+    /// The location result of a nested evaluation that has run (result
+    /// kind location); pops its stack region.
+    pub(super) fn result_loc(&self, s: &mut Scratch) -> Res<Loc> {
+        let out = match self.top(s) {
+            None => Ok(Loc::Undef),
+            Some(e) => {
+                complete_top(s, &e);
+                self.to_loc_as(s, e, R::EXPR_RESULT_LOCATION_NOT_CONVERTIBLE)
+            }
         };
         s.stack.truncate(self.base);
         out
@@ -128,13 +143,7 @@ impl Ev<'_> {
                 self.add_part(s, idx, bits, Loc::Undef)?;
             }
             Some(e) => {
-                let pl = match self.to_loc(s, e) {
-                    Ok(l) => l,
-                    Err(Fail::Ill(r)) if r == R::LOC_CONVERT_VALUE_NOT_GENERIC => {
-                        return Err(Fail::Ill(R::OP_PIECE_NOT_LOCATION))
-                    }
-                    Err(f) => return Err(f),
-                };
+                let pl = self.to_loc_as(s, e, R::OP_PIECE_NOT_LOCATION)?;
                 let pl = match offset {
                     Some(b) => self.move_loc(s, pl, i128::from(b), R::OP_BIT_PIECE_OFFSET_PAST_STORAGE)?,
                     None => pl,

@@ -331,7 +331,8 @@ impl Ev<'_> {
     /// `op.breg.register-plus-offset`).
     pub(super) fn reg_address(&self, s: &mut Scratch, regno: u64) -> Res<u128> {
         let t = BaseType::ate(ate::UNSIGNED, self.gbits(), self.gty.big_endian);
-        match self.deref(s, &Loc::Reg { regno, bit: 0 }, t)? {
+        let l = self.reg_loc(s, regno)?;
+        match self.deref(s, &l, t)? {
             Ent::Val(v) => Ok(v.lo),
             _ => Ok(0),
         }

@@ -1,0 +1,209 @@
+//! Calling frames: registers of non-top frames through CFI register rules,
+//! `DW_OP_LLVM_call_frame_entry_reg` and `DW_OP_entry_value` (hetero-2020
+//! "Call Frame Information > Structure of Call Frame Information",
+//! "General Location Description Operations", "Special Value Operations";
+//! rules `frame.*`, `op.entry-value.*`, `op.call-frame-entry-reg.*`).
+//!
+//! Every `Loc::Reg` on a stack names a register of the TOP frame: a
+//! register operation evaluated in a calling frame pushes (or reads) the
+//! location its CFI rule gives, resolved down to the top frame
+//! (`frame.registers-through-cfi`).
+
+use super::calls::compiled;
+use super::decode::{Insn, Kind};
+use super::exec::{Ev, Fail};
+use super::machine::{Ent, Loc, Scratch};
+use super::Program;
+use crate::context::{CallerFrame, Context};
+use crate::outcome::cfi::RegisterRule;
+
+use crate::rules::id as R;
+
+type Res<T> = Result<T, Fail>;
+
+/// A calling frame being evaluated in: its CFI rules (from the row of the
+/// frame it called) and the evaluation state of that called frame, whose
+/// registers, CFA and memory the rules are applied to.
+pub struct Up<'a> {
+    /// The calling frame.
+    pub rules: &'a CallerFrame,
+    /// The called frame's evaluation state.
+    pub callee: &'a Ev<'a>,
+}
+
+impl Ev<'_> {
+    /// The location of register `regno` of the frame this evaluation runs
+    /// in: a register location in the top frame, else what the CFI rule
+    /// gives, resolved down to the top frame (`frame.registers-through-cfi`).
+    #[inline]
+    pub(super) fn reg_loc(&self, s: &mut Scratch, regno: u64) -> Res<Loc> {
+        match self.up {
+            None => Ok(Loc::Reg { regno, bit: 0 }),
+            Some(_) => self.reg_loc_for(s, regno, self.depth),
+        }
+    }
+
+    /// [`Ev::reg_loc`] on behalf of an evaluation at nesting `depth` (CFI
+    /// expression rules run one level deeper than the evaluation that asks,
+    /// whatever frame they are in: ambiguities item 58).
+    fn reg_loc_for(&self, s: &mut Scratch, regno: u64, depth: u32) -> Res<Loc> {
+        match self.up {
+            None => Ok(Loc::Reg { regno, bit: 0 }),
+            Some(up) => up.callee.rule_loc(s, up.rules.rule(regno), regno, self.at_override, depth),
+        }
+    }
+
+    /// The location, in terms of the top frame, of the previous value of
+    /// register `regno` in the frame that called this one, by its CFI
+    /// `rule` applied to this frame's state (rules `frame.rule.*`). `at` is
+    /// the offset nested failures are reported at, `depth` the nesting of
+    /// the evaluation that asks.
+    pub(super) fn rule_loc(
+        &self,
+        s: &mut Scratch,
+        rule: &RegisterRule,
+        regno: u64,
+        at: Option<u64>,
+        depth: u32,
+    ) -> Res<Loc> {
+        let reg_bits = self.ctx.target.register(regno).map(|r| r.bits);
+        match rule {
+            RegisterRule::Undefined => Ok(Loc::Undef),
+            RegisterRule::SameValue => self.reg_loc_for(s, regno, depth),
+            RegisterRule::Offset { offset } => {
+                let cfa = self.ctx.cfa.ok_or(Fail::Eval(R::CTX_CFA_MISSING))?;
+                self.cfa_plus(s, cfa, *offset)
+            }
+            RegisterRule::ValOffset { offset } => {
+                if reg_bits.is_some_and(|b| b != self.gbits()) {
+                    return Err(Fail::Ill(R::FRAME_VAL_OFFSET_SIZE_MISMATCH));
+                }
+                let cfa = self.ctx.cfa.ok_or(Fail::Eval(R::CTX_CFA_MISSING))?;
+                let Loc::Mem { bit, .. } = self.cfa_plus(s, cfa, *offset)? else {
+                    return Ok(Loc::Undef);
+                };
+                let v = self.generic(bit / 8);
+                Ok(self.implicit_of(s, &v))
+            }
+            RegisterRule::Register { register } => {
+                let other = self.ctx.target.register(*register).map(|r| r.bits);
+                if reg_bits.is_some() && other.is_some() && reg_bits != other {
+                    return Err(Fail::Ill(R::FRAME_REGISTER_SIZE_MISMATCH));
+                }
+                self.reg_loc_for(s, *register, depth)
+            }
+            RegisterRule::Expression { expr } | RegisterRule::ValExpression { expr } => {
+                if depth + 1 > self.ctx.budgets.depth {
+                    return Err(Fail::Budget(crate::outcome::BudgetKind::Depth));
+                }
+                let depth = depth + 1;
+                let cfa = self.ctx.cfa.ok_or(Fail::Eval(R::CTX_CFA_MISSING))?;
+                // No unit, no object (rule `frame.rule.expression`).
+                let cfi_ctx = Context { cu: None, object: None, ..self.ctx.clone() };
+                let prog = compiled(expr, &cfi_ctx);
+                let inner = Ev { ctx: &cfi_ctx, base: s.stack.len(), depth, at_override: at, ..*self };
+                let l = self.mem_at(s, cfa)?;
+                s.stack.push(Ent::Loc(l));
+                if matches!(rule, RegisterRule::Expression { .. }) {
+                    return inner.nested(&prog, s);
+                }
+                let v = inner.nested_value(&prog, s)?;
+                if reg_bits.is_some_and(|b| b != v.ty.bits) {
+                    return Err(Fail::Ill(R::FRAME_VAL_EXPRESSION_SIZE_MISMATCH));
+                }
+                Ok(self.implicit_of(s, &v))
+            }
+            RegisterRule::RaSigned { .. } => Err(Fail::Unsupported("RA signing state as a register rule".into())),
+        }
+    }
+
+    /// Memory at byte address `cfa + offset` of the default address space,
+    /// with the `DW_OP_LLVM_offset` range check (`frame.offset.out-of-storage`).
+    fn cfa_plus(&self, s: &mut Scratch, cfa: u64, offset: i64) -> Res<Loc> {
+        let l = self.mem_at(s, cfa)?;
+        self.move_loc(s, l, i128::from(offset) * 8, R::FRAME_OFFSET_OUT_OF_STORAGE)
+    }
+
+    /// The contents of (top-frame) register location `l` as an unsigned
+    /// generic-sized address (as `DW_OP_bregx` reads a register).
+    pub(super) fn loc_address(&self, s: &mut Scratch, l: &Loc) -> Res<u128> {
+        let t = crate::outcome::BaseType::ate(crate::encoding::ate::UNSIGNED, self.gbits(), self.gty.big_endian);
+        match self.deref(s, l, t)? {
+            Ent::Val(v) => Ok(v.lo),
+            _ => Ok(0),
+        }
+    }
+
+    /// The memory location at byte address `addr` of the default address
+    /// space (as a generic value converts to one).
+    pub(super) fn mem_at(&self, s: &mut Scratch, addr: u64) -> Res<Loc> {
+        let v = self.generic(u128::from(addr));
+        self.to_loc(s, Ent::Val(v))
+    }
+
+    /// `DW_OP_LLVM_call_frame_entry_reg R`: the location of R in the calling
+    /// frame (rule `op.call-frame-entry-reg.pushes`).
+    pub(super) fn call_frame_entry_reg(&self, s: &mut Scratch, regno: u64, off: u32) -> Res<Loc> {
+        let caller = self.ctx.caller.as_deref().ok_or(Fail::Eval(R::FRAME_CALLER_MISSING))?;
+        let at = Some(self.at_override.unwrap_or(u64::from(off)));
+        self.rule_loc(s, caller.rule(regno), regno, at, self.depth)
+    }
+
+    /// `DW_OP_entry_value` / `DW_OP_GNU_entry_value` (rules
+    /// `op.entry-value.*`): evaluates the block in the calling frame with an
+    /// empty stack and an unspecified result kind and object; a value
+    /// result is pushed, the location left by a final `DW_OP_reg*` is read
+    /// with the register's type, a default-space memory byte address gives
+    /// its address as a generic value, anything else is ill-formed.
+    pub(super) fn entry_value(&self, prog: &Program, ins: &Insn, s: &mut Scratch) -> Res<()> {
+        let caller = self.ctx.caller.as_deref().ok_or(Fail::Eval(R::FRAME_CALLER_MISSING))?;
+        let depth = self.deeper()?;
+        let (st, len) = (ins.a as usize, ins.b as usize);
+        let e = compiled(&prog.bytes[st..st + len], self.ctx);
+        if let Some(err) = &e.error {
+            return Err(Fail::Ill(err.rule.clone()));
+        }
+        let derived = caller_context(self.ctx, caller);
+        let up = Up { rules: caller, callee: self };
+        let at = Some(self.at_override.unwrap_or(u64::from(ins.off)));
+        let inner = Ev { ctx: &derived, base: s.stack.len(), depth, at_override: at, gty: self.gty, up: Some(&up) };
+        let r = inner.exec(&e, s).map_err(|stop| stop.fail).and_then(|()| match inner.top(s) {
+            Some(Ent::Val(v)) => Ok(Ent::Val(v)),
+            Some(Ent::Ipv(_)) => Err(Fail::Eval(R::OP_IMPLICIT_POINTER_VALUE_MISUSE)),
+            Some(Ent::Loc(l)) => match e.insns.get(s.last as usize) {
+                Some(last) if last.kind == Kind::Reg => {
+                    let t = inner.register_type(last.a)?;
+                    inner.deref(s, &l, t)
+                }
+                // A memory byte address in the default space converts to
+                // its address (DWARF 5's DW_OP_entry_value(DW_OP_breg* N)).
+                _ => match inner.to_val(s, Ent::Loc(l)) {
+                    Ok(v) => Ok(Ent::Val(v)),
+                    Err(_) => Err(Fail::Ill(R::OP_ENTRY_VALUE_RESULT_NOT_VALUE)),
+                },
+            },
+            None => Err(Fail::Ill(R::OP_ENTRY_VALUE_RESULT_NOT_VALUE)),
+        });
+        s.stack.truncate(inner.base);
+        let v = r?;
+        self.push(s, v);
+        Ok(())
+    }
+}
+
+/// The context of the calling frame: its program location (the call
+/// site), CFA, frame base and caller; no object, no initial stack, no
+/// result kind. Register contents stay the top frame's: every register
+/// location names a top-frame register.
+fn caller_context(ctx: &Context, caller: &CallerFrame) -> Context {
+    Context {
+        result_kind: None,
+        pc: caller.pc,
+        cfa: caller.cfa,
+        frame_base: caller.frame_base.clone(),
+        object: None,
+        initial_stack: Vec::new(),
+        caller: caller.caller.clone(),
+        ..ctx.clone()
+    }
+}
