@@ -75,9 +75,22 @@ impl Ev<'_> {
     /// `DW_OP_LLVM_form_aspace_address`: pops AS (top) and A, both
     /// integral, and pushes the memory location of A in AS (rules
     /// `op.form-aspace-address.*`).
+    /// An implicit pointer value as A is turned back into its DIE's location
+    /// when AS is its own address space, and is misused otherwise (rule
+    /// `op.form-aspace-address.implicit-pointer-value`).
     pub(super) fn form_aspace_address(&self, s: &mut Scratch) -> Res<()> {
         self.need(s, 2)?;
         let asp = self.pop_integral(s, R::OP_FORM_ASPACE_ADDRESS_REQUIRES_INTEGRAL)?;
+        if let Some(&Ent::Ipv(p)) = s.stack.last() {
+            s.stack.pop();
+            let (id, _) = self.known_aspace(s, &asp, R::OP_FORM_ASPACE_ADDRESS_UNKNOWN_ADDRESS_SPACE)?;
+            if p.aspace.unwrap_or(0) != id {
+                return Err(Fail::Eval(R::OP_IMPLICIT_POINTER_VALUE_MISUSE));
+            }
+            let l = self.ipv_target(s, p)?;
+            self.push(s, Ent::Loc(l));
+            return Ok(());
+        }
         let a = self.pop_integral(s, R::OP_FORM_ASPACE_ADDRESS_REQUIRES_INTEGRAL)?;
         let l = self.aspace_address(s, &asp, &a, R::OP_FORM_ASPACE_ADDRESS_UNKNOWN_ADDRESS_SPACE)?;
         self.push(s, Ent::Loc(l));
