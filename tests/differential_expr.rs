@@ -880,8 +880,10 @@ fn bundled_cases_agree() {
         for case in cases {
             let Case::Expr(c) = case else { continue };
             n += 1;
-            let got = comparable(fast::expr::evaluate(&c.expr, &c.ctx));
-            let reference = comparable(reference::expr::evaluate(&c.expr, &c.ctx));
+            // Through the case entry points: attribute contexts and value
+            // forms (location lists, constants) apply.
+            let got = comparable(fast::expr::evaluate_case(&c));
+            let reference = comparable(reference::expr::evaluate_case(&c).0);
             // Where the reference does not implement something yet, only the
             // hand-derived expectation is checked.
             let differs = got != reference && !matches!(reference, Outcome::Unsupported { .. });
