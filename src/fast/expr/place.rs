@@ -40,13 +40,13 @@ impl Ev<'_> {
         let disp = ins.b as i64;
         if let Some(regno) = last_reg {
             let a = mask(self.reg_address(s, regno)?.wrapping_add(disp as i128 as u128), self.gty.bits);
-            return Ok(Loc::Mem { aspace: 0, bit: a * 8 });
+            return self.mem_at(s, a as u64);
         }
         match l {
             // A register frame base holds the address: DW_OP_bregx R B.
             Loc::Reg { bit: 0, .. } => {
                 let a = mask(self.loc_address(s, &l)?.wrapping_add(disp as i128 as u128), self.gty.bits);
-                Ok(Loc::Mem { aspace: 0, bit: a * 8 })
+                self.mem_at(s, a as u64)
             }
             // A byte address: address arithmetic modulo the space's size
             // (rule `op.fbreg.memory-frame-base`).
