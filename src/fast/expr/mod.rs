@@ -27,13 +27,15 @@
 //!   (their parts against the size budget), `export` (the normal form,
 //!   window by window; composite nesting kept shallow by flattening).
 //! - `calls` (`DW_OP_call*`, implicit pointers back to their DIE, a
-//!   per-thread cache of compiled DIE expressions), `frame` (calling
-//!   frames through CFI rules, `DW_OP_entry_value`,
-//!   `DW_OP_LLVM_call_frame_entry_reg`), `loclist` (its own
-//!   `.debug_loclists`/`.debug_loc` reader), `attribute` (attribute
-//!   contexts and value forms).
+//!   bounded per-thread cache of compiled DIE expressions), `frame`
+//!   (calling frames through CFI register rules, `DW_OP_entry_value`,
+//!   `DW_OP_LLVM_call_frame_entry_reg`; every register location names a
+//!   top-frame register), `loclist` (its own `.debug_loclists`/`.debug_loc`
+//!   reader and the union of matching entries), `attribute` (attribute
+//!   contexts and value forms, [`evaluate_case`]).
 //! - Checks inside one operation come in the order of
-//!   `docs/ambiguities.md` item 45, so rule IDs match the reference.
+//!   `docs/ambiguities.md` item 45 (nested evaluations: items 57-58), so
+//!   rule IDs match the reference.
 //!
 //! Out of scope (reported as `Outcome::Unsupported` when executed):
 //! `DW_OP_GNU_parameter_ref`, `DW_OP_GNU_variable_value`, displacements and
