@@ -237,12 +237,13 @@ impl Ev<'_> {
         if let Some(stop) = failed {
             return Err(stop);
         }
-        // The union is a set: its places are kept in the normal form's
-        // order (duplicates kept), so reads visit them as for any other
-        // location with several places.
+        // The union is a set (rule `loclist.union`): its places are kept in
+        // the normal form's order, a place given twice once, so reads visit
+        // them as for any other location with several places.
         if places.len() > 1 {
             let mut keyed: Vec<_> = places.iter().map(|l| (s.export_loc(l).places, *l)).collect();
             keyed.sort_by(|a, b| a.0.cmp(&b.0));
+            keyed.dedup_by(|a, b| a.0 == b.0);
             places = keyed.into_iter().map(|(_, l)| l).collect();
         }
         Ok(match places.as_slice() {

@@ -4,7 +4,7 @@
 //! `loclist.*`; the order of checks is in `specs/rules/loclist.yaml`).
 
 use super::decode::decode;
-use super::entry::Loc;
+use super::entry::{Loc, Single};
 use super::machine::{Final, Machine};
 use super::Stop;
 use crate::context::{AttrForm, CompUnit, Context, Format, ResultKind};
@@ -218,6 +218,15 @@ impl Machine<'_> {
         if singles.is_empty() {
             return Ok(Loc::undefined());
         }
-        Ok(Loc { singles })
+        // The union is a set (loclist.union): a place that several entries
+        // give is one place.
+        let mut places: Vec<(crate::outcome::NormalLocation, Single)> = Vec::new();
+        for single in singles {
+            let key = Loc { singles: vec![single.clone()] }.normalize();
+            if !places.iter().any(|(k, _)| *k == key) {
+                places.push((key, single));
+            }
+        }
+        Ok(Loc { singles: places.into_iter().map(|(_, single)| single).collect() })
     }
 }
