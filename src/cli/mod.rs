@@ -8,6 +8,7 @@ mod eval;
 mod run;
 
 use clap::{Args, Parser, Subcommand};
+use dwarfcheck::consumer::external::{External, RunBudget, Tool};
 use dwarfcheck::consumer::{gimli::Gimli, Consumer};
 use dwarfcheck::runner::{report, Summary};
 use std::path::PathBuf;
@@ -70,8 +71,9 @@ struct ReportArgs {
     /// Fail (exit 1) when this third-party consumer disagrees; repeatable.
     #[arg(long, value_name = "NAME")]
     gate: Vec<String>,
-    /// Third-party consumers to run (default: gimli). `none` runs only
-    /// reference and fast.
+    /// Third-party consumers to run, comma-separated: gimli,
+    /// llvm-dwarfdump, readelf (default: gimli). `none` runs only reference
+    /// and fast. The external tools build CFI row tables only.
     #[arg(long, value_delimiter = ',', default_value = "gimli")]
     consumers: Vec<String>,
     /// How many findings to print in full.
@@ -85,8 +87,14 @@ impl ReportArgs {
         for c in &self.consumers {
             match c.as_str() {
                 "gimli" => out.push(Box::new(Gimli)),
+                "llvm-dwarfdump" | "readelf" => {
+                    let tool = if c == "readelf" { Tool::Readelf } else { Tool::LlvmDwarfdump };
+                    out.push(Box::new(External::new(tool, RunBudget::default())?));
+                }
                 "none" => {}
-                other => return Err(format!("unknown consumer `{other}`; expected gimli or none")),
+                other => {
+                    return Err(format!("unknown consumer `{other}`; expected gimli, llvm-dwarfdump, readelf or none"))
+                }
             }
         }
         for g in &self.gate {
