@@ -165,8 +165,9 @@ impl External {
             };
             // A failing exit with nothing said about any entry: the whole
             // run is suspect.
-            if out.code != 0 && parsed.diagnostics.is_empty() && parsed.fdes.values().all(|f| f.diagnostics.is_empty())
-            {
+            let said_why = !parsed.diagnostics.is_empty()
+                || parsed.fdes.values().chain(parsed.cies.values()).any(|e| !e.diagnostics.is_empty());
+            if out.code != 0 && !said_why {
                 let tail: String = out.text.lines().last().unwrap_or("").chars().take(200).collect();
                 return Err(CfiOutcome::ConsumerFault {
                     what: format!("{} exited with status {} (`{tail}`)", self.tool.name(), out.code),

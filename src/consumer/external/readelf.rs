@@ -53,6 +53,7 @@ pub fn parse(text: &str, names: &Names) -> ToolSection {
             let nums: Option<Vec<u64>> = cols.map(|c| if c == "ra" { ra } else { names.number(c, UNNAMED) }).collect();
             match nums {
                 Some(n) => columns = n,
+                None if s.entry(cur).is_some_and(|e| !e.diagnostics.is_empty()) => columns.clear(),
                 None => s.garbage(cur, t),
             }
             continue;
@@ -97,9 +98,13 @@ fn header(t: &str) -> Option<(Current, ToolEntry)> {
             Some((Current::Cie(off), ToolEntry { ra, ..Default::default() }))
         }
         "FDE" => {
-            let cie = hex(w.next()?.strip_prefix("cie=")?);
+            let cie_text = w.next()?.strip_prefix("cie=")?;
+            let cie = hex(cie_text);
             let (b, e) = w.next()?.strip_prefix("pc=")?.split_once("..")?;
-            Some((Current::Fde(off), ToolEntry { pc: Some((hex(b)?, hex(e)?)), cie, ..Default::default() }))
+            // `cie=invalid`: readelf found no CIE there and says so.
+            let diagnostics = if cie.is_none() { vec![format!("cie={cie_text}")] } else { Vec::new() };
+            let e = ToolEntry { pc: Some((hex(b)?, hex(e)?)), cie, diagnostics, ..Default::default() };
+            Some((Current::Fde(off), e))
         }
         _ => None,
     }

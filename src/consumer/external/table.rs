@@ -88,12 +88,15 @@ impl ToolSection {
 
     /// The outcome for the FDE at `offset`, as `tool` showed it.
     ///
-    /// - an unparsable line in the FDE (or outside every entry): `ConsumerFault`;
+    /// - an unparsable line outside every entry: `ConsumerFault`;
     /// - a diagnostic about the FDE: `IllFormed { rule: "<tool>:diagnostic" }`
     ///   (the tool rejected or gave up on the entry; for third parties only
     ///   the kind is compared, DESIGN §8);
-    /// - an FDE the tool did not print, after a section-level diagnostic:
-    ///   the same `IllFormed`; with no diagnostic: `ConsumerFault`;
+    /// - else an unparsable line in the FDE: `ConsumerFault`;
+    /// - an FDE the tool did not print: the same `IllFormed` after a
+    ///   section-level diagnostic, else `IllFormed { "<tool>:not-shown" }`
+    ///   (the tool's listing says there is no FDE it can read there; both
+    ///   tools skip some entries silently);
     /// - otherwise its rows: each ends where the next starts, the last at
     ///   the FDE's end; `inherit_cie` (readelf) takes the CIE's last row
     ///   when the FDE printed none; then [`RowTable::normalize`]. A row with
@@ -107,14 +110,14 @@ impl ToolSection {
         let Some(fde) = self.fdes.get(&offset) else {
             return match self.diagnostics.first() {
                 Some(_) => diagnosed("diagnostic"),
-                None => CfiOutcome::ConsumerFault { what: format!("{tool} did not print the FDE at {offset:#x}") },
+                None => diagnosed("not-shown"),
             };
         };
-        if let Some(g) = fde.garbage.first() {
-            return CfiOutcome::ConsumerFault { what: format!("{tool}: unparsable output line `{g}`") };
-        }
         if !fde.diagnostics.is_empty() {
             return diagnosed("diagnostic");
+        }
+        if let Some(g) = fde.garbage.first() {
+            return CfiOutcome::ConsumerFault { what: format!("{tool}: unparsable output line `{g}`") };
         }
         let Some((begin, end)) = fde.pc else {
             return CfiOutcome::ConsumerFault { what: format!("{tool}: no address range for the FDE at {offset:#x}") };
@@ -235,10 +238,11 @@ mod tests {
         );
         let CfiOutcome::Table(t) = s.outcome("t", 0x18, false) else { panic!() };
         assert_eq!((t.rows[0].start, t.rows[0].end, t.rows[1].start, t.rows[1].end), (0x10, 0x14, 0x14, 0x20));
-        // Not printed, no diagnostic: a fault; after a section diagnostic: diagnosed.
-        assert!(matches!(s.outcome("t", 0x40, false), CfiOutcome::ConsumerFault { .. }));
+        // Not printed: the tool shows no FDE there (ill-formed kind), with
+        // the rule saying whether it said why.
+        assert_eq!(s.outcome("t", 0x40, false).rule().unwrap().as_str(), "t:not-shown");
         s.diagnostics.push("error: x".into());
-        assert_eq!(s.outcome("t", 0x40, false).kind(), "ill-formed");
+        assert_eq!(s.outcome("t", 0x40, false).rule().unwrap().as_str(), "t:diagnostic");
     }
 
     #[test]

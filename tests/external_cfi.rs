@@ -1,0 +1,135 @@
+//! llvm-dwarfdump and readelf as CFI consumers, judged against the
+//! reference on the bundled CFI cases (specs/cases/cfi/) and on
+//! dwarfcheck's own executable. Each tool's disagreements must all be in
+//! its documented list below (docs/consumers.md, "llvm-dwarfdump and
+//! readelf"); the own executable must give none. Skipped with a message
+//! when a tool is missing, unless `CI` is set (then it fails).
+
+use dwarfcheck::case::Case;
+use dwarfcheck::consumer::builtin::{Fast, Reference};
+use dwarfcheck::consumer::external::{External, RunBudget, Tool};
+use dwarfcheck::consumer::Consumer;
+use dwarfcheck::runner::{self, Finding, Options};
+use std::path::PathBuf;
+
+/// Bundled cases each tool answers differently from the reference, with
+/// the reason (the classes of docs/consumers.md).
+const KNOWN: &[(&str, &str, &str)] = &[
+    // Class "silent skip": the tool prints nothing for an entry it cannot
+    // read and says nothing; judged as ill-formed (`<tool>:not-shown`).
+    ("readelf", "version-1-return-address-is-one-byte", "silent skip"),
+    ("readelf", "version-3-return-address-is-uleb128", "silent skip"),
+    ("readelf", "cie-version-3", "silent skip"),
+    ("readelf", "address-size-4-in-version-4", "silent skip"),
+    ("readelf", "address-size-4-hand-encoded", "silent skip"),
+    ("readelf", "segment-selector", "silent skip"),
+    ("readelf", "segment-selector-hand-encoded", "silent skip"),
+    ("readelf", "offset-extended", "silent skip: register 200 is past readelf's x86-64 name table"),
+    ("llvm-dwarfdump", "segment-selector", "silent skip"),
+    ("llvm-dwarfdump", "segment-selector-hand-encoded", "silent skip"),
+    // Class "64-bit .eh_frame": readelf prints no rows for DWARF64 entries.
+    ("readelf", "dwarf64-eh-frame", "DWARF64 .eh_frame"),
+    ("readelf", "dwarf64-eh-frame-hand-encoded", "DWARF64 .eh_frame"),
+    // Class "pointer encodings": DW_EH_PE_* forms a tool decodes otherwise.
+    ("readelf", "uleb128-pointers", "pointer encoding"),
+    ("readelf", "sleb128-pcrel-pointers", "pointer encoding"),
+    ("readelf", "textrel-with-base", "pointer encoding: no text base"),
+    ("readelf", "textrel-without-base", "pointer encoding: no text base"),
+    ("readelf", "datarel-with-base", "pointer encoding: no data base"),
+    ("readelf", "datarel-without-base", "pointer encoding: no data base"),
+    ("readelf", "aligned-pointer", "pointer encoding: aligned"),
+    ("readelf", "aligned-pointer-hand-encoded", "pointer encoding: aligned"),
+    ("readelf", "indirect-initial-location", "pointer encoding: indirect not dereferenced"),
+    ("llvm-dwarfdump", "textrel-with-base", "pointer encoding: textrel unsupported"),
+    ("llvm-dwarfdump", "textrel-without-base", "pointer encoding: textrel unsupported"),
+    ("llvm-dwarfdump", "datarel-with-base", "pointer encoding: datarel unsupported"),
+    ("llvm-dwarfdump", "datarel-without-base", "pointer encoding: datarel unsupported"),
+    ("llvm-dwarfdump", "aligned-pointer", "pointer encoding: aligned"),
+    ("llvm-dwarfdump", "aligned-pointer-hand-encoded", "pointer encoding: aligned"),
+    ("llvm-dwarfdump", "indirect-initial-location", "pointer encoding: indirect not dereferenced"),
+    ("llvm-dwarfdump", "set-loc-pcrel", "pointer encoding: DW_CFA_set_loc operand"),
+    ("llvm-dwarfdump", "funcrel-lsda", "pointer encoding: funcrel LSDA"),
+    // Class "augmentation": LLVM rejects what the LSB lets a reader skip.
+    ("llvm-dwarfdump", "unknown-letter-after-z-is-skipped", "augmentation"),
+    ("llvm-dwarfdump", "legacy-eh-augmentation", "augmentation"),
+    // Class "GNU instruction": LLVM does not decode 0x2f.
+    ("llvm-dwarfdump", "gnu-negative-offset-extended", "GNU instruction"),
+    // Class "readelf rows": DWARF 5 appendix D.6, rows differ (see docs).
+    ("readelf", "appendix-d6-foo", "readelf rows"),
+];
+
+fn tool(t: Tool) -> Option<External> {
+    dwarfcheck::testing::needed(t.programs()[0], External::new(t, RunBudget::default()).ok())
+}
+
+fn bundled_cfi_cases() -> Vec<Case> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("specs/cases/cfi");
+    let files = dwarfcheck::case::yaml::find_case_files(&[dir]).unwrap();
+    files
+        .iter()
+        .flat_map(|f| dwarfcheck::case::yaml::load_file(f).unwrap())
+        .filter(|c| matches!(c, Case::Cfi(_)))
+        .collect()
+}
+
+/// `(consumer, case)` of every disagreement of a third party.
+fn disagreements(cases: &[Case], others: &[Box<dyn Consumer>]) -> Vec<(String, String, String)> {
+    let s = runner::run(cases, &Reference, &Fast, others, &Options { keep_details: 0, ..Default::default() });
+    s.failures
+        .iter()
+        .filter_map(|f| match &f.finding {
+            Finding::Consumer { consumer, .. } => Some((
+                consumer.clone(),
+                f.case.clone(),
+                f.outcomes.iter().map(|(n, o)| format!("{n}: {o}")).collect::<Vec<_>>().join(" | "),
+            )),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn bundled_cfi_cases_disagree_only_in_documented_classes() {
+    let mut others: Vec<Box<dyn Consumer>> = Vec::new();
+    for t in [Tool::LlvmDwarfdump, Tool::Readelf] {
+        if let Some(e) = tool(t) {
+            others.push(Box::new(e));
+        }
+    }
+    if others.is_empty() {
+        return;
+    }
+    let cases = bundled_cfi_cases();
+    assert!(cases.len() > 100, "the bundled CFI suite has {} cases", cases.len());
+    let unexpected: Vec<String> = disagreements(&cases, &others)
+        .into_iter()
+        .filter(|(c, n, _)| !KNOWN.iter().any(|(kc, kn, _)| kc == c && kn == n))
+        .map(|(c, n, o)| format!("{c} on {n}: {o}"))
+        .collect();
+    assert!(unexpected.is_empty(), "undocumented disagreements:\n{}", unexpected.join("\n"));
+}
+
+#[test]
+fn own_executable_agrees_fde_for_fde() {
+    let mut others: Vec<Box<dyn Consumer>> = Vec::new();
+    for t in [Tool::LlvmDwarfdump, Tool::Readelf] {
+        if let Some(e) = tool(t) {
+            others.push(Box::new(e));
+        }
+    }
+    if others.is_empty() {
+        return;
+    }
+    let exe = PathBuf::from(env!("CARGO_BIN_EXE_dwarfcheck"));
+    let opts = dwarfcheck::elf::Options { expressions: false, ..Default::default() };
+    let x = dwarfcheck::elf::extract(&exe, &opts).unwrap();
+    assert!(x.cfi.len() > 1000, "{} FDEs", x.cfi.len());
+    let cases: Vec<Case> = x.cfi.into_iter().map(Case::Cfi).collect();
+    let s = runner::run(&cases, &Reference, &Fast, &others, &Options::default());
+    for o in &others {
+        let v = &s.verdicts[o.name()];
+        // Every FDE is a table the tool prints exactly as the reference
+        // builds it (within what it shows).
+        assert_eq!(v.get(&runner::compare::Verdict::Agree).copied().unwrap_or(0), cases.len(), "{}: {v:?}", o.name());
+    }
+}
