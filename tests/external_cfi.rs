@@ -135,3 +135,22 @@ fn own_executable_agrees_fde_for_fde() {
         assert_eq!(v.get(&runner::compare::Verdict::Agree).copied().unwrap_or(0), cases.len(), "{}: {v:?}", o.name());
     }
 }
+
+#[test]
+fn asking_for_a_missing_tool_is_a_usage_error() {
+    // With an empty PATH neither tool can be found: exit status 2 and a
+    // message naming the package, before any case runs.
+    let empty = std::env::temp_dir().join(format!("dwarfcheck-empty-path-{}", std::process::id()));
+    std::fs::create_dir_all(&empty).unwrap();
+    for (consumer, package) in [("readelf", "binutils"), ("llvm-dwarfdump", "llvm-19")] {
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_dwarfcheck"))
+            .args(["run", "--consumers", &format!("gimli,{consumer}")])
+            .env("PATH", &empty)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(err.contains(package) && err.contains(consumer), "{err}");
+    }
+    let _ = std::fs::remove_dir(&empty);
+}

@@ -108,7 +108,13 @@ impl External {
             };
             format!("consumer {}: none of {} is on PATH (install {pkg})", tool.name(), tool.programs().join(", "))
         })?;
-        Ok(External { tool, program, budget, sections: Mutex::new(HashMap::new()), names: Mutex::new(HashMap::new()) })
+        Ok(External::with_program(tool, program, budget))
+    }
+
+    /// The tool at `program` (any executable that prints what `tool`
+    /// prints), with `budget` per run.
+    pub fn with_program(tool: Tool, program: PathBuf, budget: RunBudget) -> Self {
+        External { tool, program, budget, sections: Mutex::new(HashMap::new()), names: Mutex::new(HashMap::new()) }
     }
 
     /// The executable used.

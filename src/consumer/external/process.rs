@@ -1,5 +1,6 @@
 //! Running an external tool under a time budget and an output cap.
 
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -71,7 +72,10 @@ pub fn run(program: &Path, args: &[&std::ffi::OsStr], dir: &Path, budget: RunBud
     let out_path = dir.join("output.txt");
     let file = std::fs::File::create(&out_path).map_err(|e| RunFault::Io(e.to_string()))?;
     let err = file.try_clone().map_err(|e| RunFault::Io(e.to_string()))?;
+    // Its own process group, so that a kill also ends whatever it started
+    // (a shell script's children would otherwise go on writing).
     let mut child = Command::new(program)
+        .process_group(0)
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::from(file))
@@ -86,8 +90,7 @@ pub fn run(program: &Path, args: &[&std::ffi::OsStr], dir: &Path, budget: RunBud
             Ok(Some(s)) => break s,
             Ok(None) => {}
             Err(e) => {
-                let _ = child.kill();
-                let _ = child.wait();
+                kill_group(&mut child);
                 return Err(RunFault::Io(e.to_string()));
             }
         }
@@ -100,8 +103,7 @@ pub fn run(program: &Path, args: &[&std::ffi::OsStr], dir: &Path, budget: RunBud
             None
         };
         if let Some(f) = fault {
-            let _ = child.kill();
-            let _ = child.wait();
+            kill_group(&mut child);
             return Err(f);
         }
         std::thread::sleep(pause);
@@ -113,6 +115,15 @@ pub fn run(program: &Path, args: &[&std::ffi::OsStr], dir: &Path, budget: RunBud
         return Err(RunFault::OutputCap(budget.output_bytes));
     }
     Ok(RunOutput { text: String::from_utf8_lossy(&bytes).into_owned(), code })
+}
+
+/// Sends SIGKILL to the child's process group (its id is the child's pid,
+/// see `process_group(0)` above), then to the child itself, and reaps it.
+fn kill_group(child: &mut std::process::Child) {
+    let group = format!("-{}", child.id());
+    let _ = Command::new("kill").args(["-KILL", "--", &group]).stdout(Stdio::null()).stderr(Stdio::null()).status();
+    let _ = child.kill();
+    let _ = child.wait();
 }
 
 /// A private temporary directory, removed (with its contents) on drop.
@@ -177,11 +188,26 @@ mod tests {
         let quick = RunBudget { time: Duration::from_millis(200), output_bytes: 1 << 20 };
         assert_eq!(sh("sleep 5", quick), Err(RunFault::Timeout(quick.time)));
         assert!(matches!(sh("kill -9 $$", quick), Err(RunFault::Signal(_))));
+        // A bounded flood (50 MB), so that nothing can fill the disk.
         let small = RunBudget { time: Duration::from_secs(10), output_bytes: 1000 };
-        assert_eq!(sh("yes", small), Err(RunFault::OutputCap(1000)));
+        assert_eq!(sh("head -c 50000000 /dev/zero; sleep 5", small), Err(RunFault::OutputCap(1000)));
         let dir = TempDir::new().unwrap();
         let r = run(Path::new("/nonexistent/tool"), &[], dir.path(), quick);
         assert!(matches!(r, Err(RunFault::Spawn(_))));
+    }
+
+    #[test]
+    fn a_kill_ends_the_children_too() {
+        // The shell starts a child that would outlive it and write a file
+        // 1 s later; the timeout kill must take the whole group.
+        let dir = TempDir::new().unwrap();
+        let mark = dir.path().join("late");
+        let script = format!("(sleep 1; touch {}) & wait", mark.display());
+        let quick = RunBudget { time: Duration::from_millis(200), output_bytes: 1 << 20 };
+        let r = run(Path::new("/bin/sh"), &[OsStr::new("-c"), OsStr::new(&script)], dir.path(), quick);
+        assert_eq!(r, Err(RunFault::Timeout(quick.time)));
+        std::thread::sleep(Duration::from_millis(1500));
+        assert!(!mark.exists());
     }
 
     #[test]

@@ -2,6 +2,7 @@ use super::*;
 use crate::outcome::Row;
 use crate::target::presets;
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 
 #[test]
 fn readelf_view_drops_what_readelf_cannot_print() {
@@ -78,4 +79,64 @@ fn both_tools_learn_x86_64_names_when_installed() {
         assert_eq!(n.number(rsp, "-"), Some(7), "{tool:?}");
         assert_eq!(n.number(rip, "-"), Some(16), "{tool:?}");
     }
+}
+
+/// A CFI case over a small x86-64 `.debug_frame` (one CIE, one FDE at
+/// offset 0x18) whose content does not matter to a fake tool.
+fn some_case() -> CfiCase {
+    let s = CfiSection::new(crate::cfi::FrameKind::DebugFrame, vec![0u8; 0x30], 0, Arc::new(presets::x86_64()));
+    CfiCase {
+        name: "fake".into(),
+        origin: "test".into(),
+        section: Arc::new(s),
+        fde_offset: 0x18,
+        rules: vec![],
+        expect: None,
+    }
+}
+
+/// An executable shell script in a fresh directory.
+fn script(dir: &process::TempDir, body: &str) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let p = dir.path().join("tool.sh");
+    std::fs::write(&p, format!("#!/bin/sh\n{body}\n")).unwrap();
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    p
+}
+
+#[test]
+fn a_hanging_crashing_or_babbling_tool_is_a_consumer_fault() {
+    let dir = process::TempDir::new().unwrap();
+    let quick = RunBudget { time: std::time::Duration::from_millis(300), output_bytes: 1 << 16 };
+    for (body, expect) in [
+        ("sleep 5", "time budget"),
+        ("kill -9 $$", "ended abnormally"),
+        ("head -c 50000000 /dev/zero; sleep 5", "bytes of output"),
+        ("exit 1", "exited with status 1"),
+        ("echo 'this is not a frame listing'", "unparsable output line"),
+    ] {
+        let tool = External::with_program(Tool::LlvmDwarfdump, script(&dir, body), quick);
+        match tool.frame_table(&some_case()) {
+            CfiOutcome::ConsumerFault { what } => assert!(what.contains(expect), "{body}: {what}"),
+            other => panic!("{body}: {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn a_listing_without_the_fde_says_it_is_not_shown_and_is_cached() {
+    // A fake llvm-dwarfdump that prints only a section header and counts
+    // its runs: the FDE is not shown (ill-formed kind), and the second case
+    // of the same section is answered from the cache (still one data run,
+    // after the one calibration run: two in all).
+    let dir = process::TempDir::new().unwrap();
+    let count = dir.path().join("runs");
+    let body = format!("echo x >> {}\necho '.debug_frame contents:'", count.display());
+    let tool = External::with_program(Tool::LlvmDwarfdump, script(&dir, &body), RunBudget::default());
+    let case = some_case();
+    for _ in 0..2 {
+        let o = tool.frame_table(&case);
+        assert_eq!(o.rule().map(|r| r.as_str().to_string()), Some("llvm-dwarfdump:not-shown".into()));
+    }
+    assert_eq!(std::fs::read_to_string(&count).unwrap().lines().count(), 2);
 }
