@@ -15,7 +15,10 @@
 //!   `DW_OP_...` (val_expression), `<empty>`, a decimal constant (AArch64
 //!   `reg34=1`: the RA_SIGN_STATE pseudo-register);
 //! - `error: ...` / `warning: ...` lines, after the entry they concern (an
-//!   error outside an entry ends the walk of the section).
+//!   error outside an entry ends the walk of the section);
+//! - `<decoding error> e1` inside an expression LLVM 19 cannot decode (the
+//!   hetero-2020 `DW_OP_LLVM_*` operations of the AMDGPU fixtures): the FDE
+//!   is `Unsupported`.
 //!
 //! Register names are LLVM's (`RSP`, `W29`, `SGPR33_LO16`), resolved with
 //! the learnt [`Names`]; unnamed registers print as `reg<N>`.
@@ -70,6 +73,13 @@ pub fn parse(text: &str, cx: Ctx<'_>) -> ToolSection {
         } else {
             continue; // the instruction listing and the CIE's fields
         };
+        if t.contains("<decoding error>") {
+            // LLVM prints the bytes of an expression it cannot decode.
+            if let Some(e) = s.entry(cur) {
+                e.unsupported.get_or_insert_with(|| format!("cannot decode an expression (`{t}`)"));
+                continue;
+            }
+        }
         match row.and_then(|(at, r)| parse_row(at, r, cx)) {
             Some(r) => match s.entry(cur) {
                 Some(e) => e.rows.push(r),
@@ -344,6 +354,17 @@ error: DW_CFA_def_cfa_offset found when CFA rule was not RegPlusOffset
         assert_eq!((tb.rows[2].start, tb.rows[2].end), (0x1008, 0x1020));
         // FDE at 0xc4: the tool's error makes it diagnosed (ill-formed kind).
         assert_eq!(s.outcome("llvm-dwarfdump", 0xc4, false).kind(), "ill-formed");
+    }
+
+    #[test]
+    fn an_undecodable_expression_is_unsupported() {
+        // Captured from llvm-dwarfdump-19 --debug-frame on the AMDGPU
+        // fixture hetero-direct.o (built by .ci/fixtures), FDE at 0x10.
+        let t = presets::amdgpu_wave64();
+        let n = Names::new([("SGPR32_LO16".to_string(), 64u64)]);
+        let text = "00000010 00000034 00000000 FDE cie=00000000 pc=00000000...00000010\n  0x4: CFA=SGPR32_LO16 in addrspace6\n  0x8: CFA=DW_OP_regx SGPR32_LO16, DW_OP_lit6, <decoding error> e1\n";
+        let s = parse(text, Ctx { names: &n, target: &t });
+        assert_eq!(s.outcome("llvm-dwarfdump", 0x10, false).kind(), "unsupported");
     }
 
     #[test]

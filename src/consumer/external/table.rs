@@ -33,6 +33,9 @@ pub struct ToolEntry {
     pub diagnostics: Vec<String>,
     /// Lines that could not be parsed.
     pub garbage: Vec<String>,
+    /// What the tool says it cannot show (llvm-dwarfdump's `<decoding
+    /// error>` inside an expression it does not know).
+    pub unsupported: Option<String>,
 }
 
 /// Everything a tool printed for one frame section.
@@ -92,6 +95,7 @@ impl ToolSection {
     /// - a diagnostic about the FDE: `IllFormed { rule: "<tool>:diagnostic" }`
     ///   (the tool rejected or gave up on the entry; for third parties only
     ///   the kind is compared, DESIGN §8);
+    /// - else what the tool says it cannot show: `Unsupported`;
     /// - else an unparsable line in the FDE: `ConsumerFault`;
     /// - an FDE the tool did not print: the same `IllFormed` after a
     ///   section-level diagnostic, else `IllFormed { "<tool>:not-shown" }`
@@ -115,6 +119,9 @@ impl ToolSection {
         };
         if !fde.diagnostics.is_empty() {
             return diagnosed("diagnostic");
+        }
+        if let Some(what) = &fde.unsupported {
+            return CfiOutcome::Unsupported { what: format!("{tool}: {what}") };
         }
         if let Some(g) = fde.garbage.first() {
             return CfiOutcome::ConsumerFault { what: format!("{tool}: unparsable output line `{g}`") };
