@@ -79,6 +79,13 @@ struct ReportArgs {
     /// How many findings to print in full.
     #[arg(long, default_value_t = 10)]
     show: usize,
+    /// Time budget in seconds of one run of an external tool
+    /// (llvm-dwarfdump, readelf) on one frame section.
+    #[arg(long, value_name = "SECS", default_value_t = 30)]
+    tool_timeout: u64,
+    /// Output budget in MiB of one run of an external tool.
+    #[arg(long, value_name = "MIB", default_value_t = 256)]
+    tool_output: u64,
 }
 
 impl ReportArgs {
@@ -89,7 +96,11 @@ impl ReportArgs {
                 "gimli" => out.push(Box::new(Gimli)),
                 "llvm-dwarfdump" | "readelf" => {
                     let tool = if c == "readelf" { Tool::Readelf } else { Tool::LlvmDwarfdump };
-                    out.push(Box::new(External::new(tool, RunBudget::default())?));
+                    let budget = RunBudget {
+                        time: std::time::Duration::from_secs(self.tool_timeout),
+                        output_bytes: self.tool_output.saturating_mul(1 << 20),
+                    };
+                    out.push(Box::new(External::new(tool, budget)?));
                 }
                 "none" => {}
                 other => {
