@@ -9,6 +9,7 @@ use dwarfcheck::case::Case;
 use dwarfcheck::consumer::builtin::{Fast, Reference};
 use dwarfcheck::consumer::external::{External, RunBudget, Tool};
 use dwarfcheck::consumer::Consumer;
+use dwarfcheck::outcome::{CfiOutcome, RegisterRule};
 use dwarfcheck::runner::{self, Finding, Options};
 use std::path::PathBuf;
 
@@ -153,4 +154,70 @@ fn asking_for_a_missing_tool_is_a_usage_error() {
         assert!(err.contains(package) && err.contains(consumer), "{err}");
     }
     let _ = std::fs::remove_dir(&empty);
+}
+
+/// A C file whose AArch64 code saves registers, keeps a big frame and
+/// signs its return address (`-mbranch-protection=pac-ret`), so that its
+/// CFI uses `DW_CFA_AARCH64_negate_ra_state`, x29/x30 and register 34.
+const AARCH64_SOURCE: &str = "\
+extern int g(int, ...);
+extern void h(double*);
+int f1(int a, int b) { int x[64]; for (int i = 0; i < 64; i++) x[i] = g(a + i, b); return x[a & 63] + g(x[b & 63]); }
+double f2(double a) { double v[8] = {a}; h(v); return v[3] * a; }
+";
+
+#[test]
+fn aarch64_pac_ret_objects_agree_fde_for_fde() {
+    let mut others: Vec<Box<dyn Consumer>> = Vec::new();
+    for t in [Tool::LlvmDwarfdump, Tool::Readelf] {
+        if let Some(e) = tool(t) {
+            others.push(Box::new(e));
+        }
+    }
+    let clang = dwarfcheck::testing::needed("clang-19", dwarfcheck::testing::have_tool("clang-19").then_some(()));
+    if others.is_empty() || clang.is_none() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("dwarfcheck-a64-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let src = dir.join("t.c");
+    std::fs::write(&src, AARCH64_SOURCE).unwrap();
+    let mut cases = Vec::new();
+    // .eh_frame (asynchronous unwind tables) and .debug_frame (-g only).
+    for (name, flags) in [
+        ("eh.o", &["-O2", "-fasynchronous-unwind-tables"][..]),
+        ("debug.o", &["-O0", "-g", "-fno-asynchronous-unwind-tables", "-fno-unwind-tables"][..]),
+    ] {
+        let obj = dir.join(name);
+        let st = std::process::Command::new("clang-19")
+            .args(["-target", "aarch64-linux-gnu", "-mbranch-protection=pac-ret", "-c"])
+            .args(flags)
+            .arg(&src)
+            .arg("-o")
+            .arg(&obj)
+            .status()
+            .unwrap();
+        assert!(st.success());
+        let opts = dwarfcheck::elf::Options { expressions: false, ..Default::default() };
+        cases.extend(dwarfcheck::elf::extract(&obj, &opts).unwrap().cfi.into_iter().map(Case::Cfi));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(cases.len() >= 4, "{} FDEs", cases.len());
+    // The reference sees the return address signed in some row (the
+    // instruction is really exercised).
+    let signed = cases
+        .iter()
+        .filter_map(|c| if let Case::Cfi(c) = c { Some(Reference.frame_table(c)) } else { None })
+        .any(|o| match o {
+            CfiOutcome::Table(t) => {
+                t.rows.iter().any(|r| r.registers.get(&34) == Some(&RegisterRule::RaSigned { signed: true }))
+            }
+            _ => false,
+        });
+    assert!(signed);
+    let s = runner::run(&cases, &Reference, &Fast, &others, &Options::default());
+    for o in &others {
+        let v = &s.verdicts[o.name()];
+        assert_eq!(v.get(&runner::compare::Verdict::Agree).copied().unwrap_or(0), cases.len(), "{}: {v:?}", o.name());
+    }
 }
