@@ -140,7 +140,10 @@ impl External {
         let cell = self.names.lock().unwrap_or_else(|e| e.into_inner()).entry(key).or_default().clone();
         let r = cell.get_or_init(|| {
             let cal = calibration_section(section);
-            let out = self.run(&cal).map_err(|o| crate::runner::report::cfi_text(&o))?;
+            let out = self.run(&cal).map_err(|o| match o {
+                CfiOutcome::ConsumerFault { what } | CfiOutcome::Unsupported { what } => what,
+                other => format!("{other:?}"),
+            })?;
             Ok(match self.tool {
                 Tool::LlvmDwarfdump => llvm_dwarfdump::calibration_names(&out.text),
                 Tool::Readelf => readelf::calibration_names(&out.text),
