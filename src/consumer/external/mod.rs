@@ -68,7 +68,7 @@ impl Tool {
 }
 
 /// A tool's register names for one architecture, learnt once.
-type LearntNames = OnceLock<Result<Names, String>>;
+type LearntNames = OnceLock<Result<Names, CfiOutcome>>;
 
 /// A parsed run, or why there is none (the text of a `ConsumerFault`).
 type Parsed = Result<ToolSection, CfiOutcome>;
@@ -141,15 +141,19 @@ impl External {
         let r = cell.get_or_init(|| {
             let cal = calibration_section(section);
             let out = self.run(&cal).map_err(|o| match o {
-                CfiOutcome::ConsumerFault { what } | CfiOutcome::Unsupported { what } => what,
-                other => format!("{other:?}"),
+                // No ELF file for this target: the tool cannot be asked.
+                CfiOutcome::Unsupported { what } => CfiOutcome::Unsupported { what },
+                CfiOutcome::ConsumerFault { what } => {
+                    CfiOutcome::ConsumerFault { what: format!("learning register names: {what}") }
+                }
+                other => other,
             })?;
             Ok(match self.tool {
                 Tool::LlvmDwarfdump => llvm_dwarfdump::calibration_names(&out.text),
                 Tool::Readelf => readelf::calibration_names(&out.text),
             })
         });
-        r.clone().map_err(|what| CfiOutcome::ConsumerFault { what: format!("learning register names: {what}") })
+        r.clone()
     }
 
     /// Runs and parses the section once; later calls wait for and share

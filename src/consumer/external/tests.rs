@@ -140,3 +140,15 @@ fn a_listing_without_the_fde_says_it_is_not_shown_and_is_cached() {
     }
     assert_eq!(std::fs::read_to_string(&count).unwrap().lines().count(), 2);
 }
+
+#[test]
+fn a_target_without_an_elf_machine_is_unsupported_not_a_fault() {
+    // An inline target of another architecture: no ELF file can name its
+    // machine, so the tool is never run and the answer is Unsupported.
+    let mut t = presets::x86_64();
+    t.arch = crate::target::Arch::Other;
+    let mut case = some_case();
+    case.section = Arc::new(CfiSection::new(crate::cfi::FrameKind::DebugFrame, vec![0u8; 0x30], 0, Arc::new(t)));
+    let tool = External::with_program(Tool::Readelf, PathBuf::from("/nonexistent/readelf"), RunBudget::default());
+    assert_eq!(tool.frame_table(&case).kind(), "unsupported");
+}
