@@ -70,7 +70,7 @@ impl Tool {
 /// A tool's register names for one architecture, learnt once.
 type LearntNames = OnceLock<Result<Names, CfiOutcome>>;
 
-/// A parsed run, or why there is none (the text of a `ConsumerFault`).
+/// A parsed run, or the outcome every FDE of the section gets instead.
 type Parsed = Result<ToolSection, CfiOutcome>;
 
 /// One cached section: the `Arc` is kept so that its address, the key,
