@@ -8,6 +8,7 @@ mod eval;
 mod run;
 
 use clap::{Args, Parser, Subcommand};
+use dwarfcheck::consumer::external::{External, RunBudget, Tool};
 use dwarfcheck::consumer::{gimli::Gimli, Consumer};
 use dwarfcheck::runner::{report, Summary};
 use std::path::PathBuf;
@@ -70,13 +71,21 @@ struct ReportArgs {
     /// Fail (exit 1) when this third-party consumer disagrees; repeatable.
     #[arg(long, value_name = "NAME")]
     gate: Vec<String>,
-    /// Third-party consumers to run (default: gimli). `none` runs only
-    /// reference and fast.
+    /// Third-party consumers to run, comma-separated: gimli,
+    /// llvm-dwarfdump, readelf (default: gimli). `none` runs only reference
+    /// and fast. The external tools build CFI row tables only.
     #[arg(long, value_delimiter = ',', default_value = "gimli")]
     consumers: Vec<String>,
     /// How many findings to print in full.
     #[arg(long, default_value_t = 10)]
     show: usize,
+    /// Time budget in seconds of one run of an external tool
+    /// (llvm-dwarfdump, readelf) on one frame section.
+    #[arg(long, value_name = "SECS", default_value_t = 30)]
+    tool_timeout: u64,
+    /// Output budget in MiB of one run of an external tool.
+    #[arg(long, value_name = "MIB", default_value_t = 256)]
+    tool_output: u64,
 }
 
 impl ReportArgs {
@@ -85,8 +94,18 @@ impl ReportArgs {
         for c in &self.consumers {
             match c.as_str() {
                 "gimli" => out.push(Box::new(Gimli)),
+                "llvm-dwarfdump" | "readelf" => {
+                    let tool = if c == "readelf" { Tool::Readelf } else { Tool::LlvmDwarfdump };
+                    let budget = RunBudget {
+                        time: std::time::Duration::from_secs(self.tool_timeout),
+                        output_bytes: self.tool_output.saturating_mul(1 << 20),
+                    };
+                    out.push(Box::new(External::new(tool, budget)?));
+                }
                 "none" => {}
-                other => return Err(format!("unknown consumer `{other}`; expected gimli or none")),
+                other => {
+                    return Err(format!("unknown consumer `{other}`; expected gimli, llvm-dwarfdump, readelf or none"))
+                }
             }
         }
         for g in &self.gate {

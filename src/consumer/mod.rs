@@ -3,7 +3,7 @@
 
 use crate::case::{CfiCase, ExprCase};
 use crate::edition::Edition;
-use crate::outcome::{CfiOutcome, Outcome};
+use crate::outcome::{CfiOutcome, Outcome, RowTable};
 
 /// What a consumer can be judged on.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,7 +26,15 @@ pub trait Consumer: Send + Sync {
     fn evaluate(&self, case: &ExprCase) -> Outcome;
     /// Builds the row table of one FDE.
     fn frame_table(&self, case: &CfiCase) -> CfiOutcome;
+    /// What this consumer can show of the reference's `table` for `case`,
+    /// when that is less than the whole normal form (readelf prints no
+    /// expression bodies, ...): the runner compares the consumer's table
+    /// with this view. `None` (the default): the whole table.
+    fn cfi_view(&self, _case: &CfiCase, _table: &RowTable) -> Option<RowTable> {
+        None
+    }
 }
 
 pub mod builtin;
+pub mod external;
 pub mod gimli;

@@ -296,7 +296,14 @@ fn run_cfi(
         others,
         opts,
         |s| s.cfi && s.editions.contains(&edition),
-        |o| compare::judge_cfi(&r, &o.frame_table(c), unspecified),
+        |o| {
+            // Judge only what the consumer can show (Consumer::cfi_view).
+            let view = match &r {
+                CfiOutcome::Table(t) => o.cfi_view(c, t).map(CfiOutcome::Table),
+                _ => None,
+            };
+            compare::judge_cfi(view.as_ref().unwrap_or(&r), &o.frame_table(c), unspecified)
+        },
     );
     let rows = match &r {
         CfiOutcome::Table(t) => t.rows.len(),

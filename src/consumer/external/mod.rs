@@ -1,0 +1,337 @@
+//! External command-line tools as CFI consumers: `llvm-dwarfdump` and
+//! GNU `readelf` (DESIGN §7, §12; docs/consumers.md).
+//!
+//! Each frame section is written into a small ELF file ([`elf`]), the tool
+//! runs once on it under a [`RunBudget`] ([`process`]), its printed rows
+//! are parsed ([`llvm_dwarfdump`], [`readelf`]) and cached by section, and
+//! every FDE of the section is answered from the cache. The tool's register
+//! names are learnt per architecture by running it once on a CIE that
+//! names every register ([`calibration_section`]).
+//!
+//! What a tool cannot show is removed from the reference's table before the
+//! comparison ([`Consumer::cfi_view`]): readelf prints no expression bodies,
+//! no address spaces, no AArch64 RA_SIGN_STATE, and the same `u` for
+//! "undefined" and "no rule".
+
+pub mod elf;
+pub mod llvm_dwarfdump;
+pub mod process;
+pub mod readelf;
+pub mod table;
+
+pub use process::RunBudget;
+
+use crate::case::{CfiCase, ExprCase};
+use crate::cfi::CfiSection;
+use crate::consumer::{Consumer, Support};
+use crate::edition::Edition;
+use crate::outcome::{CfaRule, CfiOutcome, Outcome, RegisterRule, RowTable};
+use crate::target::{Arch, Endian};
+use std::collections::HashMap;
+use std::ffi::OsStr;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, OnceLock};
+use table::{Names, ToolSection};
+
+/// Which tool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tool {
+    /// `llvm-dwarfdump-19` (else `llvm-dwarfdump`), `--debug-frame --eh-frame`.
+    LlvmDwarfdump,
+    /// GNU `readelf --debug-dump=frames-interp`.
+    Readelf,
+}
+
+impl Tool {
+    /// The consumer name (`--consumers`, reports).
+    pub fn name(self) -> &'static str {
+        match self {
+            Tool::LlvmDwarfdump => "llvm-dwarfdump",
+            Tool::Readelf => "readelf",
+        }
+    }
+
+    /// Executable names tried on `PATH`, in order.
+    pub fn programs(self) -> &'static [&'static str] {
+        match self {
+            Tool::LlvmDwarfdump => &["llvm-dwarfdump-19", "llvm-dwarfdump"],
+            Tool::Readelf => &["readelf"],
+        }
+    }
+
+    fn args(self) -> &'static [&'static str] {
+        match self {
+            Tool::LlvmDwarfdump => &["--debug-frame", "--eh-frame"],
+            Tool::Readelf => &["--debug-dump=frames-interp"],
+        }
+    }
+}
+
+/// A tool's register names for one architecture, learnt once.
+type LearntNames = OnceLock<Result<Names, CfiOutcome>>;
+
+/// A parsed run, or the outcome every FDE of the section gets instead.
+type Parsed = Result<ToolSection, CfiOutcome>;
+
+/// One cached section: the `Arc` is kept so that its address, the key,
+/// cannot be reused by another section while the entry lives.
+struct Cached {
+    _section: Arc<CfiSection>,
+    parsed: OnceLock<Parsed>,
+}
+
+/// An external tool judged on CFI only (`Support.expr = false`).
+pub struct External {
+    tool: Tool,
+    program: PathBuf,
+    budget: RunBudget,
+    sections: Mutex<HashMap<usize, Arc<Cached>>>,
+    names: Mutex<HashMap<(Arch, Endian), Arc<LearntNames>>>,
+}
+
+impl std::fmt::Debug for External {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("External").field("tool", &self.tool).field("program", &self.program).finish()
+    }
+}
+
+impl External {
+    /// The tool found on `PATH`, with `budget` per run.
+    ///
+    /// Errors: none of [`Tool::programs`] is on `PATH` (a message naming
+    /// them and the package that has them).
+    pub fn new(tool: Tool, budget: RunBudget) -> Result<Self, String> {
+        let program = process::find_program(tool.programs()).ok_or_else(|| {
+            let pkg = match tool {
+                Tool::LlvmDwarfdump => "llvm-19",
+                Tool::Readelf => "binutils",
+            };
+            format!("consumer {}: none of {} is on PATH (install {pkg})", tool.name(), tool.programs().join(", "))
+        })?;
+        Ok(External::with_program(tool, program, budget))
+    }
+
+    /// The tool at `program` (any executable that prints what `tool`
+    /// prints), with `budget` per run.
+    pub fn with_program(tool: Tool, program: PathBuf, budget: RunBudget) -> Self {
+        External { tool, program, budget, sections: Mutex::new(HashMap::new()), names: Mutex::new(HashMap::new()) }
+    }
+
+    /// The executable used.
+    pub fn program(&self) -> &std::path::Path {
+        &self.program
+    }
+
+    /// Runs the tool on an ELF file holding `section`.
+    fn run(&self, section: &CfiSection) -> Result<process::RunOutput, CfiOutcome> {
+        let fault = |what: String| CfiOutcome::ConsumerFault { what: format!("{}: {what}", self.tool.name()) };
+        let bytes = elf::synthesise(section).map_err(|e| CfiOutcome::Unsupported { what: e.0 })?;
+        let dir = process::TempDir::new().map_err(|e| fault(format!("temporary directory: {e}")))?;
+        let path = dir.path().join("frames.elf");
+        std::fs::write(&path, bytes).map_err(|e| fault(format!("cannot write {}: {e}", path.display())))?;
+        let mut args: Vec<&OsStr> = self.tool.args().iter().map(OsStr::new).collect();
+        args.push(path.as_os_str());
+        process::run(&self.program, &args, dir.path(), self.budget).map_err(|e| fault(e.to_string()))
+    }
+
+    /// The tool's register names for the section's architecture.
+    fn names(&self, section: &CfiSection) -> Result<Names, CfiOutcome> {
+        let key = (section.target.arch, section.target.endian);
+        let cell = self.names.lock().unwrap_or_else(|e| e.into_inner()).entry(key).or_default().clone();
+        let r = cell.get_or_init(|| {
+            let cal = calibration_section(section);
+            let out = self.run(&cal).map_err(|o| match o {
+                // No ELF file for this target: the tool cannot be asked.
+                CfiOutcome::Unsupported { what } => CfiOutcome::Unsupported { what },
+                CfiOutcome::ConsumerFault { what } => {
+                    CfiOutcome::ConsumerFault { what: format!("learning register names: {what}") }
+                }
+                other => other,
+            })?;
+            Ok(match self.tool {
+                Tool::LlvmDwarfdump => llvm_dwarfdump::calibration_names(&out.text),
+                Tool::Readelf => readelf::calibration_names(&out.text),
+            })
+        });
+        r.clone()
+    }
+
+    /// Runs and parses the section once; later calls wait for and share
+    /// the first one's result.
+    fn parsed(&self, section: &Arc<CfiSection>) -> Arc<Cached> {
+        let key = Arc::as_ptr(section) as usize;
+        let cached = self
+            .sections
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(key)
+            .or_insert_with(|| Arc::new(Cached { _section: section.clone(), parsed: OnceLock::new() }))
+            .clone();
+        cached.parsed.get_or_init(|| {
+            let names = self.names(section)?;
+            let out = self.run(section)?;
+            let parsed = match self.tool {
+                Tool::LlvmDwarfdump => {
+                    llvm_dwarfdump::parse(&out.text, llvm_dwarfdump::Ctx { names: &names, target: &section.target })
+                }
+                Tool::Readelf => readelf::parse(&out.text, &names),
+            };
+            // A failing exit with nothing said about any entry: the whole
+            // run is suspect.
+            let said_why = !parsed.diagnostics.is_empty()
+                || parsed.fdes.values().chain(parsed.cies.values()).any(|e| !e.diagnostics.is_empty());
+            if out.code != 0 && !said_why {
+                let tail: String = out.text.lines().last().unwrap_or("").chars().take(200).collect();
+                return Err(CfiOutcome::ConsumerFault {
+                    what: format!("{} exited with status {} (`{tail}`)", self.tool.name(), out.code),
+                });
+            }
+            Ok(parsed)
+        });
+        cached
+    }
+
+    /// Forgets every cached section (the learnt register names stay).
+    pub fn clear_cache(&self) {
+        self.sections.lock().unwrap_or_else(|e| e.into_inner()).clear();
+    }
+}
+
+impl Consumer for External {
+    fn name(&self) -> &str {
+        self.tool.name()
+    }
+
+    /// llvm-dwarfdump 19 decodes the hetero-2020 CFA instructions
+    /// (`DW_CFA_LLVM_def_aspace_cfa*`): all three editions. readelf knows
+    /// DWARF 5 and the GNU/AArch64 vendor instructions only.
+    fn supports(&self) -> Support {
+        let editions = match self.tool {
+            Tool::LlvmDwarfdump => vec![Edition::Dwarf5, Edition::Dwarf5Gnu, Edition::Hetero2020],
+            Tool::Readelf => vec![Edition::Dwarf5, Edition::Dwarf5Gnu],
+        };
+        Support { editions, expr: false, cfi: true }
+    }
+
+    fn evaluate(&self, _case: &ExprCase) -> Outcome {
+        Outcome::Unsupported { what: format!("{} does not evaluate expressions", self.tool.name()) }
+    }
+
+    fn frame_table(&self, case: &CfiCase) -> CfiOutcome {
+        let cached = self.parsed(&case.section);
+        match cached.parsed.get() {
+            Some(Ok(s)) => {
+                let o = s.outcome(self.tool.name(), case.fde_offset, self.tool == Tool::Readelf);
+                match (self.tool, o) {
+                    (Tool::Readelf, CfiOutcome::Table(t)) => CfiOutcome::Table(readelf_view(&t)),
+                    (_, o) => o,
+                }
+            }
+            Some(Err(o)) => o.clone(),
+            None => CfiOutcome::ConsumerFault { what: "internal: section not parsed".into() },
+        }
+    }
+
+    fn cfi_view(&self, case: &CfiCase, reference: &RowTable) -> Option<RowTable> {
+        Some(match self.tool {
+            Tool::LlvmDwarfdump => llvm_view(&case.section.target, reference),
+            Tool::Readelf => readelf_view(reference),
+        })
+    }
+}
+
+/// What llvm-dwarfdump can show of a table: everything, with expressions in
+/// the canonical encoding of their text (LLVM prints them disassembled; a
+/// non-minimal LEB128 operand prints as the same text).
+/// Expressions that do not re-assemble stay as they are.
+pub fn llvm_view(target: &crate::target::Target, t: &RowTable) -> RowTable {
+    let canon = |e: &mut Vec<u8>| {
+        let (v, f, a) = (&target.vendor, Default::default(), target.address_bytes());
+        let text = crate::asm::expr::disassemble(e, target, v, f, a);
+        if let Ok(b) = crate::asm::expr::assemble(&text, target, v, f, a) {
+            *e = b;
+        }
+    };
+    let mut t = t.clone();
+    for r in &mut t.rows {
+        if let CfaRule::Expression { expr } = &mut r.cfa {
+            canon(expr);
+        }
+        for rule in r.registers.values_mut() {
+            if let RegisterRule::Expression { expr } | RegisterRule::ValExpression { expr } = rule {
+                canon(expr);
+            }
+        }
+    }
+    t
+}
+
+/// What readelf can show of a table (DESIGN §8: compared only as far as
+/// the tool shows it):
+/// - expression bodies: `exp`/`vexp` only, so expressions become empty;
+/// - `u` is both "undefined" and "no rule", so explicit `Undefined` rules
+///   are removed;
+/// - AArch64 RA_SIGN_STATE (register 34 `RaSigned`) is never shown.
+///
+/// Address spaces need no step here: readelf is judged only on DWARF 5 and
+/// GNU input, where every CFA is in address space 0.
+pub fn readelf_view(t: &RowTable) -> RowTable {
+    let rows = t
+        .rows
+        .iter()
+        .map(|r| {
+            let mut r = r.clone();
+            if let CfaRule::Expression { expr } = &mut r.cfa {
+                expr.clear();
+            }
+            r.registers.retain(|_, rule| !matches!(rule, RegisterRule::Undefined | RegisterRule::RaSigned { .. }));
+            for rule in r.registers.values_mut() {
+                if let RegisterRule::Expression { expr } | RegisterRule::ValExpression { expr } = rule {
+                    expr.clear();
+                }
+            }
+            r
+        })
+        .collect();
+    RowTable { fde_offset: t.fde_offset, rows }.normalize()
+}
+
+/// Size in bytes of each CIE of [`calibration_section`].
+pub const CALIBRATION_ENTRY: u64 = 24;
+
+/// A `.debug_frame` section of version 4 CIEs, one per register number
+/// `k` in 0..N (N: one past the target's highest register number, at
+/// least 128), each [`CALIBRATION_ENTRY`] bytes long, so CIE `k` is at
+/// section offset `24 * k`. CIE `k` has the single initial instruction
+/// `DW_CFA_same_value k` and return address column 0 (1 for `k = 0`).
+///
+/// llvm-dwarfdump prints `DW_CFA_same_value: NAME` in each CIE's listing;
+/// readelf prints a column header `LOC CFA ra NAME` (the return address
+/// column is always called `ra`, hence one register per CIE), and skips a
+/// CIE whose registers lie beyond its name table. The name of register `k`
+/// is found under the CIE at offset `24 * k`.
+pub fn calibration_section(like: &CfiSection) -> CfiSection {
+    let t = &like.target;
+    let n = t.registers.iter().map(|r| r.number + 1).max().unwrap_or(0).max(128);
+    let big = t.endian == Endian::Big;
+    let mut bytes = Vec::with_capacity((n * CALIBRATION_ENTRY) as usize);
+    for k in 0..n {
+        let mut body = vec![0xff, 0xff, 0xff, 0xff, 4, 0, 8, 0, 1, 0x78, u8::from(k == 0), 0x08];
+        crate::encoding::leb128::write_uleb(&mut body, k);
+        body.resize(CALIBRATION_ENTRY as usize - 4, 0);
+        let len = body.len() as u32;
+        bytes.extend(if big { len.to_be_bytes() } else { len.to_le_bytes() });
+        bytes.extend(body);
+    }
+    CfiSection::new(crate::cfi::FrameKind::DebugFrame, bytes, 0, like.target.clone())
+}
+
+/// The register number a calibration CIE header line stands for, from the
+/// entry offset it starts with.
+fn calibration_register(header: &str) -> Option<u64> {
+    let off = table::hex(header.split_whitespace().next()?)?;
+    (off % CALIBRATION_ENTRY == 0 && header.contains(" CIE")).then_some(off / CALIBRATION_ENTRY)
+}
+
+#[cfg(test)]
+mod tests;
