@@ -80,15 +80,13 @@ pub fn same_evaluator_cfi(reference: &CfiOutcome, fast: &CfiOutcome) -> bool {
     }
 }
 
-/// The verdict on `fast`: `Agree`, `Disagree`, or `Unsupported` when fast
-/// says it does not implement something the reference answers. The last is
-/// a gap to close, shown in every summary, not a wrong answer: any answer
-/// fast does give must be the reference's.
-pub fn fast_verdict(same: bool, fast_unsupported: bool) -> Verdict {
+/// The verdict on `fast`: `Agree` or `Disagree`. Fast implements everything
+/// the reference does, so a fast `Unsupported` where the reference gives an
+/// answer is a disagreement like any other (both `Unsupported` is the same
+/// outcome, see [`same_evaluator_outcome`]).
+pub fn fast_verdict(same: bool) -> Verdict {
     if same {
         Verdict::Agree
-    } else if fast_unsupported {
-        Verdict::Unsupported
     } else {
         Verdict::Disagree
     }
@@ -286,12 +284,13 @@ mod tests {
     }
 
     #[test]
-    fn fast_unsupported_is_a_gap_not_a_failure() {
-        assert_eq!(fast_verdict(true, false), Verdict::Agree);
-        // Both unsupported count as the same outcome (same == true).
-        assert_eq!(fast_verdict(true, true), Verdict::Agree);
-        assert_eq!(fast_verdict(false, true), Verdict::Unsupported);
-        assert_eq!(fast_verdict(false, false), Verdict::Disagree);
+    fn fast_unsupported_is_a_failure() {
+        assert_eq!(fast_verdict(true), Verdict::Agree);
+        assert_eq!(fast_verdict(false), Verdict::Disagree);
+        // Both unsupported count as the same outcome.
+        let u = |w: &str| Outcome::Unsupported { what: w.into() };
+        assert!(same_evaluator_outcome(&u("a"), &u("b")));
+        assert!(!same_evaluator_outcome(&v(1), &u("b")));
     }
 
     #[test]

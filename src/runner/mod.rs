@@ -222,9 +222,7 @@ fn judge_all(
     if !ref_meets {
         findings.push(Finding::ReferenceVsExpect);
     }
-    // A fast `Unsupported` is counted in its own column, not failed
-    // (compare::fast_verdict).
-    if !fast_meets && fast != Verdict::Unsupported {
+    if !fast_meets {
         findings.push(Finding::FastVsExpect);
     }
     if fast == Verdict::Disagree {
@@ -258,7 +256,7 @@ fn run_expr(c: &ExprCase, fast: &dyn Consumer, others: &[Box<dyn Consumer>], opt
     let unspecified = !relied.is_empty() || compare::exercises_unspecified(own_rule.as_slice());
     let (verdicts, findings) = judge_all(
         expect,
-        compare::fast_verdict(compare::same_evaluator_outcome(&r, &f), matches!(f, Outcome::Unsupported { .. })),
+        compare::fast_verdict(compare::same_evaluator_outcome(&r, &f)),
         others,
         opts,
         |s| s.expr && s.editions.contains(&edition),
@@ -292,7 +290,7 @@ fn run_cfi(
     let unspecified = compare::exercises_unspecified(&c.rules);
     let (verdicts, findings) = judge_all(
         expect,
-        compare::fast_verdict(compare::same_evaluator_cfi(&r, &f), matches!(f, CfiOutcome::Unsupported { .. })),
+        compare::fast_verdict(compare::same_evaluator_cfi(&r, &f)),
         others,
         opts,
         |s| s.cfi && s.editions.contains(&edition),
