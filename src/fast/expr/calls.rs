@@ -245,13 +245,17 @@ impl Ev<'_> {
         Ok(t)
     }
 
-    /// The target's base type of register `regno`: an unsigned integer of
-    /// the register's size (rule `op.entry-value.register-type`).
+    /// The target's base type of register `regno`: the generic type for a
+    /// register of the generic size, else an unsigned integer of the
+    /// register's size, which must fit the size budget (rule
+    /// `op.entry-value.register-type`).
     pub(super) fn register_type(&self, regno: u64) -> Res<crate::outcome::BaseType> {
         let reg = self.ctx.target.register(regno).ok_or(Fail::Eval(R::REG_UNKNOWN_REGISTER_READ))?;
-        if reg.bits == self.gbits() {
-            return Ok(self.gty);
-        }
-        Ok(crate::outcome::BaseType::ate(crate::encoding::ate::UNSIGNED, reg.bits, self.gty.big_endian))
+        let t = if reg.bits == self.gbits() {
+            self.gty
+        } else {
+            crate::outcome::BaseType::ate(crate::encoding::ate::UNSIGNED, reg.bits, self.gty.big_endian)
+        };
+        self.within_size(t)
     }
 }

@@ -6,7 +6,7 @@ use super::exec::{Ev, Fail};
 use super::machine::{Ent, Ipv, Loc, Scratch, Val, NONE};
 use crate::context::{ContextError, MemoryStorage};
 use crate::encoding::ate;
-use crate::outcome::{BaseType, BudgetKind};
+use crate::outcome::BaseType;
 use crate::rules::id as R;
 
 type Res<T> = Result<T, Fail>;
@@ -57,10 +57,10 @@ impl Ev<'_> {
     /// Retrieves `t.bits` bits from `l`: a value of type `t`, or an
     /// implicit pointer value (rule `op.deref-type.reads-location`).
     pub fn deref(&self, s: &mut Scratch, l: &Loc, t: BaseType) -> Res<Ent> {
+        // Typed operations check their type against the size budget with
+        // their operands (`within_size`); the untyped reads (generic,
+        // deref_size, a register's address) are at most generic-sized.
         let n = t.bytes();
-        if u64::from(t.bits) > self.ctx.budgets.size_bytes.saturating_mul(8) {
-            return Err(Fail::Budget(BudgetKind::Size));
-        }
         if let Some(r) = self.deref_fast(l, t) {
             return r;
         }

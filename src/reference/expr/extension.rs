@@ -274,8 +274,9 @@ impl Machine<'_> {
         self.composite_operands(s, c, id::OP_EXTEND_ZERO)?;
         need(stack, 1)?;
         let pl = self.pop_location(stack)?;
-        // Each part is PL itself (no move); composite.part-exceeds-storage.
-        let (part, weight) = self.part_at(&PartSource::new(&pl), 0, s, id::OP_BIT_OFFSET_OUT_OF_STORAGE)?;
+        // Each part is PL itself, not moved (so no move check, only
+        // composite.part-exceeds-storage).
+        let (part, weight) = self.part_at(&PartSource::new(&pl), 0, s, None)?;
         // op.extend.size-limits: C parts of this weight.
         if u128::from(weight) * u128::from(c) * PART_CHARGE > u128::from(self.ctx.budgets.size_bytes) {
             return Err(Stop::Budget(BudgetKind::Size));
@@ -309,7 +310,7 @@ impl Machine<'_> {
                 if bit { &src1 } else { &src0 },
                 n.saturating_mul(s),
                 s,
-                id::OP_BIT_OFFSET_OUT_OF_STORAGE,
+                Some(id::OP_BIT_OFFSET_OUT_OF_STORAGE),
             )?;
             // op.extend.size-limits: the running weight of the parts.
             total_weight = total_weight.saturating_add(u128::from(weight));

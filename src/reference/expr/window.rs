@@ -51,9 +51,11 @@ fn cut(pieces: &[Piece], start: u64, len: u64) -> Vec<Piece> {
 impl Machine<'_> {
     /// The location of a part of `bits` bits at `src` moved `delta` bits, as
     /// `DW_OP_LLVM_bit_offset delta` would move it: undefined storage is
-    /// unchanged; an offset at or past a storage's end is the evaluation
-    /// error `rule`; then every bit of the part must be inside each storage
-    /// (`composite.part-exceeds-storage`, ill-formed).
+    /// unchanged; when `moved` names a rule, an offset at or past a
+    /// storage's end is that evaluation error (`DW_OP_LLVM_extend` passes
+    /// `None`: its parts are PL itself, not moved); then every bit of the
+    /// part must be inside each storage (`composite.part-exceeds-storage`,
+    /// ill-formed).
     ///
     /// Also returns the part's weight for `op.extend.size-limits`: one per
     /// place of its normal form, a composite place counting its normal-form
@@ -63,11 +65,13 @@ impl Machine<'_> {
         src: &PartSource<'_>,
         delta: u64,
         bits: u64,
-        rule: RuleId,
+        moved: Option<RuleId>,
     ) -> Result<(Loc, u64), Stop> {
         let ctx = self.ctx;
-        // The checks, on the single location descriptions as they are.
+        // The checks, on the single location descriptions as they are: the
+        // move first (when the part is a moved PL), then the part's fit.
         for s in &src.loc.singles {
+            let Some(rule) = moved.clone() else { break };
             if s.storage == Storage::Undefined {
                 continue;
             }
