@@ -109,14 +109,7 @@ impl Scratch {
             return l;
         }
         let pieces = self.segments(&l, 0, bits, &mut Memo::new());
-        let idx = self.new_comp();
-        for p in pieces {
-            let locs: Vec<Loc> = p.sources.iter().map(|s| self.import_source(s)).collect();
-            let loc = self.multi_of(&locs);
-            self.append_part(idx, p.bits, loc);
-        }
-        self.comps[idx as usize].complete = true;
-        Loc::Comp { idx, bit: 0 }
+        self.import_single(&SingleLocation::Composite(pieces))
     }
 }
 

@@ -288,7 +288,7 @@ impl Scratch {
         }
     }
 
-    fn import_single(&mut self, s: &SingleLocation) -> Loc {
+    pub(super) fn import_single(&mut self, s: &SingleLocation) -> Loc {
         match s {
             SingleLocation::Simple(src) => self.import_source(src),
             SingleLocation::Composite(pieces) => {
