@@ -18,6 +18,11 @@ use std::sync::Arc;
 pub const SYNTHETIC_CFA: u64 = 0x7ffd_f000_1000;
 /// The TLS block base every extracted context gives.
 pub const SYNTHETIC_TLS_BASE: u64 = 0x7f00_0000_0000;
+/// The current thread and lane every extracted context gives, so that
+/// memory of per-thread and per-lane address spaces (AMDGPU private) can be
+/// bound (rule `loc.memory.bound-at-creation`); lane 0 exists on every
+/// target.
+pub const SYNTHETIC_THREAD_LANE: (u64, u32) = (0, 0);
 /// The calling frame's CFA every extracted context gives (one page above
 /// [`SYNTHETIC_CFA`]).
 pub const SYNTHETIC_CALLER_CFA: u64 = SYNTHETIC_CFA + 0x1000;
@@ -322,6 +327,7 @@ impl Extractor<'_> {
                 c.pc = key.0;
                 c.cfa = Some(SYNTHETIC_CFA);
                 c.tls_base = Some(SYNTHETIC_TLS_BASE);
+                (c.thread, c.lane) = (Some(SYNTHETIC_THREAD_LANE.0), Some(SYNTHETIC_THREAD_LANE.1));
                 c.frame_base = key.1.as_deref().map(<[u8]>::to_vec);
                 c.synthetic = Some(self.seed);
                 c.cu = Some(cu);
