@@ -5,19 +5,15 @@
 //! Throughput is reported per expression / per FDE (criterion "elements").
 //! Files that are not installed are skipped with a message.
 
+mod common;
+
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use dwarfcheck::case::{CfiCase, ExprCase};
 use dwarfcheck::consumer::{gimli::Gimli, Consumer};
 use dwarfcheck::elf::{extract, largest_debug_file, Options};
 use dwarfcheck::fast::expr as fast;
 use std::hint::black_box;
-use std::path::{Path, PathBuf};
 use std::time::Duration;
-
-/// First existing file among `candidates` with an `.eh_frame`.
-fn frame_file(candidates: &[&str]) -> Option<PathBuf> {
-    candidates.iter().map(Path::new).find(|p| p.exists()).map(Path::to_path_buf)
-}
 
 fn exprs() -> Vec<ExprCase> {
     let Some(path) = largest_debug_file() else {
@@ -43,26 +39,13 @@ fn exprs() -> Vec<ExprCase> {
 }
 
 fn fdes() -> Vec<CfiCase> {
-    let Some(path) = frame_file(&[
-        "/usr/lib/x86_64-linux-gnu/libLLVM.so.19.1",
-        "/usr/lib/llvm-19/lib/libLLVM.so.19.1",
-        "/usr/lib/x86_64-linux-gnu/libstdc++.so.6",
-        "/usr/lib/x86_64-linux-gnu/libc.so.6",
-    ]) else {
+    let mut candidates = common::LIBLLVM.to_vec();
+    candidates.extend(["/usr/lib/x86_64-linux-gnu/libstdc++.so.6", "/usr/lib/x86_64-linux-gnu/libc.so.6"]);
+    let Some(path) = common::first_existing(&candidates) else {
         eprintln!("no shared library with .eh_frame found: CFI benchmarks skipped");
         return Vec::new();
     };
-    let opts = Options { expressions: false, ..Options::default() };
-    match extract(&path, &opts) {
-        Ok(x) => {
-            eprintln!("{}: {} FDEs", path.display(), x.counts.fdes());
-            x.cfi
-        }
-        Err(e) => {
-            eprintln!("{}: {e:#}", path.display());
-            Vec::new()
-        }
-    }
+    common::fdes_of(&path)
 }
 
 fn bench_exprs(c: &mut Criterion) {
