@@ -156,13 +156,8 @@ impl Ev<'_> {
         let l = match (&die.location, &die.const_value) {
             (Some(form), _) => {
                 let depth = self.deeper()?;
-                let no_object;
-                let ctx = if self.ctx.object.is_some() {
-                    no_object = Context { object: None, ..self.ctx.clone() };
-                    &no_object
-                } else {
-                    self.ctx
-                };
+                let no_object = without_object(self.ctx);
+                let ctx = &*no_object;
                 let inner = Ev { ctx, depth, base: s.stack.len(), ..*self };
                 match form {
                     AttrForm::Exprloc(e) => inner.nested(&compiled(e, ctx), s)?,
@@ -257,5 +252,16 @@ impl Ev<'_> {
             crate::outcome::BaseType::ate(crate::encoding::ate::UNSIGNED, reg.bits, self.gty.big_endian)
         };
         self.within_size(t)
+    }
+}
+
+/// `ctx` with the object unspecified (a called DIE's location, a location
+/// list entry: rules `op.implicit-pointer.to-location`, `loclist.union`),
+/// cloned only when there is an object to drop.
+pub(super) fn without_object(ctx: &Context) -> std::borrow::Cow<'_, Context> {
+    if ctx.object.is_some() {
+        std::borrow::Cow::Owned(Context { object: None, ..ctx.clone() })
+    } else {
+        std::borrow::Cow::Borrowed(ctx)
     }
 }

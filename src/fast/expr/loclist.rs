@@ -203,13 +203,8 @@ impl Ev<'_> {
             Ok(())
         })
         .map_err(bare)?;
-        let no_object;
-        let ctx = if self.ctx.object.is_some() {
-            no_object = Context { object: None, ..self.ctx.clone() };
-            &no_object
-        } else {
-            self.ctx
-        };
+        let no_object = super::calls::without_object(self.ctx);
+        let ctx = &*no_object;
         let mut places: Vec<Loc> = Vec::new();
         let mut failed: Option<Stop> = None;
         let _ = for_each_entry(self.ctx, cu, form, |e| {
