@@ -80,13 +80,7 @@ pub fn parse(text: &str, cx: Ctx<'_>) -> ToolSection {
                 continue;
             }
         }
-        match row.and_then(|(at, r)| parse_row(at, r, cx)) {
-            Some(r) => match s.entry(cur) {
-                Some(e) => e.rows.push(r),
-                None => s.garbage(cur, t),
-            },
-            None => s.garbage(cur, t),
-        }
+        s.row(cur, t, row.and_then(|(at, r)| parse_row(at, r, cx)));
     }
     s
 }

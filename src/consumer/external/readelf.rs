@@ -71,13 +71,7 @@ pub fn parse(text: &str, names: &Names) -> ToolSection {
             }
             continue;
         }
-        match parse_row(t, &columns, names) {
-            Some(r) => match s.entry(cur) {
-                Some(e) => e.rows.push(r),
-                None => s.garbage(cur, t),
-            },
-            None => s.garbage(cur, t),
-        }
+        s.row(cur, t, parse_row(t, &columns, names));
     }
     s
 }

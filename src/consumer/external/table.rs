@@ -81,6 +81,15 @@ impl ToolSection {
         }
     }
 
+    /// Records a parsed row of the current entry; a line that did not parse
+    /// as a row (`None`), or a row outside every entry, is garbage.
+    pub fn row(&mut self, cur: Current, line: &str, row: Option<ToolRow>) {
+        match (row, self.entry(cur)) {
+            (Some(r), Some(e)) => e.rows.push(r),
+            _ => self.garbage(cur, line),
+        }
+    }
+
     /// Records an unparsable line of the current entry (or of the section).
     pub fn garbage(&mut self, cur: Current, line: &str) {
         match self.entry(cur) {
