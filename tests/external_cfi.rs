@@ -91,14 +91,17 @@ fn disagreements(cases: &[Case], others: &[Box<dyn Consumer>]) -> Vec<(String, S
         .collect()
 }
 
+/// llvm-dwarfdump and readelf as consumers, those that are installed.
+fn installed_tools() -> Vec<Box<dyn Consumer>> {
+    [Tool::LlvmDwarfdump, Tool::Readelf]
+        .into_iter()
+        .filter_map(|t| tool(t).map(|e| Box::new(e) as Box<dyn Consumer>))
+        .collect()
+}
+
 #[test]
 fn bundled_cfi_cases_disagree_only_in_documented_classes() {
-    let mut others: Vec<Box<dyn Consumer>> = Vec::new();
-    for t in [Tool::LlvmDwarfdump, Tool::Readelf] {
-        if let Some(e) = tool(t) {
-            others.push(Box::new(e));
-        }
-    }
+    let others = installed_tools();
     if others.is_empty() {
         return;
     }
@@ -114,12 +117,7 @@ fn bundled_cfi_cases_disagree_only_in_documented_classes() {
 
 #[test]
 fn own_executable_agrees_fde_for_fde() {
-    let mut others: Vec<Box<dyn Consumer>> = Vec::new();
-    for t in [Tool::LlvmDwarfdump, Tool::Readelf] {
-        if let Some(e) = tool(t) {
-            others.push(Box::new(e));
-        }
-    }
+    let others = installed_tools();
     if others.is_empty() {
         return;
     }
@@ -168,12 +166,7 @@ double f2(double a) { double v[8] = {a}; h(v); return v[3] * a; }
 
 #[test]
 fn aarch64_pac_ret_objects_agree_fde_for_fde() {
-    let mut others: Vec<Box<dyn Consumer>> = Vec::new();
-    for t in [Tool::LlvmDwarfdump, Tool::Readelf] {
-        if let Some(e) = tool(t) {
-            others.push(Box::new(e));
-        }
-    }
+    let others = installed_tools();
     let clang = dwarfcheck::testing::needed("clang-19", dwarfcheck::testing::have_tool("clang-19").then_some(()));
     if others.is_empty() || clang.is_none() {
         return;
