@@ -35,7 +35,15 @@ struct CaseDef {
 }
 
 fn case(name: &str, sec: Arc<CfiSection>, off: u64) -> CfiCase {
-    CfiCase { name: name.into(), origin: String::new(), section: sec, fde_offset: off, rules: vec![], expect: None }
+    CfiCase {
+        name: name.into(),
+        origin: String::new(),
+        section: sec,
+        fde_offset: off,
+        rules: vec![],
+        expect: None,
+        unwind: None,
+    }
 }
 
 /// Equal, except that an expected error without `at` matches any `at`.

@@ -53,6 +53,24 @@ pub struct CfiCase {
     pub rules: Vec<String>,
     /// The hand-derived expected outcome, if any.
     pub expect: Option<CfiOutcome>,
+    /// Virtual unwinding through `section` from a machine state, if the
+    /// case asks for it.
+    pub unwind: Option<UnwindCase>,
+}
+
+/// Virtual unwinding through a CFI case's section (`unwind.*` rules).
+#[derive(Debug, Clone)]
+pub struct UnwindCase {
+    /// The top frame's machine state: `pc`, registers, memory per address
+    /// space, thread and lane, budgets (`frames` bounds the steps).
+    pub ctx: Arc<Context>,
+    /// Stop after this many steps ([`UnwindEnd::Limit`]) unless the base
+    /// of the stack comes first; `None`: unwind to the base of the stack.
+    ///
+    /// [`UnwindEnd::Limit`]: crate::outcome::unwind::UnwindEnd::Limit
+    pub limit: Option<u32>,
+    /// The hand-derived expected unwinding, if any.
+    pub expect: Option<crate::outcome::unwind::Unwind>,
 }
 
 /// Any case.

@@ -248,9 +248,13 @@ pub struct CfiSpec {
     /// The CIE.
     #[serde(default)]
     pub cie: Option<CieSpec>,
-    /// The FDE.
+    /// The FDE (the one whose row table a CFI case builds).
     #[serde(default)]
     pub fde: Option<FdeSpec>,
+    /// Further FDEs sharing the CIE, written after `fde` in this order
+    /// (the frames of a virtual unwinding: other subprograms' CFI).
+    #[serde(default)]
+    pub fdes: Vec<FdeSpec>,
     /// Raw section bytes (hex), instead of `cie`/`fde`.
     #[serde(default)]
     pub section_bytes: Option<String>,
@@ -276,9 +280,16 @@ impl CfiSpec {
     /// register name, a pointer that cannot be written (textrel without
     /// `text_base`).
     pub fn build(&self, target: &Arc<Target>) -> Result<(Arc<CfiSection>, u64), String> {
+        self.build_all(target).map(|(s, offs)| (s, offs[0]))
+    }
+
+    /// As [`CfiSpec::build`], returning the section offsets of every FDE:
+    /// `fde` first, then `fdes` in order (only the one FDE for
+    /// `section_bytes`).
+    pub fn build_all(&self, target: &Arc<Target>) -> Result<(Arc<CfiSection>, Vec<u64>), String> {
         let kind = self.section.unwrap_or(FrameKind::DebugFrame);
         if let Some(hex) = &self.section_bytes {
-            if self.cie.is_some() || self.fde.is_some() {
+            if self.cie.is_some() || self.fde.is_some() || !self.fdes.is_empty() {
                 return Err("give either section_bytes (+ fde_offset) or cie + fde, not both".into());
             }
             let bytes = parse_hex(hex).map_err(|e| format!("section_bytes: {e}"))?;
@@ -286,7 +297,7 @@ impl CfiSpec {
             let mut s = CfiSection::new(kind, bytes, self.address, target.clone());
             s.text_base = self.text_base;
             s.data_base = self.data_base;
-            return Ok((Arc::new(s), off));
+            return Ok((Arc::new(s), vec![off]));
         }
         let (Some(c), Some(f)) = (&self.cie, &self.fde) else {
             return Err("expected cie + fde (or section_bytes + fde_offset)".into());
@@ -357,26 +368,44 @@ impl CfiSpec {
                     .map_err(|e| format!("cie.augmentation_data: {e}"))?,
                 instructions: insns(&c.instructions, &c.instructions_bytes, "cie.instructions")?,
             },
-            fdes: vec![FdeLayout {
-                segment: f.segment,
-                pc_begin: f.pc_begin,
-                pc_range: f.pc_range,
-                lsda: f.lsda,
-                augmentation_data: f
-                    .augmentation_data
-                    .as_deref()
-                    .map(parse_hex)
-                    .transpose()
-                    .map_err(|e| format!("fde.augmentation_data: {e}"))?,
-                instructions: insns(&f.instructions, &f.instructions_bytes, "fde.instructions")?,
-            }],
+            fdes: std::iter::once(f)
+                .chain(&self.fdes)
+                .enumerate()
+                .map(|(i, f)| fde_layout(f, i, &insns))
+                .collect::<Result<_, _>>()?,
         };
         let (bytes, offs) = write_section(&layout, target)?;
         let mut s = CfiSection::new(kind, bytes, self.address, target.clone());
         s.text_base = self.text_base;
         s.data_base = self.data_base;
-        Ok((Arc::new(s), offs[0]))
+        Ok((Arc::new(s), offs))
     }
+}
+
+/// Assembles an instruction text or hex (`text`, `bytes`, key for errors).
+type Assembler<'a> = dyn Fn(&str, &Option<String>, &str) -> Result<Vec<u8>, String> + 'a;
+
+/// The layout of FDE number `i` (0: `fde:`, then `fdes:`); `insns`
+/// assembles its instruction text or hex.
+fn fde_layout(
+    f: &FdeSpec,
+    i: usize,
+    insns: &Assembler<'_>,
+) -> Result<FdeLayout, String> {
+    let what = if i == 0 { "fde".to_string() } else { format!("fdes[{}]", i - 1) };
+    Ok(FdeLayout {
+        segment: f.segment,
+        pc_begin: f.pc_begin,
+        pc_range: f.pc_range,
+        lsda: f.lsda,
+        augmentation_data: f
+            .augmentation_data
+            .as_deref()
+            .map(parse_hex)
+            .transpose()
+            .map_err(|e| format!("{what}.augmentation_data: {e}"))?,
+        instructions: insns(&f.instructions, &f.instructions_bytes, &format!("{what}.instructions"))?,
+    })
 }
 
 /// One expected row.

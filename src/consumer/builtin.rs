@@ -2,8 +2,9 @@
 //! evaluator, behind the same [`Consumer`] trait as third parties.
 
 use super::{Consumer, Support};
-use crate::case::{CfiCase, ExprCase};
+use crate::case::{CfiCase, ExprCase, UnwindCase};
 use crate::edition::Edition;
+use crate::outcome::unwind::Unwind;
 use crate::outcome::{CfiOutcome, Outcome};
 
 /// The reference interpreter ([`crate::reference`]).
@@ -29,6 +30,9 @@ impl Consumer for Reference {
     fn frame_table(&self, case: &CfiCase) -> CfiOutcome {
         crate::reference::cfi::frame_table(case)
     }
+    fn unwind(&self, case: &CfiCase, u: &UnwindCase) -> Option<Unwind> {
+        Some(crate::reference::unwind::unwind(&case.section, &u.ctx, u.limit))
+    }
 }
 
 impl Consumer for Fast {
@@ -43,5 +47,8 @@ impl Consumer for Fast {
     }
     fn frame_table(&self, case: &CfiCase) -> CfiOutcome {
         crate::fast::cfi::frame_table(case)
+    }
+    fn unwind(&self, case: &CfiCase, u: &UnwindCase) -> Option<Unwind> {
+        Some(crate::fast::unwind::unwind(&case.section, &u.ctx, u.limit))
     }
 }

@@ -33,6 +33,12 @@ pub trait Consumer: Send + Sync {
     fn cfi_view(&self, _case: &CfiCase, _table: &RowTable) -> Option<RowTable> {
         None
     }
+    /// Virtually unwinds through `case.section` from `unwind.ctx`
+    /// (`unwind.*` rules). `None` (the default): this consumer does not
+    /// unwind, and is not judged on unwinding.
+    fn unwind(&self, _case: &CfiCase, _unwind: &crate::case::UnwindCase) -> Option<crate::outcome::unwind::Unwind> {
+        None
+    }
 }
 
 pub mod builtin;

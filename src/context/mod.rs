@@ -192,8 +192,12 @@ pub struct Die {
 pub struct CallerFrame {
     /// The program location in the calling frame (the call site).
     pub pc: Option<u64>,
-    /// The calling frame's CFA, in the default address space.
+    /// The calling frame's CFA: a byte address in address space
+    /// `cfa_aspace`.
     pub cfa: Option<u64>,
+    /// The address space of `cfa` (0, the default, unless the calling
+    /// frame's CFA rule came from `DW_CFA_LLVM_def_aspace_cfa`).
+    pub cfa_aspace: u64,
     /// The calling subprogram's `DW_AT_frame_base` expression.
     pub frame_base: Option<Vec<u8>>,
     /// Register rules of the called frame's CFI row, by DWARF register
@@ -214,6 +218,7 @@ impl Default for CallerFrame {
         CallerFrame {
             pc: None,
             cfa: None,
+            cfa_aspace: 0,
             frame_base: None,
             rules: BTreeMap::new(),
             default_rule: crate::outcome::cfi::RegisterRule::Undefined,
@@ -269,8 +274,13 @@ pub struct Context {
     pub lane: Option<u32>,
     /// The current program location (PC of the current call frame).
     pub pc: Option<u64>,
-    /// The CFA of the current call frame, in the default address space.
+    /// The CFA of the current call frame: a byte address in address space
+    /// `cfa_aspace` (`DW_OP_call_frame_cfa` pushes that memory location
+    /// description; `offset(N)` rules and CFI expressions start from it).
     pub cfa: Option<u64>,
+    /// The address space of `cfa` (0, the default, unless the frame's CFA
+    /// rule came from `DW_CFA_LLVM_def_aspace_cfa`).
+    pub cfa_aspace: u64,
     /// `DW_AT_frame_base` of the current subprogram: an expression.
     pub frame_base: Option<Vec<u8>>,
     /// The current object (`DW_OP_push_object_address`).
@@ -294,6 +304,14 @@ pub struct Context {
     /// `DW_OP_LLVM_call_frame_entry_reg`, `DW_OP_entry_value`, and registers
     /// of non-top frames), if known.
     pub caller: Option<Arc<CallerFrame>>,
+    /// The program's call frame information (`.debug_frame` or
+    /// `.eh_frame`), when the calling frames are to be found by virtually
+    /// unwinding from this context's machine state (`unwind.*` rules)
+    /// instead of being given in `caller`. With it, each evaluator unwinds
+    /// with its own row builder: the CFA of the current frame (when `cfa`
+    /// is `None`) and the caller chain (when `caller` is `None`) come from
+    /// the CFI row at `pc` (`unwind.context-from-cfi`).
+    pub cfi: Option<Arc<crate::cfi::CfiSection>>,
     /// Explicit limits that keep bad input from hanging or exhausting memory.
     pub budgets: Budgets,
 }
@@ -310,7 +328,9 @@ pub struct Context {
 ///   `DW_OP_entry_value`, implicit pointers) deeper than `depth`;
 /// - `size_bytes`: any single value, implicit storage or composite larger
 ///   than this many **bytes** (or a piece/part of more than `8 * size_bytes`
-///   **bits**).
+///   **bits**);
+/// - `frames`: virtual unwinding that would make step number `frames + 1`
+///   reports `Budget { Frames }` (`unwind.frames-budget`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Budgets {
     /// Maximum operations executed per evaluation.
@@ -321,11 +341,13 @@ pub struct Budgets {
     pub depth: u32,
     /// Maximum size of one value or storage, in **bytes**.
     pub size_bytes: u64,
+    /// Maximum frames one virtual unwinding steps through.
+    pub frames: u32,
 }
 
 impl Default for Budgets {
     fn default() -> Self {
-        Budgets { steps: 100_000, stack: 1024, depth: 16, size_bytes: 1 << 20 }
+        Budgets { steps: 100_000, stack: 1024, depth: 16, size_bytes: 1 << 20, frames: 256 }
     }
 }
 
@@ -340,6 +362,7 @@ impl Context {
             lane: None,
             pc: None,
             cfa: None,
+            cfa_aspace: 0,
             frame_base: None,
             object: None,
             initial_stack: Vec::new(),
@@ -349,6 +372,7 @@ impl Context {
             synthetic: None,
             cu: None,
             caller: None,
+            cfi: None,
             budgets: Budgets::default(),
         }
     }

@@ -55,6 +55,7 @@ pub(super) fn extract_fdes(
                 fde_offset: off,
                 rules: Vec::new(),
                 expect: None,
+                unwind: None,
             });
         }
     }

@@ -6,6 +6,7 @@
 
 pub mod cfi;
 pub mod location;
+pub mod unwind;
 pub mod value;
 
 pub use cfi::{CfaRule, CfiOutcome, RegisterRule, Row, RowTable};
@@ -30,6 +31,8 @@ pub enum BudgetKind {
     Stack,
     /// Wall-clock time of an external consumer.
     Time,
+    /// Frames of one virtual unwinding (`unwind.frames-budget`).
+    Frames,
 }
 
 /// The result of evaluating one DWARF expression.

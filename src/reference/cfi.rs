@@ -796,7 +796,15 @@ mod tests {
     fn case_of(yaml: &str) -> CfiCase {
         let spec: CfiSpec = yaml_serde::from_str(yaml).unwrap();
         let (section, fde_offset) = spec.build(&Arc::new(presets::x86_64())).unwrap();
-        CfiCase { name: "t".into(), origin: String::new(), section, fde_offset, rules: vec![], expect: None }
+        CfiCase {
+            name: "t".into(),
+            origin: String::new(),
+            section,
+            fde_offset,
+            rules: vec![],
+            expect: None,
+            unwind: None,
+        }
     }
 
     /// The trace, derived by hand: each instruction with the rules after it.

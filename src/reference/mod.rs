@@ -3,3 +3,4 @@
 
 pub mod cfi;
 pub mod expr;
+pub mod unwind;

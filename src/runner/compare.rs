@@ -8,6 +8,7 @@
 //!   an `unspecified` rule are recorded, not judged; input outside the
 //!   consumer's edition is skipped; `Unsupported` is counted, not failed.
 
+use crate::outcome::unwind::{Unwind, UnwindEnd};
 use crate::outcome::{CfiOutcome, Outcome};
 use crate::rules::{Catalogue, RuleKind};
 use serde::Serialize;
@@ -116,6 +117,44 @@ pub fn exact_cfi(expected: &CfiOutcome, actual: &CfiOutcome) -> bool {
         }
         _ => expected == actual,
     }
+}
+
+/// Fast vs reference on virtual unwinding: both unwind and give equal
+/// results (an `Unsupported` fault is free text, as in
+/// [`same_evaluator_outcome`], here and in each caller register).
+pub fn same_evaluator_unwind(reference: Option<&Unwind>, fast: Option<&Unwind>) -> bool {
+    match (reference, fast) {
+        (Some(r), Some(f)) => unwind_matches(r, f, same_evaluator_outcome),
+        (None, None) => true,
+        _ => false,
+    }
+}
+
+/// A hand-derived unwinding `expected` against `actual`, outcome by
+/// outcome as [`exact`] compares them (an expected `at` of `None` matches
+/// any).
+pub fn exact_unwind(expected: &Unwind, actual: &Unwind) -> bool {
+    unwind_matches(expected, actual, exact)
+}
+
+fn unwind_matches(a: &Unwind, b: &Unwind, same: fn(&Outcome, &Outcome) -> bool) -> bool {
+    let ends = match (&a.end, &b.end) {
+        (UnwindEnd::Fault { outcome: x }, UnwindEnd::Fault { outcome: y }) => same(x, y),
+        (x, y) => x == y,
+    };
+    ends && a.steps.len() == b.steps.len()
+        && a.steps.iter().zip(&b.steps).all(|(x, y)| {
+            x.pc == y.pc
+                && x.lookup == y.lookup
+                && x.fde_offset == y.fde_offset
+                && x.cfa == y.cfa
+                && x.caller_pc == y.caller_pc
+                && x.registers.len() == y.registers.len()
+                && x.registers
+                    .iter()
+                    .zip(&y.registers)
+                    .all(|((rx, cx), (ry, cy))| rx == ry && cx.bytes == cy.bytes && same(&cx.location, &cy.location))
+        })
 }
 
 /// Whether a case is written to exercise an `unspecified` rule: its answer

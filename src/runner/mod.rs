@@ -72,6 +72,8 @@ pub struct Summary {
     pub expr_cases: usize,
     /// CFI cases run.
     pub cfi_cases: usize,
+    /// Of the CFI cases, those that also unwind from a machine state.
+    pub unwind_cases: usize,
     /// Per consumer (fast included), how many cases got each verdict.
     pub verdicts: BTreeMap<String, BTreeMap<Verdict, usize>>,
     /// Cases with a hand-derived expectation.
@@ -156,7 +158,10 @@ pub fn run(
     for (case, r) in cases.iter().zip(&results) {
         match case {
             Case::Expr(_) => s.expr_cases += 1,
-            Case::Cfi(_) => s.cfi_cases += 1,
+            Case::Cfi(c) => {
+                s.cfi_cases += 1;
+                s.unwind_cases += usize::from(c.unwind.is_some());
+            }
         }
         s.reference_rows += r.rows;
         for rule in &r.relied {
@@ -285,12 +290,24 @@ fn run_cfi(
 ) -> CaseResult {
     let r = reference.frame_table(c);
     let f = fast.frame_table(c);
-    let expect = c.expect.as_ref().map(|e| (compare::exact_cfi(e, &r), compare::exact_cfi(e, &f)));
+    let mut expect = c.expect.as_ref().map(|e| (compare::exact_cfi(e, &r), compare::exact_cfi(e, &f)));
+    // Virtual unwinding (unwind.*): judged on the two evaluators only.
+    let mut same_unwind = true;
+    if let Some(u) = &c.unwind {
+        let (ru, fu) = (reference.unwind(c, u), fast.unwind(c, u));
+        same_unwind = compare::same_evaluator_unwind(ru.as_ref(), fu.as_ref());
+        if let Some(e) = &u.expect {
+            let (a, b) = expect.unwrap_or((true, true));
+            let met =
+                |x: &Option<crate::outcome::unwind::Unwind>| x.as_ref().is_some_and(|x| compare::exact_unwind(e, x));
+            expect = Some((a && met(&ru), b && met(&fu)));
+        }
+    }
     let edition = if others.is_empty() { Edition::Dwarf5 } else { edition::of_cfi_case(c) };
     let unspecified = compare::exercises_unspecified(&c.rules);
     let (verdicts, findings) = judge_all(
         expect,
-        compare::fast_verdict(compare::same_evaluator_cfi(&r, &f)),
+        compare::fast_verdict(compare::same_evaluator_cfi(&r, &f) && same_unwind),
         others,
         opts,
         |s| s.cfi && s.editions.contains(&edition),
@@ -410,14 +427,28 @@ fn describe(
             let outcomes: Vec<(String, CfiOutcome)> =
                 all.iter().map(|k| (k.name().to_string(), k.frame_table(c))).collect();
             let rules = merged_rules(&c.rules, outcomes[0].1.rule().map(|r| r.to_string()));
+            let mut shown: Vec<(String, String)> =
+                outcomes.iter().map(|(n, o)| (n.clone(), report::cfi_text(o))).collect();
+            let mut expected = c.expect.as_ref().map(report::cfi_text);
+            if let Some(u) = &c.unwind {
+                for (k, (_, text)) in all.iter().zip(shown.iter_mut()) {
+                    if let Some(w) = k.unwind(c, u) {
+                        text.push_str(&format!("\nunwinding:\n{w}"));
+                    }
+                }
+                if let Some(e) = &u.expect {
+                    let head = expected.unwrap_or_default();
+                    expected = Some(format!("{head}\nunwinding:\n{e}"));
+                }
+            }
             Failure {
                 finding,
                 case: c.name.clone(),
                 origin: c.origin.clone(),
                 rules,
                 input: input_text(case),
-                expected: c.expect.as_ref().map(report::cfi_text),
-                outcomes: outcomes.iter().map(|(n, o)| (n.clone(), report::cfi_text(o))).collect(),
+                expected,
+                outcomes: shown,
                 trace: Vec::new(),
             }
         }

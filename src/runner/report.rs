@@ -40,7 +40,11 @@ fn finding_text(f: &Finding) -> String {
 /// with disassembly, every consumer's outcome and the reference's trace.
 pub fn text(title: &str, s: &Summary, show: usize) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "{title}: {} expression cases, {} CFI cases", s.expr_cases, s.cfi_cases);
+    let _ = writeln!(
+        out,
+        "{title}: {} expression cases, {} CFI cases ({} with virtual unwinding)",
+        s.expr_cases, s.cfi_cases, s.unwind_cases
+    );
     if s.cfi_cases > 0 {
         let _ = writeln!(out, "  reference row tables: {} rows", s.reference_rows);
     }

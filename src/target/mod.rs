@@ -92,6 +92,19 @@ pub struct Target {
 }
 
 impl Target {
+    /// The DWARF number of the stack pointer whose value in the calling
+    /// frame is the CFA by the ABI's definition of the CFA (x86-64 psABI
+    /// "DWARF Register Number Mapping" RSP = 7; AADWARF64 "Canonical frame
+    /// address", SP = 31), or `None` where the ABI gives no such rule
+    /// (AMDGPU, inline targets). Rule `unwind.sp-is-cfa`.
+    pub fn stack_pointer(&self) -> Option<u64> {
+        match self.arch {
+            Arch::X86_64 => Some(7),
+            Arch::Aarch64 => Some(31),
+            Arch::Amdgpu | Arch::Other => None,
+        }
+    }
+
     /// The register with DWARF number `number`.
     pub fn register(&self, number: u64) -> Option<&Register> {
         self.registers.binary_search_by_key(&number, |r| r.number).ok().map(|i| &self.registers[i])

@@ -17,12 +17,12 @@ use yaml_serde::{Mapping, Value as Yaml};
 
 /// A conversion error before it is located: the message and the texts to
 /// look for in the case's lines.
-struct Problem {
+pub(super) struct Problem {
     message: String,
     near: Vec<String>,
 }
 
-fn problem(message: impl Into<String>, near: &[&str]) -> Problem {
+pub(super) fn problem(message: impl Into<String>, near: &[&str]) -> Problem {
     Problem { message: message.into(), near: near.iter().map(|s| s.to_string()).collect() }
 }
 
@@ -110,7 +110,10 @@ fn convert_case(target: &Arc<Target>, file_vendor: &VendorProfile, c: CaseSpec, 
         None => file_vendor.clone(),
     };
     if let Some(cfi) = &c.cfi {
-        return cfi_case(target, cfi, &c, origin);
+        return cfi_case(target, vendor, cfi, &c, origin);
+    }
+    if c.unwind.is_some() {
+        return Err(problem("`unwind:` goes with a `cfi:` case", &["unwind:"]));
     }
     let ctx = context(target, vendor, &c.context)?;
     let form = match (c.loclist, c.loclistx, c.constant) {
@@ -159,12 +162,13 @@ fn assemble(text: &str, ctx: &Context, key: &str) -> R<Vec<u8>> {
     })
 }
 
-fn context(target: &Arc<Target>, vendor: VendorProfile, s: &ContextSpec) -> R<Context> {
+pub(super) fn context(target: &Arc<Target>, vendor: VendorProfile, s: &ContextSpec) -> R<Context> {
     let mut ctx = Context::new(target.clone());
     ctx.vendor = vendor;
     ctx.result_kind = s.result;
     ctx.pc = s.pc;
     ctx.cfa = s.cfa;
+    ctx.cfa_aspace = s.cfa_aspace;
     ctx.tls_base = s.tls_base;
     ctx.thread = s.thread;
     ctx.lane = s.lane;
@@ -291,6 +295,12 @@ fn context(target: &Arc<Target>, vendor: VendorProfile, s: &ContextSpec) -> R<Co
     if let Some(c) = &s.caller {
         ctx.caller = Some(Arc::new(caller(c, &ctx).map_err(|p| with_near(p, "caller"))?));
     }
+    if let Some(y) = &s.cfi {
+        let spec: crate::cfi::spec::CfiSpec = reparse(y)
+            .map_err(|e| problem(format!("context.cfi: {}", super::strip_location(&e.to_string())), &["cfi:"]))?;
+        let (section, _) = spec.build(target).map_err(|e| problem(format!("context.cfi: {e}"), &["cfi:"]))?;
+        ctx.cfi = Some(section);
+    }
     if let Some(b) = &s.budgets {
         let d = Budgets::default();
         ctx.budgets = Budgets {
@@ -298,6 +308,7 @@ fn context(target: &Arc<Target>, vendor: VendorProfile, s: &ContextSpec) -> R<Co
             stack: b.stack.unwrap_or(d.stack),
             depth: b.depth.unwrap_or(d.depth),
             size_bytes: b.size_bytes.unwrap_or(d.size_bytes),
+            frames: b.frames.unwrap_or(d.frames),
         };
     }
     Ok(ctx)
@@ -332,7 +343,7 @@ fn caller(c: &super::schema::CallerSpec, ctx: &Context) -> R<CallerFrame> {
     let rule = |text: &str| {
         crate::cfi::spec::parse_rule(text, target).map_err(|m| problem(format!("caller rule: {m}"), &[text]))
     };
-    let mut f = CallerFrame { pc: c.pc, cfa: c.cfa, ..Default::default() };
+    let mut f = CallerFrame { pc: c.pc, cfa: c.cfa, cfa_aspace: c.cfa_aspace, ..Default::default() };
     if let Some(t) = &c.frame_base {
         f.frame_base = Some(assemble(t, ctx, "frame_base:")?);
     }
@@ -354,7 +365,7 @@ fn caller(c: &super::schema::CallerSpec, ctx: &Context) -> R<CallerFrame> {
 }
 
 /// The target register a mapping key names: a DWARF number or a name.
-fn register_key<'t>(k: &Yaml, target: &'t Target) -> R<&'t crate::target::Register> {
+pub(super) fn register_key<'t>(k: &Yaml, target: &'t Target) -> R<&'t crate::target::Register> {
     match k {
         Yaml::Number(n) => n.as_u64().and_then(|n| target.register(n)),
         Yaml::String(name) => target.register_by_name(name),
@@ -380,7 +391,7 @@ fn entry(y: &Yaml, ctx: &Context) -> R<Entry> {
 }
 
 /// The `expect:` mapping.
-fn expectation(y: &Yaml, ctx: &Context) -> R<Outcome> {
+pub(super) fn expectation(y: &Yaml, ctx: &Context) -> R<Outcome> {
     let m = y.as_mapping().ok_or_else(|| problem("`expect` must be a mapping", &["expect"]))?;
     let at = match m.get("at") {
         None => None,
@@ -415,7 +426,8 @@ fn expectation(y: &Yaml, ctx: &Context) -> R<Outcome> {
                 Some("stack") => BudgetKind::Stack,
                 Some("depth") => BudgetKind::Depth,
                 Some("size") => BudgetKind::Size,
-                _ => return Err(problem("expect.budget is one of steps, stack, depth, size", &["budget"])),
+                Some("frames") => BudgetKind::Frames,
+                _ => return Err(problem("expect.budget is one of steps, stack, depth, size, frames", &["budget"])),
             };
             Outcome::Budget { budget, at }
         }
@@ -489,7 +501,7 @@ fn base_type(y: &Yaml, ctx: &Context) -> R<BaseType> {
 }
 
 /// A location description mapping.
-fn location(y: &Yaml, ctx: &Context) -> R<RawLocation> {
+pub(super) fn location(y: &Yaml, ctx: &Context) -> R<RawLocation> {
     let m = y.as_mapping().ok_or_else(|| problem("a location is a mapping such as `{ register: 0 }`", &[]))?;
     if let Some(alts) = m.get("any_of") {
         let seq = alts.as_sequence().ok_or_else(|| problem("`any_of` is a list of locations", &["any_of"]))?;
@@ -604,7 +616,7 @@ pub(super) fn int(y: &Yaml) -> Result<i128, String> {
 }
 
 /// `n` as `size` bytes in target byte order (two's complement, truncated).
-fn int_to_target_bytes(n: i128, size: usize, endian: Endian) -> Vec<u8> {
+pub(super) fn int_to_target_bytes(n: i128, size: usize, endian: Endian) -> Vec<u8> {
     let le = n.to_le_bytes();
     let mut b: Vec<u8> = (0..size)
         .map(|i| {
@@ -648,14 +660,15 @@ fn yaml_text(y: &Yaml) -> String {
 
 /// A CFI case: `cfi:` is a [`crate::cfi::spec::CfiSpec`], `expect:` a
 /// [`crate::cfi::spec::CfiExpect`].
-fn cfi_case(target: &Arc<Target>, cfi: &Yaml, c: &CaseSpec, origin: String) -> R<Case> {
+fn cfi_case(target: &Arc<Target>, vendor: VendorProfile, cfi: &Yaml, c: &CaseSpec, origin: String) -> R<Case> {
     use crate::cfi::spec::{CfiExpect, CfiSpec};
     if c.expr.is_some() || c.expr_bytes.is_some() {
         return Err(problem("a case has exactly one of `expr:`, `expr_bytes:` or `cfi:`", &["cfi:"]));
     }
     let spec: CfiSpec =
         reparse(cfi).map_err(|e| problem(format!("cfi: {}", super::strip_location(&e.to_string())), &["cfi:"]))?;
-    let (section, fde_offset) = spec.build(target).map_err(|e| problem(format!("cfi: {e}"), &["cfi:"]))?;
+    let (section, offsets) = spec.build_all(target).map_err(|e| problem(format!("cfi: {e}"), &["cfi:"]))?;
+    let fde_offset = offsets[0];
     let expect = match &c.expect {
         None => None,
         Some(y) => {
@@ -664,6 +677,12 @@ fn cfi_case(target: &Arc<Target>, cfi: &Yaml, c: &CaseSpec, origin: String) -> R
             Some(e.to_outcome_at(target, fde_offset).map_err(|m| problem(m, &["expect:"]))?)
         }
     };
+    let unwind = match &c.unwind {
+        Some(u) => Some(
+            super::unwind::unwind_case(target, vendor, &section, &offsets, u).map_err(|p| with_near(p, "unwind"))?,
+        ),
+        None => None,
+    };
     Ok(Case::Cfi(crate::case::CfiCase {
         name: c.name.clone(),
         origin,
@@ -671,6 +690,7 @@ fn cfi_case(target: &Arc<Target>, cfi: &Yaml, c: &CaseSpec, origin: String) -> R
         fde_offset,
         rules: c.rules.clone(),
         expect,
+        unwind,
     }))
 }
 

@@ -9,6 +9,7 @@ mod convert;
 mod locate;
 mod loclists;
 mod schema;
+mod unwind;
 
 use super::Case;
 use std::path::{Path, PathBuf};

@@ -55,6 +55,9 @@ pub struct CaseSpec {
     pub constant: Option<u64>,
     #[serde(default)]
     pub expect: Option<Yaml>,
+    /// With `cfi:`: virtual unwinding through the section.
+    #[serde(default)]
+    pub unwind: Option<UnwindSpec>,
 }
 
 /// The `context:` mapping.
@@ -71,6 +74,8 @@ pub struct ContextSpec {
     pub pc: Option<u64>,
     #[serde(default)]
     pub cfa: Option<u64>,
+    #[serde(default)]
+    pub cfa_aspace: u64,
     #[serde(default)]
     pub frame_base: Option<String>,
     #[serde(default)]
@@ -93,6 +98,58 @@ pub struct ContextSpec {
     pub budgets: Option<BudgetSpec>,
     #[serde(default)]
     pub caller: Option<CallerSpec>,
+    /// The program's CFI (a `cfi::spec::CfiSpec`): calling frames and the
+    /// CFA come from virtual unwinding (`Context::cfi`).
+    #[serde(default)]
+    pub cfi: Option<Yaml>,
+}
+
+/// The `unwind:` mapping of a CFI case: virtual unwinding from a machine
+/// state through the case's section.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UnwindSpec {
+    /// The top frame's machine state (same keys as an expression case's
+    /// `context:`; `pc` is required).
+    pub context: ContextSpec,
+    /// Stop after this many steps (end `limit`) if the base of the stack
+    /// is not reached first.
+    #[serde(default)]
+    pub frames: Option<u32>,
+    /// Expected steps and end (`steps:` list and `end:`).
+    #[serde(default)]
+    pub expect: Option<UnwindExpectSpec>,
+}
+
+/// The expected result of an `unwind:`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UnwindExpectSpec {
+    #[serde(default)]
+    pub steps: Vec<StepSpec>,
+    /// `base`, `limit`, or a mapping `{ ill_formed | eval_error | budget: .., at: N }`.
+    pub end: Yaml,
+}
+
+/// One expected step.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StepSpec {
+    pub pc: u64,
+    /// Default: `pc` for the first step, `pc - 1` for later ones.
+    #[serde(default)]
+    pub lookup: Option<u64>,
+    /// Which FDE applied: 0 = the `cfi.fde`, i >= 1 = `cfi.fdes[i-1]`.
+    #[serde(default)]
+    pub fde: usize,
+    /// The CFA location (location syntax).
+    pub cfa: Yaml,
+    /// Register name or number -> `{ location: <location> | ill_formed |
+    /// eval_error | budget: .., at, bytes: "hex" | value: N }`.
+    #[serde(default)]
+    pub registers: yaml_serde::Mapping,
+    /// The caller pc, or `none` (the base of the stack).
+    pub caller_pc: Yaml,
 }
 
 /// The `caller:` mapping: the calling frame (`context::CallerFrame`).
@@ -103,6 +160,8 @@ pub struct CallerSpec {
     pub pc: Option<u64>,
     #[serde(default)]
     pub cfa: Option<u64>,
+    #[serde(default)]
+    pub cfa_aspace: u64,
     #[serde(default)]
     pub frame_base: Option<String>,
     /// Register name or number -> rule text in the CFI case notation
@@ -215,6 +274,8 @@ pub struct BudgetSpec {
     pub depth: Option<u32>,
     #[serde(default)]
     pub size_bytes: Option<u64>,
+    #[serde(default)]
+    pub frames: Option<u32>,
 }
 
 /// One entry of a structured location list (`cu.loclists`): exactly one

@@ -213,3 +213,53 @@ cases:
     let t = c.ctx.base_type(0x40).unwrap();
     assert_eq!((t.bits, t.vector_size), (128, 4));
 }
+
+/// The `unwind:` syntax (docs/case-format.md): FDE indices become section
+/// offsets, lookups default to pc then pc - 1, values become register-size
+/// bytes, `none` is no caller.
+#[test]
+fn loads_unwind_steps() {
+    let text = "target: x86_64
+cases:
+  - name: u
+    rules: [unwind.step]
+    cfi:
+      cie: { version: 4, data_align: -8, ra: 16, instructions: \"DW_CFA_def_cfa: reg7 +8; DW_CFA_offset: reg16 -8\" }
+      fde: { pc_begin: 0x1000, pc_range: 0x20 }
+      fdes:
+        - { pc_begin: 0x2000, pc_range: 0x40, instructions: \"DW_CFA_undefined: reg16\" }
+    unwind:
+      context: { pc: 0x1004, registers: { rsp: 0x7000 } }
+      frames: 4
+      expect:
+        steps:
+          - { pc: 0x1004, cfa: { memory: 0x7008 }, registers: { rip: { location: { memory: 0x7000 }, value: 0x2010 } }, caller_pc: 0x2010 }
+          - { pc: 0x2010, fde: 1, cfa: { memory: 0x7010 }, registers: { 16: { eval_error: unwind.no-fde } }, caller_pc: none }
+        end: { budget: frames }
+";
+    let c = match load_str("t.yaml", text).unwrap_or_else(|e| panic!("{e:?}")).remove(0) {
+        Case::Cfi(c) => c,
+        Case::Expr(_) => panic!("expected a CFI case"),
+    };
+    let u = c.unwind.expect("unwind");
+    assert_eq!(u.limit, Some(4));
+    assert_eq!(u.ctx.pc, Some(0x1004));
+    assert!(u.ctx.cfi.is_some());
+    let e = u.expect.expect("expect");
+    // CIE: 15 header bytes + 5 instruction bytes, padded to 24; FDE 0 at 24
+    // (24 bytes: 4 length + 4 CIE pointer + 16 addresses, no instructions);
+    // FDE 1 at 48.
+    assert_eq!(e.steps[0].fde_offset, 24);
+    assert_eq!(e.steps[1].fde_offset, 48);
+    assert_eq!((e.steps[0].lookup, e.steps[1].lookup), (0x1004, 0x200f));
+    assert_eq!(e.steps[0].registers[&16].bytes, Some(vec![0x10, 0x20, 0, 0, 0, 0, 0, 0]));
+    assert_eq!(e.steps[0].caller_pc, Some(0x2010));
+    assert_eq!(e.steps[1].caller_pc, None);
+    assert_eq!(e.steps[1].registers[&16].location.rule().map(|r| r.to_string()), Some("unwind.no-fde".into()));
+    assert_eq!(
+        e.end,
+        crate::outcome::unwind::UnwindEnd::Fault {
+            outcome: Outcome::Budget { budget: crate::outcome::BudgetKind::Frames, at: None }
+        }
+    );
+}

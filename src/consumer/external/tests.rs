@@ -92,6 +92,7 @@ fn some_case() -> CfiCase {
         fde_offset: 0x18,
         rules: vec![],
         expect: None,
+        unwind: None,
     }
 }
 

@@ -237,6 +237,7 @@ fn table(fde: &[u8]) -> CfiOutcome {
         fde_offset,
         rules: vec![],
         expect: None,
+        unwind: None,
     })
 }
 
@@ -306,6 +307,7 @@ fn eh_frame_case(enc: u8, data_base: Option<u64>) -> CfiOutcome {
         fde_offset: 24,
         rules: vec![],
         expect: None,
+        unwind: None,
     })
 }
 
