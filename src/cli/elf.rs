@@ -9,7 +9,13 @@ use dwarfcheck::runner::{self, Options};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-pub fn elf(files: Vec<PathBuf>, seed: u64, vendor: Option<String>, args: &ReportArgs) -> ExitCode {
+pub fn elf(
+    files: Vec<PathBuf>,
+    seed: u64,
+    vendor: Option<String>,
+    unwind_samples: usize,
+    args: &ReportArgs,
+) -> ExitCode {
     let files = if files.is_empty() {
         match std::env::current_exe() {
             Ok(p) => vec![p],
@@ -34,7 +40,7 @@ pub fn elf(files: Vec<PathBuf>, seed: u64, vendor: Option<String>, args: &Report
             ))
         }
     };
-    let opts = dwarfcheck::elf::Options { seed, vendor, ..Default::default() };
+    let opts = dwarfcheck::elf::Options { seed, vendor, unwind_samples, ..Default::default() };
     for f in &files {
         match dwarfcheck::elf::extract(f, &opts) {
             Ok(x) => {
@@ -51,14 +57,15 @@ pub fn elf(files: Vec<PathBuf>, seed: u64, vendor: Option<String>, args: &Report
     let opts = Options { gates: args.gate.clone(), progress: true, keep_details: if args.json { 0 } else { 1000 } };
     let summary = runner::run(&cases, &Reference, &Fast, &others, &opts);
     let title = format!(
-        "dwarfcheck elf: {} file(s), {} units: {} location expressions, {} location-list entries, {} FDEs (.eh_frame {}, .debug_frame {})",
+        "dwarfcheck elf: {} file(s), {} units: {} location expressions, {} location-list entries, {} FDEs (.eh_frame {}, .debug_frame {}; {} also unwound)",
         files.len(),
         totals.units,
         totals.expressions,
         totals.loclist_entries,
         totals.fdes(),
         totals.eh_frame_fdes,
-        totals.debug_frame_fdes
+        totals.debug_frame_fdes,
+        totals.unwind_fdes
     );
     args.finish(&title, &summary)
 }

@@ -43,6 +43,11 @@ enum Command {
         /// or a unit's DW_AT_LLVM_augmentation.
         #[arg(long)]
         vendor: Option<String>,
+        /// Per frame section, how many FDEs (evenly spaced) are also
+        /// virtually unwound from a synthetic machine state in the middle
+        /// of their range (0: none).
+        #[arg(long, default_value_t = dwarfcheck::elf::DEFAULT_UNWIND_SAMPLES)]
+        unwind_samples: usize,
         #[command(flatten)]
         report: ReportArgs,
     },
@@ -146,7 +151,9 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Run { paths, report } => run::run(paths, &report),
-        Command::Elf { files, seed, vendor, report } => elf::elf(files, seed, vendor, &report),
+        Command::Elf { files, seed, vendor, unwind_samples, report } => {
+            elf::elf(files, seed, vendor, unwind_samples, &report)
+        }
         Command::Eval(args) => eval::eval(&args),
         Command::Coverage { paths, fail_uncovered } => coverage::coverage(paths, fail_uncovered),
     }

@@ -4,8 +4,8 @@
 //! FDE offsets come from the `cfi` module's entry walker
 //! ([`CfiSection::fde_offsets`]), not from any consumer.
 
-use super::{section_data, Extracted};
-use crate::case::CfiCase;
+use super::{section_data, Extracted, Options};
+use crate::case::{CfiCase, UnwindCase};
 use crate::cfi::{CfiSection, FrameKind};
 use crate::target::Target;
 use object::{Object, ObjectSection};
@@ -23,6 +23,7 @@ pub(super) fn extract_fdes(
     file: &object::File<'_>,
     origin: &str,
     target: &Arc<Target>,
+    opts: &Options,
     out: &mut Extracted,
 ) -> anyhow::Result<()> {
     let addr_of = |name: &str| file.section_by_name(name).map(|s| s.address());
@@ -47,7 +48,13 @@ pub(super) fn extract_fdes(
             FrameKind::DebugFrame => out.counts.debug_frame_fdes += offsets.len(),
         }
         let short = name.trim_start_matches('.');
-        for off in offsets {
+        let n = offsets.len();
+        for (i, off) in offsets.into_iter().enumerate() {
+            // Evenly spaced samples: FDE i is one when i * samples / n steps up.
+            let sampled =
+                opts.unwind_samples > 0 && (i == 0 || i * opts.unwind_samples / n != (i - 1) * opts.unwind_samples / n);
+            let unwind = if sampled { unwind_from_middle(&section, off, opts.seed) } else { None };
+            out.counts.unwind_fdes += usize::from(unwind.is_some());
             out.cfi.push(CfiCase {
                 name: format!("{short}+{off:#x}"),
                 origin: format!("{origin}: {name} FDE at {off:#x}"),
@@ -55,11 +62,33 @@ pub(super) fn extract_fdes(
                 fde_offset: off,
                 rules: Vec::new(),
                 expect: None,
-                unwind: None,
+                unwind,
             });
         }
     }
     Ok(())
+}
+
+/// Virtual unwinding from the middle of the FDE at `off` (pc =
+/// initial_location + address_range / 2, rounded down) with a synthetic
+/// machine state: registers and memory of every address space read as a
+/// deterministic function of `seed` and the FDE offset, thread and lane
+/// `SYNTHETIC_THREAD_LANE`. `None` if the FDE's headers do not parse or it
+/// covers no address. Unwinding goes on until the base of the stack, a
+/// fault (typically `unwind.no-fde` once a synthetic return address leads
+/// nowhere) or the frames budget.
+fn unwind_from_middle(section: &Arc<CfiSection>, off: u64, seed: u64) -> Option<UnwindCase> {
+    let (fde, _) = section.parse_fde(off).ok()?;
+    if fde.pc_range == 0 {
+        return None;
+    }
+    let mut c = crate::context::Context::new(section.target.clone());
+    c.pc = Some(fde.pc_begin.wrapping_add(fde.pc_range / 2));
+    c.synthetic = Some(crate::context::synthetic::mix(seed ^ off));
+    let (t, l) = super::dwarf::SYNTHETIC_THREAD_LANE;
+    (c.thread, c.lane) = (Some(t), Some(l));
+    c.cfi = Some(section.clone());
+    Some(UnwindCase { ctx: Arc::new(c), limit: None, expect: None })
 }
 
 /// Offsets of every FDE in `section`, in section order, and the error that

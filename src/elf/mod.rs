@@ -36,11 +36,24 @@ pub struct Options {
     /// (a CIE names no vendor encoding, so CFI that uses `DW_OP_LLVM_user`
     /// needs this).
     pub vendor: Option<crate::encoding::VendorProfile>,
+    /// Per frame section, how many FDEs (evenly spaced) also get virtual
+    /// unwinding from a synthetic machine state in the middle of their
+    /// range (`CfiCase::unwind`; 0: none).
+    pub unwind_samples: usize,
 }
+
+/// The default of [`Options::unwind_samples`].
+pub const DEFAULT_UNWIND_SAMPLES: usize = 256;
 
 impl Default for Options {
     fn default() -> Self {
-        Options { expressions: true, frames: true, seed: DEFAULT_SEED, vendor: None }
+        Options {
+            expressions: true,
+            frames: true,
+            seed: DEFAULT_SEED,
+            vendor: None,
+            unwind_samples: DEFAULT_UNWIND_SAMPLES,
+        }
     }
 }
 
@@ -65,6 +78,8 @@ pub struct Counts {
     pub eh_frame_fdes: usize,
     /// FDEs in `.debug_frame`.
     pub debug_frame_fdes: usize,
+    /// FDEs that also get virtual unwinding ([`Options::unwind_samples`]).
+    pub unwind_fdes: usize,
 }
 
 impl std::ops::AddAssign for Counts {
@@ -76,6 +91,7 @@ impl std::ops::AddAssign for Counts {
         self.frame_bases += o.frame_bases;
         self.eh_frame_fdes += o.eh_frame_fdes;
         self.debug_frame_fdes += o.debug_frame_fdes;
+        self.unwind_fdes += o.unwind_fdes;
     }
 }
 
@@ -134,7 +150,7 @@ pub fn extract_bytes(data: &[u8], origin: &str, opts: &Options) -> anyhow::Resul
         dwarf::extract_exprs(&file, origin, &target, opts, &mut out)?;
     }
     if opts.frames {
-        frames::extract_fdes(&file, origin, &target, &mut out)?;
+        frames::extract_fdes(&file, origin, &target, opts, &mut out)?;
     }
     Ok(out)
 }
