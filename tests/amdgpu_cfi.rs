@@ -157,11 +157,12 @@ fn top_level_items(s: &str) -> usize {
         match c {
             b'[' => depth += 1,
             b']' => depth -= 1,
-            b',' if depth == 0 && b.get(i + 1) == Some(&b' ') => {
-                // ", NAME=" starts a new rule; ", DW_OP_" continues an expression.
-                if s[i + 2..].split_once('=').is_some_and(|(name, _)| !name.contains(' ')) {
-                    n += 1;
-                }
+            // ", NAME=" starts a new rule; ", DW_OP_" continues an expression.
+            b',' if depth == 0
+                && b.get(i + 1) == Some(&b' ')
+                && s[i + 2..].split_once('=').is_some_and(|(name, _)| !name.contains(' ')) =>
+            {
+                n += 1
             }
             _ => {}
         }
