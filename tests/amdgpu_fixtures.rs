@@ -4,7 +4,7 @@
 //! (clang-19 for the OpenCL kernels, llvm-mc-19 for the hand-written
 //! assembly); this test runs that script when an object is missing. Two
 //! oracles:
-//! - llvm-dwarfdump-19 (`--debug-info`, `--debug-frame`): same operations,
+//! - llvm-dwarfdump-19 (`--debug-info`, `--debug-frame`, `--eh-frame`): same operations,
 //!   same operands, for every `DW_AT_location`/`DW_AT_frame_base` exprloc,
 //!   every location-list entry and every CFA/register-rule expression. It
 //!   does not know the heterogeneous-debugging operations (neither the
@@ -19,6 +19,7 @@
 
 use dwarfcheck::asm::cfi::{decode as cfi_decode, parse_block, CfiAsmParams};
 use dwarfcheck::asm::expr::{disassemble_ops, DisOp};
+use dwarfcheck::cfi::FrameKind;
 use dwarfcheck::context::Format;
 use dwarfcheck::elf::{extract, Options};
 use dwarfcheck::encoding::VendorProfile;
@@ -183,10 +184,21 @@ fn parse_debug_info(text: &str) -> Attrs {
 
 /// Expression-bearing CFA instructions from `--debug-frame`, by FDE
 /// offset: (instruction name, register text or "", expression text).
-fn parse_debug_frame(text: &str) -> HashMap<u64, Vec<(String, String, String)>> {
+/// Only the lines of `section` (".debug_frame" or ".eh_frame"):
+/// llvm-dwarfdump-19 prints both frame sections for either option.
+fn parse_debug_frame(text: &str, section: &str) -> HashMap<u64, Vec<(String, String, String)>> {
     let mut out: HashMap<u64, Vec<_>> = HashMap::new();
     let mut fde = None;
+    let mut inside = false;
     for line in text.lines() {
+        if let Some(name) = line.strip_suffix(" contents:") {
+            inside = name == section;
+            fde = None;
+            continue;
+        }
+        if !inside {
+            continue;
+        }
         let w: Vec<&str> = line.split_whitespace().collect();
         if w.len() >= 4 && (w[3] == "FDE" || w[3] == "CIE") {
             fde = (w[3] == "FDE").then(|| u64::from_str_radix(w[0], 16).unwrap());
@@ -259,15 +271,18 @@ fn amdgpu_fixtures_decode_as_llvm_dwarfdump_19_does() {
         // the target's. dwarfcheck's CFI evaluation itself uses the target's.
         let target = x.exprs.first().map(|c| c.ctx.target.clone());
         let vendor = x.exprs.first().map(|c| c.ctx.vendor.clone()).unwrap_or_else(VendorProfile::hetero_2020);
-        let frames = parse_debug_frame(&dwarfdump(obj, "--debug-frame"));
-        let mut cfi_in_order = Vec::new();
+        // Both frame sections (FDE offsets are per section).
+        let frames = parse_debug_frame(&dwarfdump(obj, "--debug-frame"), ".debug_frame");
+        let eh_frames = parse_debug_frame(&dwarfdump(obj, "--eh-frame"), ".eh_frame");
+        let (mut cfi_in_order, mut eh_in_order) = (Vec::new(), Vec::new());
         for c in &x.cfi {
+            let eh = c.section.kind == FrameKind::EhFrame;
             fdes += 1;
             let t = target.clone().unwrap_or_else(|| c.section.target.clone());
             let (fde, cie) = c.section.parse_fde(c.fde_offset).unwrap();
             let r = fde.instructions.start as usize..fde.instructions.end as usize;
             let insns = cfi_decode(&c.section.bytes[r], &t, &CfiAsmParams::from_cie(&cie));
-            let llvm = frames.get(&c.fde_offset).cloned().unwrap_or_default();
+            let llvm = if eh { &eh_frames } else { &frames }.get(&c.fde_offset).cloned().unwrap_or_default();
             let mut k = 0;
             for i in &insns {
                 let Some((name, rest)) = i.text.split_once(": ") else { continue };
@@ -296,7 +311,8 @@ fn amdgpu_fixtures_decode_as_llvm_dwarfdump_19_does() {
                     failures.push(format!("{}: FDE {:#x} {name}: {e}", obj.display(), c.fde_offset));
                 }
                 let text = join(&disassemble_ops(&bytes, &t, &vendor, Format::Dwarf32, 8));
-                cfi_in_order.push(if reg.is_empty() { (true, text) } else { (false, format!("{name} {reg}: {text}")) });
+                let entry = if reg.is_empty() { (true, text) } else { (false, format!("{name} {reg}: {text}")) };
+                if eh { &mut eh_in_order } else { &mut cfi_in_order }.push(entry);
             }
             if k != llvm.len() {
                 failures.push(format!(
@@ -318,6 +334,9 @@ fn amdgpu_fixtures_decode_as_llvm_dwarfdump_19_does() {
             let regs: Vec<String> = cfi_in_order.iter().filter(|c| !c.0).map(|c| c.1.clone()).collect();
             assert_eq!(cfa, want("; expect-cfa: "), "{}", src.display());
             assert_eq!(regs, want("; expect-cfi: "), "{}", src.display());
+            // A source that also asks for .eh_frame (.cfi_sections) has the
+            // same expressions there.
+            assert!(eh_in_order.is_empty() || eh_in_order == cfi_in_order, "{}: .eh_frame differs", src.display());
         }
     }
     eprintln!(

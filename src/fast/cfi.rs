@@ -259,6 +259,10 @@ impl Builder {
 
     #[inline]
     fn factored(cie: &Cie, v: i128, at: u64) -> Result<i64, CfiOutcome> {
+        // cfi.cie.data-alignment-zero: checked where the factor is applied.
+        if cie.data_align == 0 {
+            return Err(ill(id::CFI_CIE_DATA_ALIGNMENT_ZERO, at));
+        }
         let p = v * i128::from(cie.data_align);
         i64::try_from(p).map_err(|_| ill(id::CFI_INSN_OFFSET_OVERFLOW, at))
     }
@@ -446,6 +450,9 @@ impl Builder {
                     }
                     a
                 } else {
+                    if c.cie.code_align == 0 {
+                        return Err(ill(id::CFI_CIE_CODE_ALIGNMENT_ZERO, at));
+                    }
                     let n = u128::from(d) * u128::from(c.cie.code_align) + u128::from(*loc);
                     if n > u128::from(c.end) {
                         return Err(ill(id::CFI_ADVANCE_PAST_RANGE, at));

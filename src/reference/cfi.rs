@@ -319,7 +319,12 @@ struct Machine<'a> {
 impl Machine<'_> {
     /// factored offset × data_alignment_factor (§6.4.1 item 8), as a byte
     /// offset; too large → `cfi.insn.offset-overflow`.
+    /// A data alignment factor of 0 is ill-formed where it is applied
+    /// (`cfi.cie.data-alignment-zero`).
     fn data_factored(&self, factored: i128, at: u64) -> Result<i64, CfiOutcome> {
+        if self.cie.data_align == 0 {
+            return Err(ill(id::CFI_CIE_DATA_ALIGNMENT_ZERO, at));
+        }
         let product = factored * i128::from(self.cie.data_align);
         i64::try_from(product).map_err(|_| ill(id::CFI_INSN_OFFSET_OVERFLOW, at))
     }
@@ -487,6 +492,11 @@ impl Machine<'_> {
             Instruction::AdvanceLoc { delta } => {
                 if self.in_cie {
                     return Err(ill(id::CFI_CIE_ROW_CREATION_IN_INITIAL_INSTRUCTIONS, at));
+                }
+                // §6.4.1 item 7: a factor of 0 cannot have been factored
+                // out of the delta (cfi.cie.code-alignment-zero).
+                if self.cie.code_align == 0 {
+                    return Err(ill(id::CFI_CIE_CODE_ALIGNMENT_ZERO, at));
                 }
                 // §6.4.2.1: new location = current + delta × code alignment factor.
                 let new = u128::from(self.location) + u128::from(*delta) * u128::from(self.cie.code_align);
