@@ -14,7 +14,7 @@ use dwarfcheck::runner::{self, Finding, Options};
 use std::path::PathBuf;
 
 /// Bundled cases each tool answers differently from the reference, with
-/// the reason (the classes X1-X7 of docs/consumers.md, "Disagreement
+/// the reason (the classes X1-X6 of docs/consumers.md, "Disagreement
 /// classes").
 const KNOWN: &[(&str, &str, &str)] = &[
     // X1 "silent skip": readelf prints nothing for the section and says
@@ -59,9 +59,6 @@ const KNOWN: &[(&str, &str, &str)] = &[
     ("readelf", "appendix-d6-foo", "address size 4"),
     ("readelf", "address-size-4-in-version-4", "address size 4"),
     ("readelf", "address-size-4-hand-encoded", "address size 4"),
-    // X7: `<base_type ref: 0x0>` in a CFA expression row defeats the
-    // output parser (ill-formed input LLVM accepts; a harness limit).
-    ("llvm-dwarfdump", "regval-type-in-def-cfa-expression", "typed operation in a CFA expression row"),
 ];
 
 fn tool(t: Tool) -> Option<External> {

@@ -107,8 +107,8 @@ fn header(t: &str) -> Option<(Current, ToolEntry)> {
 
 /// One row after `CFA=`: the CFA rule, then `: ` and the register rules.
 fn parse_row(at: u64, text: &str, cx: Ctx<'_>) -> Option<ToolRow> {
-    let (cfa, regs) = match text.split_once(": ") {
-        Some((c, r)) => (c, Some(r)),
+    let (cfa, regs) = match separator(text) {
+        Some(i) => (&text[..i], Some(&text[i + 2..])),
         None => (text, None),
     };
     let cfa = parse_cfa(cfa, cx)?;
@@ -119,6 +119,22 @@ fn parse_row(at: u64, text: &str, cx: Ctx<'_>) -> Option<ToolRow> {
         rules.insert(reg, parse_rule(reg, rule, cx)?);
     }
     Some((at, cfa, rules))
+}
+
+/// Byte index of the `: ` that ends the CFA part of a row: the first one
+/// outside `<...>` (a typed operation prints `<base_type ref: 0x0>`).
+fn separator(text: &str) -> Option<usize> {
+    let mut depth = 0u32;
+    let b = text.as_bytes();
+    for (i, &c) in b.iter().enumerate() {
+        match c {
+            b'<' => depth += 1,
+            b'>' => depth = depth.saturating_sub(1),
+            b':' if depth == 0 && b.get(i + 1) == Some(&b' ') => return Some(i),
+            _ => {}
+        }
+    }
+    None
 }
 
 /// Splits `A=x, B=DW_OP_lit1, DW_OP_plus, C=same` into the rules, keeping
@@ -305,6 +321,18 @@ error: DW_CFA_def_cfa_offset found when CFA rule was not RegPlusOffset
     fn names() -> Names {
         let t = presets::x86_64();
         Names::new(t.registers.iter().map(|r| (r.name.to_uppercase(), r.number)))
+    }
+
+    /// LLVM 19 prints a typed operation's type as `<base_type ref: 0x0>`:
+    /// that `: ` is not the end of the CFA part (the separator is at byte 42,
+    /// right after `0x0>`).
+    #[test]
+    fn separator_skips_type_references() {
+        let row = "DW_OP_regval_type RSP <base_type ref: 0x0>: RIP=[CFA-8]";
+        assert_eq!(separator(row), Some(42));
+        assert_eq!(&row[44..], "RIP=[CFA-8]");
+        assert_eq!(separator("RSP+8: RIP=[CFA-8]"), Some(5));
+        assert_eq!(separator("RSP+8"), None);
     }
 
     #[test]
