@@ -2,7 +2,7 @@
 //! caller registers as the frame rules give them, cycle marks, and the
 //! context wiring of `unwind.context-from-cfi`.
 
-use super::calls::frame_context;
+use super::calls::{frame_context, At};
 use super::entry::{Entry, Loc, Single, Storage};
 use super::machine::{outcome_of, Final, Machine};
 use super::read::{read_bits, Read};
@@ -39,6 +39,15 @@ fn machine<'c>(ctx: &'c Context, top: &'c Context, frames: Vec<Arc<CallerFrame>>
     m.frames = frames;
     m.marks.track = true;
     m
+}
+
+/// The outcome of a failed step computation; `unwind.cyclic` has no `at`
+/// (the cycle belongs to the frame, not to one operation).
+fn fault(e: At) -> Outcome {
+    match e {
+        (Stop::Ill(r), _) if r == id::UNWIND_CYCLIC => Outcome::IllFormed { rule: r, at: None },
+        e => outcome_of(Err(e)),
+    }
 }
 
 /// The fault of an `Outcome` as a [`Stop`] (its `at` dropped).
@@ -90,13 +99,13 @@ pub(crate) fn frame_cfa(
                 let a = v.wrapping_add(*offset as i128 as u128) & mask;
                 m.memory_loc(*aspace, a as u64)
             })();
-            r.map_err(|s| outcome_of(Err((s, None))))?
+            r.map_err(|s| fault((s, None)))?
         }
         // unwind.cfa.expression: result kind location, empty stack.
         CfaRule::Expression { expr } => match m.run(expr, Some(ResultKind::Location), Vec::new(), 0, None) {
             Ok(Final::Location(l)) => l,
             Ok(Final::Value(_)) => unreachable!("result kind location gives a location"),
-            Err(e) => return Err(outcome_of(Err(e))),
+            Err(e) => return Err(fault(e)),
         },
     };
     // unwind.cfa.not-memory: one memory location at a whole byte.
@@ -117,7 +126,7 @@ pub(crate) fn frame_cfa(
 pub(crate) fn caller_register(top: &Context, frames: &[Arc<CallerFrame>], regno: u64) -> CallerRegister {
     let mut m = machine(top, top, Vec::new());
     match m.frame_register_at(frames, regno) {
-        Err(e) => CallerRegister { location: outcome_of(Err(e)), bytes: None },
+        Err(e) => CallerRegister { location: fault(e), bytes: None },
         Ok(l) => {
             let bits = top.target.register(regno).map(|r| r.bits).unwrap_or(top.target.generic_bits());
             let bytes = match read_bits(top, &l, u64::from(bits)) {
