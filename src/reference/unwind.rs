@@ -240,3 +240,157 @@ pub(crate) fn walk(section: &CfiSection, ctx: &Context, limit: Option<u32>) -> W
     w.chain = link(&descs);
     w
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cfi::spec::CfiSpec;
+    use crate::context::{Budgets, MemorySegment};
+    use crate::outcome::{SingleLocation, Source};
+    use crate::target::presets;
+
+    /// The section of `yaml` (a `cfi:` mapping) on x86-64 and a context on
+    /// it with rsp = `rsp` and `memory` at `at`.
+    fn setup(yaml: &str, pc: Option<u64>, rsp: u64, at: u64, memory: &[u8]) -> (Arc<CfiSection>, Context) {
+        let t = Arc::new(presets::x86_64());
+        let spec: CfiSpec = yaml_serde::from_str(yaml).unwrap();
+        let (section, _) = spec.build_all(&t).unwrap();
+        let mut ctx = Context::new(t);
+        ctx.pc = pc;
+        ctx.registers.insert(7, rsp.to_le_bytes().to_vec());
+        ctx.memory.push(MemorySegment::shared(0, at, memory.to_vec()));
+        (section, ctx)
+    }
+
+    /// CIE: CFA = rsp+8, rip at CFA-8. FDE [0x1000, 0x1010) and an
+    /// outermost FDE [0x2000, 0x2010) with rip undefined.
+    const TWO: &str = "cie: { version: 4, data_align: -8, ra: 16, instructions: 'DW_CFA_def_cfa: reg7 +8; DW_CFA_offset: reg16 -8' }\n\
+         fde: { pc_begin: 0x1000, pc_range: 0x10 }\n\
+         fdes: [ { pc_begin: 0x2000, pc_range: 0x10, instructions: 'DW_CFA_undefined: reg16' } ]";
+
+    fn memory_at(u: &Step) -> Option<u64> {
+        match &u.cfa.places[..] {
+            [SingleLocation::Simple(Source::Memory { bit_addr, .. })] => Some((*bit_addr / 8) as u64),
+            _ => None,
+        }
+    }
+
+    /// rsp 0x8000 -> CFA0 0x8008, rip = [0x8000] = 0x2005; frame 1 at
+    /// 0x2005 (lookup 0x2004): CFA1 = frame 1's rsp (= CFA0) + 8 = 0x8010,
+    /// rip undefined: two steps, base.
+    #[test]
+    fn two_frames_to_the_base() {
+        let (s, ctx) = setup(TWO, Some(0x1000), 0x8000, 0x8000, &0x2005u64.to_le_bytes());
+        let u = unwind(&s, &ctx, None);
+        assert_eq!(u.end, UnwindEnd::Base);
+        assert_eq!(u.steps.len(), 2);
+        assert_eq!(
+            (u.steps[0].lookup, memory_at(&u.steps[0]), u.steps[0].caller_pc),
+            (0x1000, Some(0x8008), Some(0x2005))
+        );
+        assert_eq!((u.steps[1].lookup, memory_at(&u.steps[1]), u.steps[1].caller_pc), (0x2004, Some(0x8010), None));
+        // rsp of frame 2 is reported although no row has a column for it.
+        assert_eq!(u.steps[1].registers[&7].bytes, Some(0x8010u64.to_le_bytes().to_vec()));
+    }
+
+    /// Step 1 of the algorithm: the case's limit comes before the frames
+    /// budget and before the pc is looked at; the frames budget before the
+    /// pc too.
+    #[test]
+    fn limit_then_budget_then_pc() {
+        let (s, mut ctx) = setup(TWO, None, 0x8000, 0x8000, &0x2005u64.to_le_bytes());
+        ctx.budgets = Budgets { frames: 0, ..Budgets::default() };
+        assert_eq!(unwind(&s, &ctx, Some(0)).end, UnwindEnd::Limit);
+        let budget = Outcome::Budget { budget: BudgetKind::Frames, at: None };
+        assert_eq!(unwind(&s, &ctx, None).end, UnwindEnd::Fault { outcome: budget });
+        ctx.budgets = Budgets::default();
+        let missing = Outcome::EvalError { rule: id::CTX_PC_MISSING, at: None };
+        assert_eq!(unwind(&s, &ctx, None), Unwind::fault(missing));
+    }
+
+    /// The frames budget counts steps: with budget 1 the first step is made
+    /// and gives a caller pc, so the second needs the budget.
+    #[test]
+    fn frames_budget_after_a_step() {
+        let (s, mut ctx) = setup(TWO, Some(0x1000), 0x8000, 0x8000, &0x2005u64.to_le_bytes());
+        ctx.budgets = Budgets { frames: 1, ..Budgets::default() };
+        let u = unwind(&s, &ctx, None);
+        assert_eq!(u.steps.len(), 1);
+        assert_eq!(u.end, UnwindEnd::Fault { outcome: Outcome::Budget { budget: BudgetKind::Frames, at: None } });
+    }
+
+    /// A return address of 0 makes the next lookup wrap to 2^64 - 1, which
+    /// no FDE covers (no overflow in the range test either).
+    #[test]
+    fn lookup_wraps() {
+        let (s, ctx) = setup(TWO, Some(0x1000), 0x8000, 0x8000, &0u64.to_le_bytes());
+        let u = unwind(&s, &ctx, None);
+        assert_eq!(u.steps.len(), 1);
+        assert_eq!(u.end, UnwindEnd::Fault { outcome: Outcome::EvalError { rule: id::UNWIND_NO_FDE, at: None } });
+    }
+
+    /// An x86-64 context under the hetero-2020 profile (0xe6 is
+    /// DW_OP_LLVM_call_frame_entry_reg) with the section of `fde_insns`
+    /// (CIE: CFA = rsp+8, rip = [CFA-8]; FDE [0x1000, 0x1010)), pc 0x1000,
+    /// rsp 0x8000.
+    fn hetero(fde_insns: &str) -> (Arc<CfiSection>, Context) {
+        let yaml = format!(
+            "cie: {{ version: 4, data_align: -8, ra: 16, instructions: 'DW_CFA_def_cfa: reg7 +8; DW_CFA_offset: reg16 -8' }}\n\
+             fde: {{ pc_begin: 0x1000, pc_range: 0x10, instructions: '{fde_insns}' }}"
+        );
+        let mut target = presets::x86_64();
+        target.vendor = crate::encoding::VendorProfile::hetero_2020();
+        let t = Arc::new(target);
+        let spec: CfiSpec = yaml_serde::from_str(&yaml).unwrap();
+        let (s, _) = spec.build_all(&t).unwrap();
+        let mut ctx = Context::new(t);
+        ctx.pc = Some(0x1000);
+        ctx.registers.insert(7, 0x8000u64.to_le_bytes().to_vec());
+        (s, ctx)
+    }
+
+    /// CFA = {e6 10}: frame 1's rip, whose rule offset(-8) needs the CFA
+    /// being computed: unwind.cyclic with no at, no step.
+    #[test]
+    fn cyclic_cfa() {
+        let (s, ctx) = hetero("DW_CFA_def_cfa_expression: {e6 10}");
+        assert_eq!(unwind(&s, &ctx, None), Unwind::fault(Outcome::IllFormed { rule: id::UNWIND_CYCLIC, at: None }));
+    }
+
+    /// rbx = val_expression {e6 06} (frame 1's rbp) and rbp = expression
+    /// {e6 03} (frame 1's rbx): each needs the other. In the step both are
+    /// unwind.cyclic (no at) and rip still gives the caller; in an
+    /// expression wired to the CFI, DW_OP_LLVM_call_frame_entry_reg rbx
+    /// (at 0) gets unwind.cyclic at 0. rsp (same chain shape, but
+    /// val_offset(0)) is not flagged.
+    #[test]
+    fn cyclic_registers() {
+        let (s, mut ctx) = hetero("DW_CFA_val_expression: reg3 {e6 06}; DW_CFA_expression: reg6 {e6 03}");
+        ctx.memory.push(MemorySegment::shared(0, 0x8000, 0x2000u64.to_le_bytes().to_vec()));
+        let u = unwind(&s, &ctx, Some(1));
+        let cyclic = Outcome::IllFormed { rule: id::UNWIND_CYCLIC, at: None };
+        assert_eq!(u.steps[0].registers[&3].location, cyclic);
+        assert_eq!(u.steps[0].registers[&6].location, cyclic);
+        assert_eq!(u.steps[0].registers[&7].bytes, Some(0x8008u64.to_le_bytes().to_vec()));
+        assert_eq!((u.steps[0].caller_pc, u.end), (Some(0x2000), UnwindEnd::Limit));
+        ctx.cfi = Some(s);
+        ctx.result_kind = Some(crate::context::ResultKind::Location);
+        let e = crate::reference::expr::evaluate(&[0xe6, 0x03], &ctx);
+        assert_eq!(e, Outcome::IllFormed { rule: id::UNWIND_CYCLIC, at: Some(0) });
+    }
+
+    /// unwind.aarch64.ra-sign-state: bits 63..48 follow bit 55.
+    #[test]
+    fn pac_stripping() {
+        assert_eq!(strip_pac(0x002a_0000_0000_2010), 0x2010);
+        assert_eq!(strip_pac(0x7f80_ffff_0000_2010), 0xffff_ffff_0000_2010);
+        assert_eq!(strip_pac(0x0000_ffff_ffff_fff0), 0x0000_ffff_ffff_fff0);
+    }
+
+    /// Return address bytes are read in target byte order.
+    #[test]
+    fn return_address_byte_order() {
+        assert_eq!(unsigned(&[0x10, 0x20, 0, 0, 0, 0, 0, 0], Endian::Little), 0x2010);
+        assert_eq!(unsigned(&[0, 0, 0x20, 0x10], Endian::Big), 0x2010);
+    }
+}
