@@ -394,3 +394,89 @@ mod tests {
         assert_eq!(unsigned(&[0, 0, 0x20, 0x10], Endian::Big), 0x2010);
     }
 }
+
+#[cfg(test)]
+mod robustness {
+    use super::*;
+    use crate::cfi::spec::CfiSpec;
+    use crate::context::MemorySegment;
+    use crate::target::presets;
+
+    /// Random FDE instruction bytes (a small LCG; fixed seed) over sections
+    /// of two FDEs whose frames return into each other through random
+    /// memory: unwinding and wired expressions must end (budgets) and
+    /// never panic, and a made step always has the return address column.
+    #[test]
+    fn random_tables_never_panic() {
+        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = move || {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            (seed >> 33) as u8
+        };
+        // Opcodes worth mixing: def_cfa*, offsets, registers, expressions
+        // with DW_OP_breg7 / call_frame_entry_reg, undefined, same value.
+        let pieces: &[&[u8]] = &[
+            &[0x0c, 0x07, 0x08],
+            &[0x0e, 0x10],
+            &[0x86, 0x02],
+            &[0x90, 0x01],
+            &[0x14, 0x03, 0x01],
+            &[0x09, 0x03, 0x06],
+            &[0x07, 0x10],
+            &[0x08, 0x06],
+            &[0x0f, 0x02, 0x77, 0x10],
+            &[0x10, 0x06, 0x02, 0xe6, 0x03],
+            &[0x16, 0x03, 0x02, 0xe6, 0x06],
+            &[0x0f, 0x02, 0xe6, 0x10],
+            &[0x10, 0x10, 0x01, 0x1c],
+            &[0x41],
+        ];
+        let mut target = presets::x86_64();
+        target.vendor = crate::encoding::VendorProfile::hetero_2020();
+        let t = Arc::new(target);
+        for _ in 0..300 {
+            let mut insns = || -> String {
+                let mut b = Vec::new();
+                for _ in 0..(next() % 5) {
+                    b.extend_from_slice(pieces[usize::from(next()) % pieces.len()]);
+                }
+                b.iter().map(|x| format!("{x:02x}")).collect()
+            };
+            let (a, b) = (insns(), insns());
+            let yaml = format!(
+                "cie: {{ version: 4, data_align: -8, ra: 16, instructions: 'DW_CFA_def_cfa: reg7 +8; DW_CFA_offset: reg16 -8' }}\n\
+                 fde: {{ pc_begin: 0x1000, pc_range: 0x10, instructions_bytes: '{a}' }}\n\
+                 fdes: [ {{ pc_begin: 0x1010, pc_range: 0x10, instructions_bytes: '{b}' }} ]"
+            );
+            let spec: CfiSpec = yaml_serde::from_str(&yaml).unwrap();
+            let (s, _) = spec.build_all(&t).unwrap();
+            let mut ctx = Context::new(t.clone());
+            ctx.pc = Some(0x1000 + u64::from(next() % 0x20));
+            ctx.registers.insert(7, 0x8000u64.to_le_bytes().to_vec());
+            ctx.registers.insert(6, 0x8040u64.to_le_bytes().to_vec());
+            // Return addresses inside the two FDEs, so the walk can go on.
+            let mem: Vec<u8> = (0..0x100)
+                .map(|i| {
+                    if i % 8 == 0 {
+                        0x10
+                    } else if i % 8 == 1 {
+                        next() % 2 + 0x10
+                    } else {
+                        0
+                    }
+                })
+                .collect();
+            ctx.memory.push(MemorySegment::shared(0, 0x7f80, mem));
+            let u = unwind(&s, &ctx, None);
+            assert!(u.steps.len() <= ctx.budgets.frames as usize);
+            for st in &u.steps {
+                assert!(st.registers.contains_key(&16));
+            }
+            ctx.cfi = Some(s);
+            ctx.result_kind = Some(crate::context::ResultKind::Location);
+            for e in [&[0x9c][..], &[0xe6, 0x03], &[0xa3, 0x02, 0x77, 0x00], &[0xa3, 0x03, 0xa3, 0x01, 0x56]] {
+                let _ = crate::reference::expr::evaluate(e, &ctx);
+            }
+        }
+    }
+}
