@@ -699,13 +699,22 @@ pub fn frame_table_traced(case: &CfiCase) -> (CfiOutcome, Vec<TraceStep>) {
 }
 
 fn run(case: &CfiCase, trace: Option<&mut Vec<TraceStep>>) -> CfiOutcome {
-    let sec = &*case.section;
-    let (fde, cie) = match sec.parse_fde(case.fde_offset) {
+    table_at(&case.section, case.fde_offset, trace)
+}
+
+/// The row table of the FDE at section offset `fde_offset` of `sec`, as
+/// [`frame_table`] gives it (used by virtual unwinding, `unwind.step`).
+pub(crate) fn fde_table(sec: &CfiSection, fde_offset: u64) -> CfiOutcome {
+    table_at(sec, fde_offset, None)
+}
+
+fn table_at(sec: &CfiSection, fde_offset: u64, trace: Option<&mut Vec<TraceStep>>) -> CfiOutcome {
+    let (fde, cie) = match sec.parse_fde(fde_offset) {
         Ok(x) => x,
         Err(e) => return e.to_outcome(),
     };
     match build(sec, &fde, &cie, trace) {
-        Ok(rows) => CfiOutcome::Table(RowTable { fde_offset: case.fde_offset, rows }.normalize()),
+        Ok(rows) => CfiOutcome::Table(RowTable { fde_offset, rows }.normalize()),
         Err(o) => o,
     }
 }

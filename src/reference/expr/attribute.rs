@@ -71,13 +71,16 @@ pub(super) fn evaluate_case(case: &ExprCase) -> (Outcome, Vec<RuleId>) {
     }
     let Some(a) = case.attribute else {
         // A location list with no attribute: the list in the context as given.
-        let mut m = Machine::new(&case.ctx);
+        let (wired, marks) = super::unwound::wire(&case.ctx);
+        let ctx = wired.as_ref().unwrap_or(&case.ctx);
+        let mut m = Machine::new(ctx);
+        m.marks = marks;
         let r = match form {
-            Form::List(f) => m.eval_loclist(&case.ctx, f, 0, false).map(Final::Location),
+            Form::List(f) => m.eval_loclist(ctx, f, 0, false).map(Final::Location),
             // An exprloc form without an attribute: the expression as given.
             Form::Expr(e) => {
-                let stack = initial_stack(&case.ctx.initial_stack);
-                m.run(e, case.ctx.result_kind, stack, 0, None)
+                let stack = initial_stack(&ctx.initial_stack);
+                m.run(e, ctx.result_kind, stack, 0, None)
             }
             Form::Const(_) => unreachable!("a constant without an attribute is not allowed (checked above)"),
         };
@@ -94,7 +97,10 @@ pub(super) fn evaluate_case(case: &ExprCase) -> (Outcome, Vec<RuleId>) {
     if !s.object {
         ctx.object = None;
     }
+    let (wired, marks) = super::unwound::wire(&ctx);
+    let ctx = wired.unwrap_or(ctx);
     let mut m = Machine::new(&ctx);
+    m.marks = marks;
     let r = evaluate(&mut m, &ctx, a, &form).and_then(|f| check_result(&mut m, a, f).map_err(|s| (s, None)));
     (outcome_of(r), m.unspecified)
 }

@@ -54,11 +54,17 @@ pub(super) struct Machine<'c> {
     /// `unspecified` rules the evaluation's answer rests on, in the order
     /// first relied on (see [`super::unspecified`]).
     pub(super) unspecified: Vec<RuleId>,
+    /// Cycle marks and context faults of virtual unwinding
+    /// (`unwind.cyclic`, `unwind.context-from-cfi`).
+    pub(super) marks: super::unwound::Marks,
 }
 
 /// Runs `expr` at top level and turns the result into an [`Outcome`].
 pub(super) fn evaluate(expr: &[u8], ctx: &Context, trace: Option<&mut Vec<TraceStep>>) -> (Outcome, Vec<RuleId>) {
+    let (wired, marks) = super::unwound::wire(ctx);
+    let ctx = wired.as_ref().unwrap_or(ctx);
     let mut m = Machine::new(ctx);
+    m.marks = marks;
     let initial = initial_stack(&ctx.initial_stack);
     let outcome = outcome_of(m.run(expr, ctx.result_kind, initial, 0, trace));
     (outcome, m.unspecified)
@@ -108,7 +114,16 @@ pub(super) fn not_incomplete(stack: &Stack, index: usize) -> Result<(), Stop> {
 impl<'c> Machine<'c> {
     /// A machine for a top-level evaluation in `ctx` (the top frame).
     pub(super) fn new(ctx: &'c Context) -> Self {
-        Machine { ctx, top: ctx, frames: Vec::new(), depth: 0, last_reg: None, steps: 0, unspecified: Vec::new() }
+        Machine {
+            ctx,
+            top: ctx,
+            frames: Vec::new(),
+            depth: 0,
+            last_reg: None,
+            steps: 0,
+            unspecified: Vec::new(),
+            marks: Default::default(),
+        }
     }
 
     /// Records that the answer rests on `rule` (an `unspecified` rule).

@@ -62,6 +62,7 @@ pub mod read;
 #[cfg(test)]
 mod tests;
 mod unspecified;
+pub(crate) mod unwound;
 mod window;
 
 use crate::context::Context;

@@ -84,8 +84,16 @@ impl Machine<'_> {
             // The memory location description of the current frame's CFA
             // (op.call-frame-cfa.memory).
             Op::CallFrameCfa => {
-                let cfa = ctx.cfa.ok_or(Stop::Eval(id::CTX_CFA_MISSING))?;
-                stack.push(Entry::Location(self.memory_loc(0, cfa)?));
+                // In the context's address space (cfa_aspace); from virtual
+                // unwinding when the context gives CFI (unwind.context-from-cfi).
+                let cfa = match ctx.cfa {
+                    Some(c) => c,
+                    None => {
+                        let frames = self.frames.clone();
+                        self.callee_cfa(&frames)?
+                    }
+                };
+                stack.push(Entry::Location(self.memory_loc(ctx.cfa_aspace, cfa)?));
             }
             // Evaluate DW_AT_frame_base as a nested expression with result kind
             // location and an empty initial stack, then displace it B bytes
