@@ -2,30 +2,44 @@
 
 use super::load_cases;
 use dwarfcheck::case::Case;
+use dwarfcheck::outcome::unwind::UnwindEnd;
 use dwarfcheck::outcome::{CfiOutcome, Outcome};
 use dwarfcheck::rules::{Catalogue, RuleKind};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-/// The rule a case's expectation names, if it expects an error.
-fn negative_rule(c: &Case) -> Option<String> {
+/// The rules a case's expectations name as errors: its own expectation's,
+/// and for an unwinding case every caller register fault and the end's.
+fn negative_rules(c: &Case) -> Vec<String> {
+    let rule = |o: &Outcome| match o {
+        Outcome::IllFormed { rule, .. } | Outcome::EvalError { rule, .. } => Some(rule.to_string()),
+        _ => None,
+    };
     match c {
-        Case::Expr(e) => match &e.expect {
-            Some(Outcome::IllFormed { rule, .. } | Outcome::EvalError { rule, .. }) => Some(rule.to_string()),
-            _ => None,
-        },
-        Case::Cfi(f) => match &f.expect {
-            Some(CfiOutcome::IllFormed { rule, .. } | CfiOutcome::EvalError { rule, .. }) => Some(rule.to_string()),
-            _ => None,
-        },
+        Case::Expr(e) => e.expect.as_ref().and_then(rule).into_iter().collect(),
+        Case::Cfi(f) => {
+            let mut out: Vec<String> = match &f.expect {
+                Some(CfiOutcome::IllFormed { rule, .. } | CfiOutcome::EvalError { rule, .. }) => vec![rule.to_string()],
+                _ => Vec::new(),
+            };
+            if let Some(u) = f.unwind.as_ref().and_then(|u| u.expect.as_ref()) {
+                for s in &u.steps {
+                    out.extend(s.registers.values().filter_map(|r| rule(&r.location)));
+                }
+                if let UnwindEnd::Fault { outcome } = &u.end {
+                    out.extend(rule(outcome));
+                }
+            }
+            out
+        }
     }
 }
 
 fn has_expect(c: &Case) -> bool {
     match c {
         Case::Expr(e) => e.expect.is_some(),
-        Case::Cfi(f) => f.expect.is_some(),
+        Case::Cfi(f) => f.expect.is_some() || f.unwind.as_ref().is_some_and(|u| u.expect.is_some()),
     }
 }
 
@@ -42,7 +56,7 @@ pub fn coverage(paths: Vec<PathBuf>, fail_uncovered: bool) -> ExitCode {
                 v.push(c);
             }
         }
-        if let Some(r) = negative_rule(c) {
+        for r in negative_rules(c) {
             if let Some(v) = by_rule.get_mut(r.as_str()) {
                 if !v.iter().any(|x| std::ptr::eq(*x, c)) {
                     v.push(c);
@@ -57,7 +71,7 @@ pub fn coverage(paths: Vec<PathBuf>, fail_uncovered: bool) -> ExitCode {
         let needs_negative = matches!(kind, RuleKind::IllFormed | RuleKind::EvaluationError | RuleKind::Unspecified);
         let negative = list.iter().any(|c| match kind {
             RuleKind::Unspecified => has_expect(c),
-            _ => negative_rule(c).as_deref() == Some(*id),
+            _ => negative_rules(c).iter().any(|r| r == id),
         });
         let status = if list.is_empty() {
             uncovered += 1;
