@@ -56,6 +56,7 @@ mod place;
 mod read;
 #[cfg(test)]
 mod tests;
+pub(crate) mod unwind_frame;
 
 // The hetero-2020 extension operations.
 mod aspace;
