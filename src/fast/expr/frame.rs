@@ -103,11 +103,25 @@ impl Ev<'_> {
     /// `unwind.cyclic` while an unwinding is computing that very CFA.
     pub(super) fn cfa_loc(&self) -> Res<Loc> {
         match self.ctx.cfa {
-            Some(cfa) => self.bound_mem(self.ctx.cfa_aspace, u128::from(cfa)),
+            Some(cfa) => {
+                let aspace = self.ctx.cfa_aspace;
+                self.bound_mem(aspace, super::machine::mask(u128::from(cfa), self.aspace_bits(aspace)))
+            }
             None => match self.up {
                 Some(Up::Known(k)) if k.cfa_in_progress.get() => Err(Fail::Ill(R::UNWIND_CYCLIC)),
-                _ => Err(Fail::Eval(R::CTX_CFA_MISSING)),
+                _ => Err(self.frames_missing(R::CTX_CFA_MISSING)),
             },
+        }
+    }
+
+    /// Why the current frame's CFA or caller is missing: `missing`, unless
+    /// the context gives CFI (`unwind.context-from-cfi`) and they are
+    /// missing because unwinding the top frame failed: then that fault
+    /// (the operation reports it at its own offset).
+    pub(super) fn frames_missing(&self, missing: crate::rules::RuleId) -> Fail {
+        match &self.ctx.cfi {
+            Some(cfi) => crate::fast::unwind::chain::frame0_fault(cfi, self.ctx).unwrap_or(Fail::Eval(missing)),
+            None => Fail::Eval(missing),
         }
     }
 
@@ -251,7 +265,7 @@ impl Ev<'_> {
             k.in_progress.borrow_mut().pop();
             return r;
         }
-        let caller = self.ctx.caller.as_deref().ok_or(Fail::Eval(R::FRAME_CALLER_MISSING))?;
+        let caller = self.ctx.caller.as_deref().ok_or_else(|| self.frames_missing(R::FRAME_CALLER_MISSING))?;
         self.rule_loc(s, caller.rule(regno), regno, at, self.depth)
     }
 
@@ -262,7 +276,7 @@ impl Ev<'_> {
     /// with the register's type, a default-space memory byte address gives
     /// its address as a generic value, anything else is ill-formed.
     pub(super) fn entry_value(&self, prog: &Program, ins: &Insn, s: &mut Scratch) -> Res<()> {
-        let caller = self.ctx.caller.as_deref().ok_or(Fail::Eval(R::FRAME_CALLER_MISSING))?;
+        let caller = self.ctx.caller.as_deref().ok_or_else(|| self.frames_missing(R::FRAME_CALLER_MISSING))?;
         let depth = self.deeper()?;
         let (st, len) = (ins.a as usize, ins.b as usize);
         let e = compiled(&prog.bytes[st..st + len], self.ctx);

@@ -58,7 +58,7 @@ pub struct FrameEval {
 /// The fault an outcome stands for, its offset dropped (a register of
 /// frame k whose rule failed fails every read of it, at the reader's
 /// offset).
-fn fail_of(o: &Outcome) -> Fail {
+pub(crate) fn fail_of(o: &Outcome) -> Fail {
     match o {
         Outcome::IllFormed { rule, .. } => Fail::Ill(rule.clone()),
         Outcome::EvalError { rule, .. } => Fail::Eval(rule.clone()),
@@ -106,6 +106,12 @@ impl FrameEval {
     /// register number after [`FrameEval::begin`].
     pub fn rules_mut(&mut self) -> &mut Vec<(u64, RegisterRule)> {
         &mut self.rules
+    }
+
+    /// Frame k's row rules as last set (after a step: the rules that gave
+    /// its caller's registers, the ABI stack pointer rule included).
+    pub fn rules(&self) -> &[(u64, RegisterRule)] {
+        &self.rules
     }
 
     /// Computes frame k's CFA in `ctx` (frame k's context: its `cfa` is

@@ -16,6 +16,7 @@
 //! (`frame.registers-through-cfi`): frame k's registers are read through
 //! the locations step k-1 gave, never re-derived.
 
+pub mod chain;
 mod index;
 #[cfg(test)]
 mod tests;
@@ -62,6 +63,10 @@ pub struct Stepped {
     /// Whether the FDE used has a CIE with augmentation `S` (the caller's
     /// row is then looked up at its pc itself).
     pub signal_frame: bool,
+    /// The frame's CFA: byte address (the memory location `step.cfa`).
+    pub cfa_address: u64,
+    /// The address space of `cfa_address`.
+    pub cfa_aspace: u64,
     /// `Some` when unwinding ends after this step (base of the stack, or a
     /// return address that cannot be read).
     pub end: Option<UnwindEnd>,
@@ -83,7 +88,7 @@ pub struct Unwinder<'a> {
     index: FdeIndex,
     builder: Builder,
     row: RowAt,
-    frame: FrameEval,
+    pub(crate) frame: FrameEval,
     /// The machine state being unwound (no unit, object, stack or caller),
     /// its `pc`/`cfa` set per frame.
     ctx: Option<Context>,
@@ -252,7 +257,7 @@ impl<'a> Unwinder<'a> {
         };
         let step =
             Step { pc: frame.pc, lookup: frame.lookup, fde_offset: fde.fde.offset, cfa: cfa_loc, registers, caller_pc };
-        Ok(Stepped { step, signal_frame: cie.signal_frame, end })
+        Ok(Stepped { step, signal_frame: cie.signal_frame, cfa_address: cfa.addr, cfa_aspace: cfa.aspace, end })
     }
 
     /// Unwinds from `ctx` to the end (rules `unwind.*`): at most `limit`

@@ -414,3 +414,85 @@ fn aarch64_pac_stripping() {
         .replace("caller_pc: 0x401234", "caller_pc: 0x002b000000401234");
     check(&t);
 }
+
+// ----- unwind.context-from-cfi: expression contexts completed by unwinding
+
+/// The expression case of a YAML text, evaluated by the fast evaluator,
+/// checked against its own `expect:` (exact, an expected `at` of `None`
+/// matching any).
+fn check_expr(text: &str) -> Outcome {
+    let c = match load_str("e.yaml", text).unwrap_or_else(|e| panic!("{e:?}")).remove(0) {
+        Case::Expr(c) => c,
+        Case::Cfi(_) => panic!("expected an expression case"),
+    };
+    let got = crate::fast::expr::evaluate_case(&c);
+    let want = c.expect.as_ref().expect("expect:");
+    assert!(crate::runner::compare::exact(want, &got), "expected {want}, got {got}");
+    got
+}
+
+/// An x86-64 expression case: `expr_bytes`, result kind `kind`, the
+/// two-frame CFI of [`TWO_FRAMES`], pc `pc`, rsp 0x7000, rip saved at
+/// 0x7000 (0x2010); `expect` is the YAML of `expect:`'s body.
+fn two_frames_expr(expr: &str, kind: &str, pc: &str, expect: &str) -> String {
+    format!(
+        r#"
+target: x86_64
+cases:
+  - name: e
+    rules: [unwind.context-from-cfi]
+    expr_bytes: "{expr}"
+    context:
+      result: {kind}
+      pc: {pc}
+      registers: {{ rsp: 0x7000 }}
+      memory: [ {{ at: 0x7000, bytes: "1020000000000000" }} ]
+      cfi:
+        cie: {{ version: 4, data_align: -8, ra: 16, instructions: "DW_CFA_def_cfa: reg7 +8; DW_CFA_offset: reg16 -8" }}
+        fde: {{ pc_begin: 0x1000, pc_range: 0x20 }}
+        fdes:
+          - {{ pc_begin: 0x2000, pc_range: 0x40, instructions: "DW_CFA_undefined: reg16" }}
+    expect:
+      {expect}
+"#
+    )
+}
+
+#[test]
+fn context_cfa_from_cfi() {
+    // DW_OP_call_frame_cfa (9c) at pc 0x1004: frame 0's CFA, rsp + 8 =
+    // 0x7008, as a memory location.
+    check_expr(&two_frames_expr("9c", "location", "0x1004", "location: { memory: 0x7008 }"));
+}
+
+#[test]
+fn context_caller_from_cfi() {
+    // DW_OP_entry_value(DW_OP_breg7 0) (a3 02 77 00), result kind value,
+    // at 0x1004: frame 1's rsp is the CFA 0x7008 (val_offset(0)), so the
+    // block's value is 0x7008.
+    check_expr(&two_frames_expr("a3 02 77 00", "value", "0x1004", "value: 0x7008"));
+    // At 0x2010 the top frame's return address is undefined: no calling
+    // frame (frame.caller-missing) at the operation, offset 0.
+    check_expr(&two_frames_expr("a3 02 77 00", "value", "0x2010", "eval_error: frame.caller-missing\n      at: 0"));
+}
+
+#[test]
+fn context_unwinding_fault_is_the_operations() {
+    // pc 0x5000 has no FDE: DW_OP_call_frame_cfa after a DW_OP_nop fails
+    // with unwind.no-fde at its own offset 1.
+    let o = check_expr(&two_frames_expr("96 9c", "location", "0x5000", "eval_error: unwind.no-fde\n      at: 1"));
+    assert_eq!(o, Outcome::EvalError { rule: R::UNWIND_NO_FDE, at: Some(1) });
+    // An expression that needs neither CFA nor caller is unaffected.
+    check_expr(&two_frames_expr("31", "value", "0x5000", "value: 1"));
+}
+
+#[test]
+fn context_call_frame_entry_reg_from_cfi() {
+    // Inline target: CFA = r7 + 16 = 0x7010, r5 at CFA-8.
+    // DW_OP_LLVM_call_frame_entry_reg r5 (e6 05) in frame 0: the caller's
+    // r5 by frame 0's row, memory 0x7008.
+    let t = format!(
+        "{INLINE_TARGET}cases:\n  - name: e\n    rules: [unwind.context-from-cfi]\n    expr_bytes: \"e6 05\"\n    context:\n      result: location\n      pc: 0x1000\n      registers: {{ r7: 0x7000 }}\n      cfi:\n        cie: {{ version: 4, data_align: -8, ra: 5, instructions: \"DW_CFA_def_cfa: reg7 +16; DW_CFA_offset: reg5 -8\" }}\n        fde: {{ pc_begin: 0x1000, pc_range: 0x100 }}\n    expect:\n      location: {{ memory: 0x7008 }}\n"
+    );
+    check_expr(&t);
+}
