@@ -53,7 +53,7 @@ pub struct Known<'a> {
     /// `DW_OP_LLVM_call_frame_entry_reg` in frame k reads through them.
     pub rules: &'a [(u64, RegisterRule)],
     /// Registers of frame k+1 whose computation is under way.
-    pub in_progress: std::cell::RefCell<Vec<u64>>,
+    pub in_progress: &'a std::cell::RefCell<Vec<u64>>,
     /// Whether frame k's CFA is being computed (then it is not known yet).
     pub cfa_in_progress: std::cell::Cell<bool>,
 }

@@ -53,6 +53,8 @@ pub struct FrameEval {
     /// through [`FrameEval::rules_mut`]).
     rules: Vec<(u64, RegisterRule)>,
     top: bool,
+    /// Registers of frame k+1 under way (`unwind.cyclic`), reused.
+    progress: RefCell<Vec<u64>>,
 }
 
 /// The fault an outcome stands for, its offset dropped (a register of
@@ -119,8 +121,9 @@ impl FrameEval {
     /// `unwind.cfa.*`, `unwind.cyclic`; register-offset faults without
     /// offset, expression faults at their offset in the expression).
     pub fn cfa(&mut self, ctx: &Context, spec: CfaSpec<'_>) -> Result<(Cfa, NormalLocation), Outcome> {
-        let FrameEval { scratch: s, regs, rules, top } = self;
-        let known = known(*top, regs, rules, true);
+        let FrameEval { scratch: s, regs, rules, top, progress } = self;
+        progress.borrow_mut().clear();
+        let known = known(*top, regs, rules, progress, true);
         let up = Up::Known(&known);
         let ev = Ev { up: Some(&up), ..Ev::new(ctx) };
         s.steps = 0;
@@ -154,9 +157,13 @@ impl FrameEval {
     /// The second result is whether the location is exactly the undefined
     /// location description (`unwind.base-of-stack`).
     pub fn register(&mut self, ctx: &Context, regno: u64) -> (CallerRegister, bool) {
-        let FrameEval { scratch: s, regs, rules, top } = self;
-        let known = known(*top, regs, rules, false);
-        known.in_progress.borrow_mut().push(regno);
+        let FrameEval { scratch: s, regs, rules, top, progress } = self;
+        {
+            let mut p = progress.borrow_mut();
+            p.clear();
+            p.push(regno);
+        }
+        let known = known(*top, regs, rules, progress, false);
         let up = Up::Known(&known);
         let ev = Ev { up: Some(&up), ..Ev::new(ctx) };
         s.steps = 0;
@@ -185,14 +192,10 @@ fn known<'a>(
     top: bool,
     regs: &'a [(u64, Result<Loc, Fail>)],
     rules: &'a [(u64, RegisterRule)],
+    in_progress: &'a RefCell<Vec<u64>>,
     cfa_in_progress: bool,
 ) -> Known<'a> {
-    Known {
-        regs: (!top).then_some(regs),
-        rules,
-        in_progress: RefCell::new(Vec::new()),
-        cfa_in_progress: Cell::new(cfa_in_progress),
-    }
+    Known { regs: (!top).then_some(regs), rules, in_progress, cfa_in_progress: Cell::new(cfa_in_progress) }
 }
 
 /// Frame k's rule for register `regno` (default: undefined).

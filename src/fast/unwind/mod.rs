@@ -210,10 +210,7 @@ impl<'a> Unwinder<'a> {
         }
         let ra = cie.return_address_register;
         let ra_listed = rules.binary_search_by_key(&ra, |(r, _)| *r).is_ok();
-        let mut wanted: Vec<u64> = rules.iter().map(|(r, _)| *r).collect();
-        if !ra_listed {
-            wanted.push(ra);
-        }
+        let columns = rules.len();
 
         // Frame k's CFA (`unwind.cfa.*`).
         ctx.pc = Some(frame.pc);
@@ -231,7 +228,9 @@ impl<'a> Unwinder<'a> {
         // The caller's registers (`unwind.step.registers`, `unwind.sp-is-cfa`).
         let mut registers = BTreeMap::new();
         let mut ra_undefined = false;
-        for r in wanted {
+        let wanted = (0..columns).map(Some).chain(std::iter::once(None).filter(|_| !ra_listed));
+        for i in wanted {
+            let r = i.map_or(ra, |i| self.frame.rules()[i].0);
             let (c, undefined) = self.frame.register(ctx, r);
             if r == ra {
                 ra_undefined = undefined;
