@@ -320,10 +320,13 @@ fn caller_context(ctx: &Context, caller: &CallerFrame) -> Context {
         result_kind: None,
         pc: caller.pc,
         cfa: caller.cfa,
+        cfa_aspace: caller.cfa_aspace,
         frame_base: caller.frame_base.clone(),
         object: None,
         initial_stack: Vec::new(),
         caller: caller.caller.clone(),
+        // The calling frames are given: never unwound from this frame.
+        cfi: None,
         ..ctx.clone()
     }
 }

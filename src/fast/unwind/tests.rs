@@ -496,3 +496,23 @@ fn context_call_frame_entry_reg_from_cfi() {
     );
     check_expr(&t);
 }
+
+/// An expression case on [`INLINE_TARGET`] whose context gives the CFA
+/// 0x7010 in address space 1 and a calling frame with rules
+/// r5 = offset(-8), r6 = val_offset(0).
+fn aspace_expr(expr: &str, expect: &str) -> String {
+    format!(
+        "{INLINE_TARGET}cases:\n  - name: e\n    rules: [frame.rule.offset]\n    expr_bytes: \"{expr}\"\n    context:\n      result: location\n      cfa: 0x7010\n      cfa_aspace: 1\n      caller:\n        rules: {{ r5: \"[CFA-8]\", r6: \"CFA+0\" }}\n    expect:\n      {expect}\n"
+    )
+}
+
+#[test]
+fn explicit_cfa_aspace() {
+    // DW_OP_call_frame_cfa pushes the CFA in its own space 1.
+    check_expr(&aspace_expr("9c", "location: { memory: 0x7010, aspace: 1 }"));
+    // offset(-8) offsets the CFA within space 1 (frame.rule.offset).
+    check_expr(&aspace_expr("e6 05", "location: { memory: 0x7008, aspace: 1 }"));
+    // val_offset for a 64-bit register when space 1 has 32-bit addresses
+    // (frame.val-offset.size-mismatch), at the operation.
+    check_expr(&aspace_expr("e6 06", "ill_formed: frame.val-offset.size-mismatch\n      at: 0"));
+}
