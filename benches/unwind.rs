@@ -15,11 +15,23 @@
 //! - `fast::unwind::unwind`: the same walk through the free function,
 //!   which also indexes the section's FDEs on every call.
 //!
+//!
+//! When libLLVM (llvm-19, `.ci/setup`) is installed, the group
+//! `unwind-libLLVM` also times, on its `.eh_frame`: `index` (building the
+//! FDE index, `Unwinder::new`, in FDEs/s) and `top-step` (one step from a
+//! frame at the start of every [`LLVM_STRIDE`]-th FDE with synthetic
+//! registers and memory, in steps/s: FDE lookup, the FDE's whole row
+//! table, CFA and caller registers).
+//!
 //! Run: `cargo bench --bench unwind -- --warm-up-time 1 --measurement-time 5`.
+
+mod common;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use dwarfcheck::case::yaml::load_str;
 use dwarfcheck::case::{Case, CfiCase};
+use dwarfcheck::cfi::FrameKind;
+use dwarfcheck::context::Context;
 use dwarfcheck::fast::unwind::{unwind, Frame, Unwinder};
 use dwarfcheck::outcome::unwind::{Step, UnwindEnd};
 use std::fmt::Write;
@@ -124,5 +136,40 @@ fn bench(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench);
+/// libLLVM's FDEs timed by `top-step`: every this many in index order.
+const LLVM_STRIDE: usize = 16;
+
+fn bench_libllvm(c: &mut Criterion) {
+    let Some(path) = common::first_existing(common::LIBLLVM) else {
+        eprintln!("libLLVM.so.19.1 not found (install llvm-19 with .ci/setup): unwind-libLLVM skipped");
+        return;
+    };
+    let cases = common::fdes_of(&path);
+    let Some(first) = cases.iter().find(|c| c.section.kind == FrameKind::EhFrame) else {
+        eprintln!("{}: no .eh_frame FDE: unwind-libLLVM skipped", path.display());
+        return;
+    };
+    let sec = first.section.clone();
+    let mut un = Unwinder::new(&sec);
+    let fdes = un.index().fdes.len() as u64;
+    let pcs: Vec<u64> = un.index().fdes.iter().step_by(LLVM_STRIDE).map(|f| f.begin).collect();
+    let mut ctx = Context::new(sec.target.clone());
+    ctx.synthetic = Some(0x5eed);
+    ctx.pc = Some(pcs[0]);
+    un.start(&ctx).expect("pc");
+    let made = pcs.iter().filter(|&&pc| un.step(&Frame { pc, lookup: pc, callee: None }).is_ok()).count();
+    eprintln!("libLLVM .eh_frame: {fdes} FDEs indexed, {made} of {} top steps made", pcs.len());
+
+    let mut g = c.benchmark_group("unwind-libLLVM");
+    g.sample_size(10);
+    g.throughput(Throughput::Elements(fdes));
+    g.bench_function("index", |b| b.iter(|| Unwinder::new(black_box(&sec)).index().fdes.len()));
+    g.throughput(Throughput::Elements(pcs.len() as u64));
+    g.bench_function("top-step", |b| {
+        b.iter(|| pcs.iter().filter(|&&pc| un.step(black_box(&Frame { pc, lookup: pc, callee: None })).is_ok()).count())
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench, bench_libllvm);
 criterion_main!(benches);
