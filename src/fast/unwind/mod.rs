@@ -8,9 +8,9 @@
 //! a machine state and [`Unwinder::step`] unwinds one frame at a time,
 //! reusing the row builder, the evaluation scratch area and the rule
 //! buffers: the only allocations per step are the [`Step`] it returns
-//! (and contexts for register rules that are DWARF expressions in a
-//! context with a compilation unit, which the unwinder never gives).
-//! [`unwind`] walks to the end.
+//! (its register map, locations and value bytes) and a copy of the bytes
+//! of each rule that is a DWARF expression. [`unwind`] walks to the end.
+//! Addresses are byte addresses, register values bytes in target order.
 //!
 //! Every location a step reports is in terms of the top frame's storage
 //! (`frame.registers-through-cfi`): frame k's registers are read through
