@@ -516,3 +516,64 @@ fn explicit_cfa_aspace() {
     // (frame.val-offset.size-mismatch), at the operation.
     check_expr(&aspace_expr("e6 06", "ill_formed: frame.val-offset.size-mismatch\n      at: 0"));
 }
+
+// The applying FDE's table fails (DW_CFA_restore_state with nothing
+// remembered): that fault ends the unwinding before any step
+// (unwind.table-fault).
+#[test]
+fn table_fault_ends() {
+    let t = inline_case(
+        "DW_CFA_def_cfa: reg7 +16",
+        "DW_CFA_restore_state",
+        "0x7000",
+        "[]",
+        "",
+        "        end: { ill_formed: cfi.restore-state.empty-stack }\n",
+    );
+    let u = check(&t);
+    assert!(u.steps.is_empty());
+}
+
+// A CIE with augmentation S (signal frame): the caller of frame 0 is
+// looked up at its pc 0x2000 itself, not 0x1fff, which no FDE covers
+// (unwind.lookup-address). Otherwise as TWO_FRAMES, with the return
+// address 0x2000.
+#[test]
+fn signal_frame_lookup() {
+    let t = r#"
+target: x86_64
+cases:
+  - name: unwind-signal
+    rules: [unwind.lookup-address]
+    cfi:
+      section: eh_frame
+      cie: { version: 1, augmentation: zRS, fde_encoding: udata8, data_align: -8, ra: 16, instructions: "DW_CFA_def_cfa: reg7 +8; DW_CFA_offset: reg16 -8" }
+      fde: { pc_begin: 0x1000, pc_range: 0x20 }
+      fdes:
+        - { pc_begin: 0x2000, pc_range: 0x40, instructions: "DW_CFA_undefined: reg16" }
+    unwind:
+      context:
+        pc: 0x1004
+        registers: { rsp: 0x7000 }
+        memory: [ { at: 0x7000, bytes: "0020000000000000" } ]
+      expect:
+        steps:
+          - pc: 0x1004
+            fde: 0
+            cfa: { memory: 0x7008 }
+            registers:
+              rip: { location: { memory: 0x7000 }, value: 0x2000 }
+              rsp: { location: { implicit: "0870000000000000" }, value: 0x7008 }
+            caller_pc: 0x2000
+          - pc: 0x2000
+            lookup: 0x2000
+            fde: 1
+            cfa: { memory: 0x7010 }
+            registers:
+              rip: { location: { undefined: true } }
+              rsp: { location: { implicit: "1070000000000000" }, value: 0x7010 }
+            caller_pc: none
+        end: base
+"#;
+    check(t);
+}
