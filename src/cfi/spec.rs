@@ -387,7 +387,11 @@ type Assembler<'a> = dyn Fn(&str, &Option<String>, &str) -> Result<Vec<u8>, Stri
 
 /// The layout of FDE number `i` (0: `fde:`, then `fdes:`); `insns`
 /// assembles its instruction text or hex.
-fn fde_layout(f: &FdeSpec, i: usize, insns: &Assembler<'_>) -> Result<FdeLayout, String> {
+fn fde_layout(
+    f: &FdeSpec,
+    i: usize,
+    insns: &Assembler<'_>,
+) -> Result<FdeLayout, String> {
     let what = if i == 0 { "fde".to_string() } else { format!("fdes[{}]", i - 1) };
     Ok(FdeLayout {
         segment: f.segment,
