@@ -577,3 +577,26 @@ cases:
 "#;
     check(t);
 }
+
+// Frames further up (unwind.context-from-cfi): with THREE_FRAMES' CFI at
+// 0x1010, DW_OP_entry_value(DW_OP_entry_value(DW_OP_breg7 0)) evaluates
+// DW_OP_breg7 0 in frame 2, whose rsp is frame 1's CFA (val_offset(0) of
+// FDE B's row, unwind.sp-is-cfa): 0x7020. One level: frame 1's rsp,
+// frame 0's CFA 0x7010.
+#[test]
+fn context_chain_two_levels_up() {
+    let cfi = r#"      cfi:
+        cie: { version: 4, data_align: -8, ra: 16, instructions: "DW_CFA_def_cfa: reg7 +8; DW_CFA_offset: reg16 -8" }
+        fde: { pc_begin: 0x1000, pc_range: 0x100, instructions: "DW_CFA_def_cfa_offset: +16; DW_CFA_offset: reg6 -16" }
+        fdes:
+          - { pc_begin: 0x2000, pc_range: 0x100, instructions: "DW_CFA_def_cfa_expression: {77 10}" }
+          - { pc_begin: 0x3000, pc_range: 0x100, instructions: "DW_CFA_undefined: reg16; DW_CFA_same_value: reg7" }
+"#;
+    let text = |expr: &str, value: &str| {
+        format!(
+            "target: x86_64\ncases:\n  - name: e\n    rules: [unwind.context-from-cfi]\n    expr_bytes: \"{expr}\"\n    context:\n      result: value\n      pc: 0x1010\n      registers: {{ rsp: 0x7000, rbp: 0x55 }}\n      memory: [ {{ at: 0x7000, bytes: \"66000000000000002020000000000000 00000000000000003030000000000000\" }} ]\n{cfi}    expect:\n      value: {value}\n"
+        )
+    };
+    check_expr(&text("a3 04 a3 02 77 00", "0x7020"));
+    check_expr(&text("a3 02 77 00", "0x7010"));
+}
