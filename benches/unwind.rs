@@ -24,6 +24,12 @@
 //! table, CFA and caller registers).
 //!
 //! Run: `cargo bench --bench unwind -- --warm-up-time 1 --measurement-time 5`.
+//!
+//! Measured on the 2-core CI machine (2026-11-23, shared): `step` 1.18 M
+//! steps/s (about 850 ns a step), `unwinder.unwind` 0.92 M steps/s,
+//! `fast::unwind::unwind` 0.27 M steps/s (indexing 2001 FDEs per call);
+//! libLLVM: `index` 5.5 M FDEs/s (118,004 FDEs in 21 ms), `top-step`
+//! 0.48 M steps/s.
 
 mod common;
 
