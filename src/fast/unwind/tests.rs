@@ -600,3 +600,44 @@ fn context_chain_two_levels_up() {
     check_expr(&text("a3 04 a3 02 77 00", "0x7020"));
     check_expr(&text("a3 02 77 00", "0x7010"));
 }
+
+/// Random FDE instruction bytes (after a CIE giving CFA = rsp + 8 and rip
+/// at CFA-8) unwound from a synthetic machine state: whatever the bytes,
+/// the unwinder returns (no panic), makes at most `frames` steps, and
+/// every step but the last has a caller pc.
+#[test]
+fn random_instructions_never_panic() {
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    // Bytes that are likely CFA opcodes, register numbers and small operands.
+    const POOL: &[u8] = &[
+        0x00, 0x01, 0x02, 0x04, 0x07, 0x08, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x10, 0x11, 0x12, 0x13, 0x14, 0x15,
+        0x16, 0x2e, 0x41, 0x44, 0x86, 0x90, 0xc6, 0x06, 0x03, 0x77, 0x9f, 0x23, 0xe6, 0x9c, 0x30, 0x31,
+    ];
+    let mut ran = 0;
+    for _ in 0..2000 {
+        let n = (next() % 12) as usize;
+        let bytes: Vec<String> =
+            (0..n).map(|_| format!("{:02x}", POOL[(next() % POOL.len() as u64) as usize])).collect();
+        let t = format!(
+            "target: x86_64\ncases:\n  - name: r\n    rules: [unwind.step]\n    cfi:\n      cie: {{ version: 4, data_align: -8, ra: 16, instructions: \"DW_CFA_def_cfa: reg7 +8; DW_CFA_offset: reg16 -8\" }}\n      fde: {{ pc_begin: 0x1000, pc_range: 0x100, instructions_bytes: \"{}\" }}\n    unwind:\n      context:\n        pc: 0x1000\n        synthetic: {}\n",
+            bytes.join(" "),
+            next() % 1000
+        );
+        let mut cases = load_str("r.yaml", &t).unwrap_or_else(|e| panic!("{t}\n{e:?}"));
+        let Case::Cfi(c) = cases.remove(0) else { panic!("a CFI case") };
+        ran += 1;
+        let u = c.unwind.as_ref().unwrap();
+        let got = super::unwind(&c.section, &u.ctx, Some(4));
+        assert!(got.steps.len() <= 4, "{t}\n{got}");
+        for s in got.steps.iter().rev().skip(1) {
+            assert!(s.caller_pc.is_some(), "{t}\n{got}");
+        }
+    }
+    assert_eq!(ran, 2000);
+}
