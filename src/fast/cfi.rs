@@ -93,7 +93,8 @@ struct TableSink {
     rows: Vec<Row>,
 }
 
-fn to_rule(r: &Rule, bytes: &[u8]) -> RegisterRule {
+/// The outcome form of an inline rule (expression ranges resolved in `bytes`).
+pub(crate) fn to_rule(r: &Rule, bytes: &[u8]) -> RegisterRule {
     let slice = |s: u64, l: u64| bytes[s as usize..(s + l) as usize].to_vec();
     match *r {
         Rule::Undefined => RegisterRule::Undefined,

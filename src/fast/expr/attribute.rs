@@ -60,7 +60,9 @@ fn attribute_context(attr: Attribute, ctx: &Context, entries: usize) -> Context 
 /// Evaluates an expression case: its attribute's evaluation context and
 /// its value's form applied (rules `attr.*`, `loclist.*`).
 pub fn evaluate_case(case: &ExprCase) -> Outcome {
-    let ctx = &*case.ctx;
+    // CFA and calling frames by unwinding (`unwind.context-from-cfi`).
+    let derived = crate::fast::unwind::chain::derive(&case.ctx);
+    let ctx = derived.as_ref().unwrap_or(&*case.ctx);
     let form = match &case.form {
         None => Form::Expr(&case.expr),
         Some(AttrForm::Exprloc(e)) => Form::Expr(e),

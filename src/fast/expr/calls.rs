@@ -193,26 +193,20 @@ impl Ev<'_> {
         }
     }
 
-    /// Evaluates a nested expression whose result kind is a value on a
-    /// fresh stack region; returns the value and pops the region.
-    pub(super) fn nested_value(&self, prog: &Program, s: &mut Scratch) -> Res<Val> {
-        if let Some(e) = &prog.error {
-            return Err(Fail::Ill(e.rule.clone()));
-        }
-        let out = match self.exec(prog, s) {
-            Err(stop) => Err(stop.fail),
-            Ok(()) => match self.top(s) {
-                None => Err(Fail::Ill(R::EXPR_RESULT_VALUE_EMPTY_STACK)),
-                Some(e) => {
-                    super::place::complete_top(s, &e);
-                    self.to_val(s, e).map_err(|f| match f {
-                        Fail::Ill(r) if r == R::LOC_CONVERT_LOCATION_NOT_VALUE => {
-                            Fail::Ill(R::EXPR_RESULT_VALUE_NOT_CONVERTIBLE)
-                        }
-                        f => f,
-                    })
-                }
-            },
+    /// The value result of a nested evaluation that has run (result kind
+    /// value); pops its stack region.
+    pub(super) fn value_result(&self, s: &mut Scratch) -> Res<Val> {
+        let out = match self.top(s) {
+            None => Err(Fail::Ill(R::EXPR_RESULT_VALUE_EMPTY_STACK)),
+            Some(e) => {
+                super::place::complete_top(s, &e);
+                self.to_val(s, e).map_err(|f| match f {
+                    Fail::Ill(r) if r == R::LOC_CONVERT_LOCATION_NOT_VALUE => {
+                        Fail::Ill(R::EXPR_RESULT_VALUE_NOT_CONVERTIBLE)
+                    }
+                    f => f,
+                })
+            }
         };
         s.stack.truncate(self.base);
         out

@@ -388,8 +388,9 @@ impl<'a> Ev<'a> {
                 self.push_mem(s, u128::from(base).wrapping_add(ta))?;
             }
             Kind::CallFrameCfa => {
-                let cfa = self.ctx.cfa.ok_or(Fail::Eval(R::CTX_CFA_MISSING))?;
-                self.push_mem(s, u128::from(cfa))?;
+                // In the CFA's own address space (`ctx.cfa_aspace`).
+                let l = self.cfa_loc()?;
+                self.push(s, Ent::Loc(l));
             }
             Kind::ImplicitValue => {
                 let (st, len) = (ins.a as usize, ins.b as usize);

@@ -21,14 +21,51 @@ use crate::rules::id as R;
 
 type Res<T> = Result<T, Fail>;
 
-/// A calling frame being evaluated in: its CFI rules (from the row of the
-/// frame it called) and the evaluation state of that called frame, whose
-/// registers, CFA and memory the rules are applied to.
-pub struct Up<'a> {
-    /// The calling frame.
-    pub rules: &'a CallerFrame,
-    /// The called frame's evaluation state.
-    pub callee: &'a Ev<'a>,
+/// How the registers of a frame other than the context's own are found.
+pub enum Up<'a> {
+    /// A calling frame given by the context (`Context::caller`): its CFI
+    /// rules (from the row of the frame it called) and the evaluation state
+    /// of that called frame, whose registers, CFA and memory the rules are
+    /// applied to.
+    Rules {
+        /// The calling frame.
+        rules: &'a CallerFrame,
+        /// The called frame's evaluation state.
+        callee: &'a Ev<'a>,
+    },
+    /// A frame reached by virtual unwinding (`crate::fast::unwind`): its
+    /// registers are already known as top-frame locations, and its own
+    /// row's rules give its caller's registers (with cycle detection,
+    /// rule `unwind.cyclic`).
+    Known(&'a Known<'a>),
+}
+
+/// Frame k of a virtual unwinding, as its expressions see it (rules
+/// `unwind.*`, `frame.registers-through-cfi`).
+pub struct Known<'a> {
+    /// Frame k's registers as top-frame locations (or the fault of their
+    /// rule), sorted by DWARF register number; a register not listed has
+    /// the default rule (undefined). `None` for the top frame (frame 0),
+    /// whose registers are the context's.
+    pub regs: Option<&'a [(u64, Result<Loc, Fail>)]>,
+    /// Frame k's row rules (frame k+1's registers), sorted by register
+    /// number, the ABI stack pointer rule included (`unwind.sp-is-cfa`);
+    /// `DW_OP_LLVM_call_frame_entry_reg` in frame k reads through them.
+    pub rules: &'a [(u64, RegisterRule)],
+    /// Registers of frame k+1 whose computation is under way.
+    pub in_progress: &'a std::cell::RefCell<Vec<u64>>,
+    /// Whether frame k's CFA is being computed (then it is not known yet).
+    pub cfa_in_progress: std::cell::Cell<bool>,
+}
+
+impl Known<'_> {
+    /// The rule of frame k+1's register `regno` (default: undefined).
+    fn rule(&self, regno: u64) -> &RegisterRule {
+        match self.rules.binary_search_by_key(&regno, |(r, _)| *r) {
+            Ok(i) => &self.rules[i].1,
+            Err(_) => &RegisterRule::Undefined,
+        }
+    }
 }
 
 impl Ev<'_> {
@@ -49,7 +86,51 @@ impl Ev<'_> {
     fn reg_loc_for(&self, s: &mut Scratch, regno: u64, depth: u32) -> Res<Loc> {
         match self.up {
             None => Ok(Loc::Reg { regno, bit: 0 }),
-            Some(up) => up.callee.rule_loc(s, up.rules.rule(regno), regno, self.at_override, depth),
+            Some(Up::Rules { rules, callee }) => callee.rule_loc(s, rules.rule(regno), regno, self.at_override, depth),
+            Some(Up::Known(k)) => match k.regs {
+                None => Ok(Loc::Reg { regno, bit: 0 }),
+                Some(regs) => match regs.binary_search_by_key(&regno, |(r, _)| *r) {
+                    Ok(i) => regs[i].1.clone(),
+                    Err(_) => Ok(Loc::Undef),
+                },
+            },
+        }
+    }
+
+    /// The CFA of the frame this evaluation runs in, as a memory location
+    /// in its address space `ctx.cfa_aspace` (rules `frame.rule.offset`,
+    /// `frame.rule.expression`). Missing: `ctx.cfa-missing`, or
+    /// `unwind.cyclic` while an unwinding is computing that very CFA.
+    pub(super) fn cfa_loc(&self) -> Res<Loc> {
+        match self.ctx.cfa {
+            Some(cfa) => {
+                let aspace = self.ctx.cfa_aspace;
+                self.bound_mem(aspace, super::machine::mask(u128::from(cfa), self.aspace_bits(aspace)))
+            }
+            None => match self.up {
+                Some(Up::Known(k)) if k.cfa_in_progress.get() => Err(Fail::Ill(R::UNWIND_CYCLIC)),
+                _ => Err(self.frames_missing(R::CTX_CFA_MISSING)),
+            },
+        }
+    }
+
+    /// Why the current frame's CFA or caller is missing: `missing`, unless
+    /// the context gives CFI (`unwind.context-from-cfi`) and they are
+    /// missing because unwinding the top frame failed: then that fault
+    /// (the operation reports it at its own offset).
+    pub(super) fn frames_missing(&self, missing: crate::rules::RuleId) -> Fail {
+        match &self.ctx.cfi {
+            Some(cfi) => crate::fast::unwind::chain::frame0_fault(cfi, self.ctx).unwrap_or(Fail::Eval(missing)),
+            None => Fail::Eval(missing),
+        }
+    }
+
+    /// Address size in **bits** of address space `aspace` (the generic
+    /// type's for the default space and for spaces the target lacks).
+    pub(super) fn aspace_bits(&self, aspace: u64) -> u32 {
+        match aspace {
+            0 => self.gbits(),
+            a => self.ctx.target.address_space(a).map_or(self.gbits(), |x| x.address_bits),
         }
     }
 
@@ -70,19 +151,18 @@ impl Ev<'_> {
         match rule {
             RegisterRule::Undefined => Ok(Loc::Undef),
             RegisterRule::SameValue => self.reg_loc_for(s, regno, depth),
-            RegisterRule::Offset { offset } => {
-                let cfa = self.ctx.cfa.ok_or(Fail::Eval(R::CTX_CFA_MISSING))?;
-                self.cfa_plus(s, cfa, *offset)
-            }
+            RegisterRule::Offset { offset } => self.cfa_plus(s, *offset),
             RegisterRule::ValOffset { offset } => {
-                if reg_bits.is_some_and(|b| b != self.gbits()) {
+                let abits = self.aspace_bits(self.ctx.cfa_aspace);
+                if reg_bits.is_some_and(|b| b != abits) {
                     return Err(Fail::Ill(R::FRAME_VAL_OFFSET_SIZE_MISMATCH));
                 }
-                let cfa = self.ctx.cfa.ok_or(Fail::Eval(R::CTX_CFA_MISSING))?;
-                let Loc::Mem { bit, .. } = self.cfa_plus(s, cfa, *offset)? else {
+                let Loc::Mem { bit, .. } = self.cfa_plus(s, *offset)? else {
                     return Ok(Loc::Undef);
                 };
-                let v = self.generic(bit / 8);
+                let t = crate::outcome::BaseType::ate(crate::encoding::ate::UNSIGNED, abits, self.gty.big_endian);
+                let v =
+                    super::machine::Val { ty: t, lo: super::machine::mask(bit / 8, abits), wide: super::machine::NONE };
                 Ok(self.implicit_of(s, &v))
             }
             RegisterRule::Register { register } => {
@@ -92,35 +172,64 @@ impl Ev<'_> {
                 }
                 self.reg_loc_for(s, *register, depth)
             }
-            RegisterRule::Expression { expr } | RegisterRule::ValExpression { expr } => {
-                if depth + 1 > self.ctx.budgets.depth {
-                    return Err(Fail::Budget(crate::outcome::BudgetKind::Depth));
-                }
-                let depth = depth + 1;
-                let cfa = self.ctx.cfa.ok_or(Fail::Eval(R::CTX_CFA_MISSING))?;
-                // No unit, no object (rule `frame.rule.expression`).
-                let cfi_ctx = Context { cu: None, object: None, ..self.ctx.clone() };
-                let prog = compiled(expr, &cfi_ctx);
-                let inner = Ev { ctx: &cfi_ctx, base: s.stack.len(), depth, at_override: at, ..*self };
-                let l = self.mem_at(s, cfa)?;
-                s.stack.push(Ent::Loc(l));
-                if matches!(rule, RegisterRule::Expression { .. }) {
-                    return inner.nested(&prog, s);
-                }
-                let v = inner.nested_value(&prog, s)?;
-                if reg_bits.is_some_and(|b| b != v.ty.bits) {
-                    return Err(Fail::Ill(R::FRAME_VAL_EXPRESSION_SIZE_MISMATCH));
-                }
-                Ok(self.implicit_of(s, &v))
+            RegisterRule::Expression { expr } => self.expr_rule(s, expr, None, at, depth).map_err(|e| e.fail),
+            RegisterRule::ValExpression { expr } => {
+                self.expr_rule(s, expr, Some(reg_bits), at, depth).map_err(|e| e.fail)
             }
             RegisterRule::RaSigned { .. } => Err(Fail::Unsupported("RA signing state as a register rule".into())),
         }
     }
 
-    /// Memory at byte address `cfa + offset` of the default address space,
+    /// An `expression(E)` rule (`val`: `None`) or a `val_expression(E)`
+    /// rule (`val`: `Some(bits of the register, if the target defines
+    /// it)`) of the frame this evaluation runs in (rules
+    /// `frame.rule.expression`, `frame.rule.val-expression`): E runs one
+    /// level deeper with the CFA location pushed, no unit and no object.
+    /// Failures inside E keep E's offsets unless `at` overrides them.
+    pub(super) fn expr_rule(
+        &self,
+        s: &mut Scratch,
+        expr: &[u8],
+        val: Option<Option<u32>>,
+        at: Option<u64>,
+        depth: u32,
+    ) -> Result<Loc, super::exec::Stop> {
+        let plain = |fail| super::exec::Stop { fail, at: None };
+        if depth + 1 > self.ctx.budgets.depth {
+            return Err(plain(Fail::Budget(crate::outcome::BudgetKind::Depth)));
+        }
+        let depth = depth + 1;
+        let cfa = self.cfa_loc().map_err(plain)?;
+        // No unit, no object (rule `frame.rule.expression`).
+        let cfi_ctx = if self.ctx.cu.is_none() && self.ctx.object.is_none() {
+            std::borrow::Cow::Borrowed(self.ctx)
+        } else {
+            std::borrow::Cow::Owned(Context { cu: None, object: None, ..self.ctx.clone() })
+        };
+        let prog = compiled(expr, &cfi_ctx);
+        let inner = Ev { ctx: &cfi_ctx, base: s.stack.len(), depth, at_override: at, ..*self };
+        if let Some(e) = &prog.error {
+            return Err(super::exec::Stop { fail: Fail::Ill(e.rule.clone()), at: at.or(Some(e.at)) });
+        }
+        s.stack.push(Ent::Loc(cfa));
+        if let Err(stop) = inner.exec(&prog, s) {
+            s.stack.truncate(inner.base);
+            return Err(stop);
+        }
+        let Some(reg_bits) = val else {
+            return inner.result_loc(s).map_err(plain);
+        };
+        let v = inner.value_result(s).map_err(plain)?;
+        if reg_bits.is_some_and(|b| b != v.ty.bits) {
+            return Err(plain(Fail::Ill(R::FRAME_VAL_EXPRESSION_SIZE_MISMATCH)));
+        }
+        Ok(self.implicit_of(s, &v))
+    }
+
+    /// Memory at byte address `CFA + offset` of the CFA's address space,
     /// with the `DW_OP_LLVM_offset` range check (`frame.offset.out-of-storage`).
-    fn cfa_plus(&self, s: &mut Scratch, cfa: u64, offset: i64) -> Res<Loc> {
-        let l = self.mem_at(s, cfa)?;
+    fn cfa_plus(&self, s: &mut Scratch, offset: i64) -> Res<Loc> {
+        let l = self.cfa_loc()?;
         self.move_loc(s, l, i128::from(offset) * 8, R::FRAME_OFFSET_OUT_OF_STORAGE)
     }
 
@@ -144,8 +253,19 @@ impl Ev<'_> {
     /// `DW_OP_LLVM_call_frame_entry_reg R`: the location of R in the calling
     /// frame (rule `op.call-frame-entry-reg.pushes`).
     pub(super) fn call_frame_entry_reg(&self, s: &mut Scratch, regno: u64, off: u32) -> Res<Loc> {
-        let caller = self.ctx.caller.as_deref().ok_or(Fail::Eval(R::FRAME_CALLER_MISSING))?;
         let at = Some(self.at_override.unwrap_or(u64::from(off)));
+        if let Some(Up::Known(k)) = self.up {
+            // Frame k+1's register through frame k's own row: re-entering a
+            // computation under way is a cycle (rule `unwind.cyclic`).
+            if k.in_progress.borrow().contains(&regno) {
+                return Err(Fail::Ill(R::UNWIND_CYCLIC));
+            }
+            k.in_progress.borrow_mut().push(regno);
+            let r = self.rule_loc(s, k.rule(regno), regno, at, self.depth);
+            k.in_progress.borrow_mut().pop();
+            return r;
+        }
+        let caller = self.ctx.caller.as_deref().ok_or_else(|| self.frames_missing(R::FRAME_CALLER_MISSING))?;
         self.rule_loc(s, caller.rule(regno), regno, at, self.depth)
     }
 
@@ -156,7 +276,7 @@ impl Ev<'_> {
     /// with the register's type, a default-space memory byte address gives
     /// its address as a generic value, anything else is ill-formed.
     pub(super) fn entry_value(&self, prog: &Program, ins: &Insn, s: &mut Scratch) -> Res<()> {
-        let caller = self.ctx.caller.as_deref().ok_or(Fail::Eval(R::FRAME_CALLER_MISSING))?;
+        let caller = self.ctx.caller.as_deref().ok_or_else(|| self.frames_missing(R::FRAME_CALLER_MISSING))?;
         let depth = self.deeper()?;
         let (st, len) = (ins.a as usize, ins.b as usize);
         let e = compiled(&prog.bytes[st..st + len], self.ctx);
@@ -164,7 +284,7 @@ impl Ev<'_> {
             return Err(Fail::Ill(err.rule.clone()));
         }
         let derived = caller_context(self.ctx, caller);
-        let up = Up { rules: caller, callee: self };
+        let up = Up::Rules { rules: caller, callee: self };
         let at = Some(self.at_override.unwrap_or(u64::from(ins.off)));
         let inner = Ev { ctx: &derived, base: s.stack.len(), depth, at_override: at, gty: self.gty, up: Some(&up) };
         let r = inner.exec(&e, s).map_err(|stop| stop.fail).and_then(|()| match inner.top(s) {
@@ -200,10 +320,13 @@ fn caller_context(ctx: &Context, caller: &CallerFrame) -> Context {
         result_kind: None,
         pc: caller.pc,
         cfa: caller.cfa,
+        cfa_aspace: caller.cfa_aspace,
         frame_base: caller.frame_base.clone(),
         object: None,
         initial_stack: Vec::new(),
         caller: caller.caller.clone(),
+        // The calling frames are given: never unwound from this frame.
+        cfi: None,
         ..ctx.clone()
     }
 }

@@ -56,6 +56,7 @@ mod place;
 mod read;
 #[cfg(test)]
 mod tests;
+pub(crate) mod unwind_frame;
 
 // The hetero-2020 extension operations.
 mod aspace;
@@ -65,6 +66,7 @@ mod ext;
 mod ext_tests;
 mod weight;
 
+pub(crate) use exec::Fail;
 pub use machine::Scratch;
 
 use crate::context::Context;
@@ -142,6 +144,10 @@ impl Program {
     pub fn run(&self, ctx: &Context, scratch: &mut Scratch) -> Outcome {
         if let Some(e) = &self.error {
             return Outcome::IllFormed { rule: e.rule.clone(), at: Some(e.at) };
+        }
+        // CFA and calling frames by unwinding (`unwind.context-from-cfi`).
+        if let Some(derived) = crate::fast::unwind::chain::derive(ctx) {
+            return self.run(&derived, scratch);
         }
         scratch.reset();
         for e in &ctx.initial_stack {
