@@ -210,6 +210,12 @@ pub struct CallerFrame {
     pub default_rule: crate::outcome::cfi::RegisterRule,
     /// The frame that called this one, if known.
     pub caller: Option<Arc<CallerFrame>>,
+    /// Whether this frame was found by virtually unwinding from the
+    /// context (`unwind.context-from-cfi`) rather than given: then
+    /// computing one of its registers while that same computation is under
+    /// way is `unwind.cyclic` (explicitly given frames rely on the depth
+    /// budget instead).
+    pub unwound: bool,
 }
 
 impl Default for CallerFrame {
@@ -223,6 +229,7 @@ impl Default for CallerFrame {
             rules: BTreeMap::new(),
             default_rule: crate::outcome::cfi::RegisterRule::Undefined,
             caller: None,
+            unwound: false,
         }
     }
 }

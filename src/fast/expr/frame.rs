@@ -86,7 +86,9 @@ impl Ev<'_> {
     fn reg_loc_for(&self, s: &mut Scratch, regno: u64, depth: u32) -> Res<Loc> {
         match self.up {
             None => Ok(Loc::Reg { regno, bit: 0 }),
-            Some(Up::Rules { rules, callee }) => callee.rule_loc(s, rules.rule(regno), regno, self.at_override, depth),
+            Some(Up::Rules { rules, callee }) => {
+                tracked(s, rules, regno, |s| callee.rule_loc(s, rules.rule(regno), regno, self.at_override, depth))
+            }
             Some(Up::Known(k)) => match k.regs {
                 None => Ok(Loc::Reg { regno, bit: 0 }),
                 Some(regs) => match regs.binary_search_by_key(&regno, |(r, _)| *r) {
@@ -120,7 +122,8 @@ impl Ev<'_> {
     /// (the operation reports it at its own offset).
     pub(super) fn frames_missing(&self, missing: crate::rules::RuleId) -> Fail {
         match &self.ctx.cfi {
-            Some(cfi) => crate::fast::unwind::chain::frame0_fault(cfi, self.ctx).unwrap_or(Fail::Eval(missing)),
+            Some(cfi) => crate::fast::unwind::chain::frame0_fault(cfi, self.ctx, missing == R::FRAME_CALLER_MISSING)
+                .unwrap_or(Fail::Eval(missing)),
             None => Fail::Eval(missing),
         }
     }
@@ -266,7 +269,7 @@ impl Ev<'_> {
             return r;
         }
         let caller = self.ctx.caller.as_deref().ok_or_else(|| self.frames_missing(R::FRAME_CALLER_MISSING))?;
-        self.rule_loc(s, caller.rule(regno), regno, at, self.depth)
+        tracked(s, caller, regno, |s| self.rule_loc(s, caller.rule(regno), regno, at, self.depth))
     }
 
     /// `DW_OP_entry_value` / `DW_OP_GNU_entry_value` (rules
@@ -309,6 +312,23 @@ impl Ev<'_> {
         self.push(s, v);
         Ok(())
     }
+}
+
+/// Computes register `regno` of the calling frame `frame` with `f`; for a
+/// frame found by unwinding (`CallerFrame::unwound`), re-entering the same
+/// computation is `unwind.cyclic`.
+fn tracked(s: &mut Scratch, frame: &CallerFrame, regno: u64, f: impl FnOnce(&mut Scratch) -> Res<Loc>) -> Res<Loc> {
+    if !frame.unwound {
+        return f(s);
+    }
+    let key = (frame as *const CallerFrame as usize, regno);
+    if s.unwound_in_progress.contains(&key) {
+        return Err(Fail::Ill(R::UNWIND_CYCLIC));
+    }
+    s.unwound_in_progress.push(key);
+    let r = f(s);
+    s.unwound_in_progress.pop();
+    r
 }
 
 /// The context of the calling frame: its program location (the call

@@ -162,6 +162,9 @@ pub struct Scratch {
     pub last: u32,
     /// Decoded frame base programs, reused while `ctx.frame_base` is unchanged.
     pub(crate) frame_base: Option<Box<(Vec<u8>, super::Program)>>,
+    /// Registers of calling frames found by unwinding whose location is
+    /// being computed: (frame identity, register number) (`unwind.cyclic`).
+    pub(crate) unwound_in_progress: Vec<(usize, u64)>,
 }
 
 impl Scratch {
@@ -177,6 +180,7 @@ impl Scratch {
         self.comps.clear();
         self.parts.clear();
         self.multi.clear();
+        self.unwound_in_progress.clear();
         self.steps = 0;
     }
 

@@ -146,9 +146,14 @@ impl Program {
             return Outcome::IllFormed { rule: e.rule.clone(), at: Some(e.at) };
         }
         // CFA and calling frames by unwinding (`unwind.context-from-cfi`).
-        if let Some(derived) = crate::fast::unwind::chain::derive(ctx) {
-            return self.run(&derived, scratch);
+        match crate::fast::unwind::chain::derive(ctx) {
+            Some(derived) => self.run_derived(&derived, scratch),
+            None => self.run_derived(ctx, scratch),
         }
+    }
+
+    /// [`Program::run`] once `ctx` has what unwinding could give it.
+    fn run_derived(&self, ctx: &Context, scratch: &mut Scratch) -> Outcome {
         scratch.reset();
         for e in &ctx.initial_stack {
             let ent: Ent = scratch.import(e);

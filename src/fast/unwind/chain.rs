@@ -18,9 +18,12 @@ use std::sync::Arc;
 /// need the CFA or the caller report [`frame0_fault`].
 ///
 /// Frame k+1 (k >= 0) is a [`CallerFrame`] whenever step k was made and
-/// did not end at the base of the stack: its rules are frame k's row rules
-/// (with the ABI stack pointer rule, `unwind.sp-is-cfa`), its pc step k's
-/// caller pc, its CFA step k+1's (when that step was made).
+/// unwinding goes on after it (neither the base of the stack nor an
+/// unreadable return address): its rules are frame k's row rules (with the
+/// ABI stack pointer rule, `unwind.sp-is-cfa`), its pc step k's caller pc,
+/// its CFA step k+1's (when that step was made). When step 0 itself ends
+/// with a fault, the result keeps `cfi` so that operations needing the
+/// caller report that fault ([`frame0_fault`]).
 pub fn derive(ctx: &Context) -> Option<Context> {
     let cfi = ctx.cfi.as_ref()?;
     if ctx.cfa.is_some() && ctx.caller.is_some() {
@@ -44,7 +47,7 @@ pub fn derive(ctx: &Context) -> Option<Context> {
     let mut next: Option<Arc<CallerFrame>> = None;
     for k in (0..made.len()).rev() {
         let (st, rules) = &made[k];
-        if st.end == Some(UnwindEnd::Base) {
+        if st.end.is_some() {
             next = None;
             continue;
         }
@@ -57,21 +60,31 @@ pub fn derive(ctx: &Context) -> Option<Context> {
             rules: rules.iter().cloned().collect(),
             default_rule: RegisterRule::Undefined,
             caller: next.take(),
+            unwound: true,
         }));
     }
     let (cfa, cfa_aspace) = match ctx.cfa {
         Some(c) => (Some(c), ctx.cfa_aspace),
         None => (Some(cfa0), aspace0),
     };
-    Some(Context { cfa, cfa_aspace, caller: ctx.caller.clone().or(next), cfi: None, ..ctx.clone() })
+    let keep = matches!(first.0.end, Some(UnwindEnd::Fault { .. })) && ctx.caller.is_none();
+    let cfi = if keep { ctx.cfi.clone() } else { None };
+    Some(Context { cfa, cfa_aspace, caller: ctx.caller.clone().or(next), cfi, ..ctx.clone() })
 }
 
 /// The fault that kept [`derive`] from unwinding the top frame of `ctx`
 /// through `cfi` (`ctx.pc-missing`, `unwind.no-fde`, a table or CFA
-/// fault), as the failure of the operation that needed it; `None` if the
-/// top frame unwinds.
-pub fn frame0_fault(cfi: &CfiSection, ctx: &Context) -> Option<Fail> {
+/// fault), as the failure of the operation that needed it; with
+/// `caller`, also the fault that ended unwinding right after the top
+/// frame's step (`unwind.return-address-unreadable` or the return address
+/// rule's own fault: frame 1 is not found). `None` if there is none.
+pub fn frame0_fault(cfi: &CfiSection, ctx: &Context, caller: bool) -> Option<Fail> {
     let mut u = Unwinder::new(cfi);
-    let r = u.start(ctx).and_then(|f| u.step(&f).map(|_| ()));
-    r.err().map(|o| fail_of(&o))
+    match u.start(ctx).and_then(|f| u.step(&f)) {
+        Err(o) => Some(fail_of(&o)),
+        Ok(st) => match st.end {
+            Some(UnwindEnd::Fault { outcome }) if caller => Some(fail_of(&outcome)),
+            _ => None,
+        },
+    }
 }
