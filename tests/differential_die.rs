@@ -471,6 +471,7 @@ fn build(g: &Gen) -> ExprCase {
             pc: Some(BASE + 0x10),
             cfa: Some(0x1050),
             cfa_aspace: 0,
+            unwound: false,
             frame_base: Some(match rules.len() % 4 {
                 0 => vec![0x9c],
                 1 => vec![0x56],
