@@ -74,6 +74,11 @@ pub struct Summary {
     pub cfi_cases: usize,
     /// Of the CFI cases, those that also unwind from a machine state.
     pub unwind_cases: usize,
+    /// Steps the reference made over all unwinding cases.
+    pub unwind_steps: usize,
+    /// How the reference's unwindings ended: `base`, `limit`, or the
+    /// fault's rule (or budget/unsupported kind), with counts.
+    pub unwind_ends: BTreeMap<String, usize>,
     /// Per consumer (fast included), how many cases got each verdict.
     pub verdicts: BTreeMap<String, BTreeMap<Verdict, usize>>,
     /// Cases with a hand-derived expectation.
@@ -109,6 +114,8 @@ pub struct Summary {
 /// One case's judgements, before aggregation.
 struct CaseResult {
     rows: usize,
+    /// The reference's unwinding: steps made and how it ended.
+    unwound: Option<(usize, String)>,
     relied: Vec<String>,
     reference_rule: Option<String>,
     verdicts: Vec<(usize, Verdict)>,
@@ -164,6 +171,10 @@ pub fn run(
             }
         }
         s.reference_rows += r.rows;
+        if let Some((steps, end)) = &r.unwound {
+            s.unwind_steps += steps;
+            *s.unwind_ends.entry(end.clone()).or_default() += 1;
+        }
         for rule in &r.relied {
             *s.unspecified_rules.entry(rule.clone()).or_default() += 1;
         }
@@ -269,6 +280,7 @@ fn run_expr(c: &ExprCase, fast: &dyn Consumer, others: &[Box<dyn Consumer>], opt
     );
     CaseResult {
         rows: 0,
+        unwound: None,
         relied: relied.iter().map(|r| r.to_string()).collect(),
         reference_rule: r.rule().map(|x| x.to_string()),
         verdicts,
@@ -293,8 +305,10 @@ fn run_cfi(
     let mut expect = c.expect.as_ref().map(|e| (compare::exact_cfi(e, &r), compare::exact_cfi(e, &f)));
     // Virtual unwinding (unwind.*): judged on the two evaluators only.
     let mut same_unwind = true;
+    let mut unwound = None;
     if let Some(u) = &c.unwind {
         let (ru, fu) = (reference.unwind(c, u), fast.unwind(c, u));
+        unwound = ru.as_ref().map(|w| (w.steps.len(), end_label(&w.end)));
         same_unwind = compare::same_evaluator_unwind(ru.as_ref(), fu.as_ref());
         if let Some(e) = &u.expect {
             let (a, b) = expect.unwrap_or((true, true));
@@ -326,6 +340,7 @@ fn run_cfi(
     };
     CaseResult {
         rows,
+        unwound,
         relied: Vec::new(),
         reference_rule: r.rule().map(|x| x.to_string()),
         verdicts,
@@ -334,6 +349,21 @@ fn run_cfi(
         ref_meets: expect.is_none_or(|e| e.0),
         fast_meets: expect.is_none_or(|e| e.1),
         findings,
+    }
+}
+
+/// How an unwinding ended, for the summary: `base`, `limit`, or the
+/// fault's rule, budget or kind.
+fn end_label(e: &crate::outcome::unwind::UnwindEnd) -> String {
+    use crate::outcome::unwind::UnwindEnd;
+    match e {
+        UnwindEnd::Base => "base".into(),
+        UnwindEnd::Limit => "limit".into(),
+        UnwindEnd::Fault { outcome } => match (outcome.rule(), outcome) {
+            (Some(r), _) => r.to_string(),
+            (None, Outcome::Budget { budget, .. }) => format!("budget {budget:?}").to_lowercase(),
+            (None, o) => o.kind().to_string(),
+        },
     }
 }
 

@@ -45,6 +45,10 @@ pub fn text(title: &str, s: &Summary, show: usize) -> String {
         "{title}: {} expression cases, {} CFI cases ({} with virtual unwinding)",
         s.expr_cases, s.cfi_cases, s.unwind_cases
     );
+    if s.unwind_cases > 0 {
+        let ends: Vec<String> = s.unwind_ends.iter().map(|(k, n)| format!("{k} {n}")).collect();
+        let _ = writeln!(out, "  reference unwinding: {} steps; ends: {}", s.unwind_steps, ends.join(", "));
+    }
     if s.cfi_cases > 0 {
         let _ = writeln!(out, "  reference row tables: {} rows", s.reference_rows);
     }

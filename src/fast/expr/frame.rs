@@ -163,9 +163,15 @@ impl Ev<'_> {
                 let Loc::Mem { bit, .. } = self.cfa_plus(s, *offset)? else {
                     return Ok(Loc::Undef);
                 };
-                let t = crate::outcome::BaseType::ate(crate::encoding::ate::UNSIGNED, abits, self.gty.big_endian);
-                let v =
-                    super::machine::Val { ty: t, lo: super::machine::mask(bit / 8, abits), wide: super::machine::NONE };
+                // The register's size; the generic type's for a register the
+                // target does not define (frame.rule.val-offset).
+                let vbits = reg_bits.unwrap_or(self.gbits());
+                let t = crate::outcome::BaseType::ate(crate::encoding::ate::UNSIGNED, vbits, self.gty.big_endian);
+                let v = super::machine::Val {
+                    ty: t,
+                    lo: super::machine::mask(super::machine::mask(bit / 8, abits), vbits),
+                    wide: super::machine::NONE,
+                };
                 Ok(self.implicit_of(s, &v))
             }
             RegisterRule::Register { register } => {

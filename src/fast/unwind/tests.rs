@@ -490,9 +490,10 @@ fn context_unwinding_fault_is_the_operations() {
 fn context_call_frame_entry_reg_from_cfi() {
     // Inline target: CFA = r7 + 16 = 0x7010, r5 at CFA-8.
     // DW_OP_LLVM_call_frame_entry_reg r5 (e6 05) in frame 0: the caller's
-    // r5 by frame 0's row, memory 0x7008.
+    // r5 by frame 0's row, memory 0x7008. r5 is also the return address
+    // column, so its value must be readable for frame 1 to exist.
     let t = format!(
-        "{INLINE_TARGET}cases:\n  - name: e\n    rules: [unwind.context-from-cfi]\n    expr_bytes: \"e6 05\"\n    context:\n      result: location\n      pc: 0x1000\n      registers: {{ r7: 0x7000 }}\n      cfi:\n        cie: {{ version: 4, data_align: -8, ra: 5, instructions: \"DW_CFA_def_cfa: reg7 +16; DW_CFA_offset: reg5 -8\" }}\n        fde: {{ pc_begin: 0x1000, pc_range: 0x100 }}\n    expect:\n      location: {{ memory: 0x7008 }}\n"
+        "{INLINE_TARGET}cases:\n  - name: e\n    rules: [unwind.context-from-cfi]\n    expr_bytes: \"e6 05\"\n    context:\n      result: location\n      pc: 0x1000\n      registers: {{ r7: 0x7000 }}\n      memory: [ {{ at: 0x7008, bytes: \"0020000000000000\" }} ]\n      cfi:\n        cie: {{ version: 4, data_align: -8, ra: 5, instructions: \"DW_CFA_def_cfa: reg7 +16; DW_CFA_offset: reg5 -8\" }}\n        fde: {{ pc_begin: 0x1000, pc_range: 0x100 }}\n    expect:\n      location: {{ memory: 0x7008 }}\n"
     );
     check_expr(&t);
 }
