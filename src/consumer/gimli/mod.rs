@@ -37,6 +37,18 @@ impl Consumer for Gimli {
     }
 
     fn evaluate(&self, case: &ExprCase) -> Outcome {
+        // A context that leaves the CFA or the calling frames to unwinding
+        // (`unwind.context-from-cfi`): this adapter does not unwind, so it
+        // cannot give gimli what gimli would ask for.
+        if case.ctx.cfi.is_some() && (case.ctx.cfa.is_none() || case.ctx.caller.is_none()) {
+            return Outcome::Unsupported { what: "CFA and calling frames only by unwinding (context.cfi)".into() };
+        }
+        // gimli has no address spaces: a CFA outside the default space is
+        // compared only where the input stays in space 0 (never, here).
+        let mut frames = std::iter::successors(case.ctx.caller.as_deref(), |f| f.caller.as_deref());
+        if case.ctx.cfa_aspace != 0 || frames.any(|f| f.cfa_aspace != 0) {
+            return Outcome::Unsupported { what: "a CFA in a non-default address space".into() };
+        }
         let run = || {
             if case.attribute.is_some() || case.form.is_some() {
                 attr::evaluate_case(case)
