@@ -23,6 +23,7 @@ pub mod edition;
 pub mod elf;
 pub mod encoding;
 pub mod fast;
+pub mod fuzzing;
 pub mod outcome;
 pub mod reference;
 pub mod rules;

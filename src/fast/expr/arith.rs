@@ -304,6 +304,8 @@ pub fn convert(v: Val, t: BaseType) -> Res<Val> {
             let y = if signed_src { sext(v.lo, v.ty.bits) as f64 } else { v.lo as f64 };
             f64v(t, y)
         }
+        // Same floating encoding: the bits stay (op.convert.float).
+        (Class::F32, Class::F32) | (Class::F64, Class::F64) => mk(t, v.lo),
         (Class::F32 | Class::F64, to) => {
             let x = if cf == Class::F32 { f64::from(f32::from_bits(v.lo as u32)) } else { f64::from_bits(v.lo as u64) };
             match to {

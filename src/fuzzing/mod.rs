@@ -1,0 +1,152 @@
+//! Fuzz oracles and their fixed inputs, shared by the `fuzz/` targets and
+//! the property tests: each `check_*` runs one input through the reference
+//! and the fast evaluator and says what disagreed; [`gimli_verdict`] judges
+//! gimli where DESIGN §8 does. A panic anywhere is itself a finding (the
+//! fuzzer sees it).
+
+pub mod gen;
+
+use crate::case::{yaml::load_str, Case, ExprCase};
+use crate::cfi::{CfiSection, FrameKind};
+use crate::consumer::Consumer;
+use crate::context::Context;
+use crate::edition::Edition;
+use crate::runner::compare::{judge, same_evaluator_cfi, same_evaluator_outcome, same_evaluator_unwind, Verdict};
+use crate::target::Target;
+use std::sync::{Arc, OnceLock};
+
+/// The fixed rich evaluation context of the expression targets
+/// (`src/fuzzing/context.yaml`): x86-64 registers and memory, a unit with
+/// base types and DIEs, a calling frame, an object, thread and lane, the
+/// hetero-2020 vendor profile.
+pub fn rich_context() -> Arc<Context> {
+    static CTX: OnceLock<Arc<Context>> = OnceLock::new();
+    CTX.get_or_init(|| match load_str("src/fuzzing/context.yaml", include_str!("context.yaml")) {
+        Ok(mut cases) => match cases.remove(0) {
+            Case::Expr(c) => c.ctx,
+            Case::Cfi(_) => unreachable!("context.yaml holds one expression case"),
+        },
+        Err(e) => panic!("src/fuzzing/context.yaml does not load: {e:?}"),
+    })
+    .clone()
+}
+
+/// Evaluates `expr` in `ctx` with the reference and fast, which must give
+/// the same outcome, rule IDs and offsets included.
+///
+/// Errors: a description of the disagreement.
+pub fn check_expr(expr: &[u8], ctx: &Arc<Context>) -> Result<(), String> {
+    let case = expr_case(expr, ctx);
+    let (r, _) = crate::reference::expr::evaluate_case(&case);
+    let f = crate::fast::expr::evaluate_case(&case);
+    if !same_evaluator_outcome(&r, &f) {
+        return Err(format!("reference {r} / fast {f} on {expr:02x?}"));
+    }
+    Ok(())
+}
+
+/// gimli's verdict on `expr` in `ctx` under the comparison policy (DESIGN
+/// §8, `runner::compare::judge`), when the expression is DWARF 5 + GNU
+/// input; `None` outside gimli's edition. A `Disagree` is a finding to
+/// classify (docs/consumers.md), with the two outcomes as text.
+pub fn gimli_verdict(expr: &[u8], ctx: &Arc<Context>) -> Option<(Verdict, String)> {
+    let case = expr_case(expr, ctx);
+    if !matches!(crate::edition::of_expr_case(&case), Edition::Dwarf5 | Edition::Dwarf5Gnu) {
+        return None;
+    }
+    let (r, relied) = crate::reference::expr::evaluate_case(&case);
+    let g = crate::consumer::gimli::Gimli.evaluate(&case);
+    Some((judge(&r, &g, !relied.is_empty()), format!("reference {r} / gimli {g} on {expr:02x?}")))
+}
+
+fn expr_case(expr: &[u8], ctx: &Arc<Context>) -> ExprCase {
+    ExprCase {
+        name: "fuzz".into(),
+        origin: "fuzz".into(),
+        expr: expr.into(),
+        attribute: None,
+        form: None,
+        ctx: ctx.clone(),
+        rules: Vec::new(),
+        expect: None,
+    }
+}
+
+/// Builds the row table of every FDE of a frame section made of `bytes`
+/// with the reference and fast (equal outcomes), and virtually unwinds
+/// from a synthetic machine state in the middle of each of the first 8
+/// FDEs with both (equal unwindings).
+///
+/// Errors: a description of the disagreement.
+pub fn check_cfi(kind: FrameKind, bytes: &[u8], target: Arc<Target>) -> Result<(), String> {
+    let sec = Arc::new(CfiSection::new(kind, bytes.to_vec(), 0x4000, target));
+    for (i, off) in sec.fde_offsets().take(64).enumerate() {
+        let Ok(off) = off else { break };
+        let case = crate::case::CfiCase {
+            name: "fuzz".into(),
+            origin: "fuzz".into(),
+            section: sec.clone(),
+            fde_offset: off,
+            rules: Vec::new(),
+            expect: None,
+            unwind: None,
+        };
+        let (r, f) = (crate::reference::cfi::frame_table(&case), crate::fast::cfi::frame_table(&case));
+        if !same_evaluator_cfi(&r, &f) {
+            return Err(format!("FDE at {off:#x}: reference {r:?} / fast {f:?}"));
+        }
+        if i < 8 {
+            if let Ok((fde, _)) = sec.parse_fde(off) {
+                let mut c = Context::new(sec.target.clone());
+                c.pc = Some(fde.pc_begin.wrapping_add(fde.pc_range / 2));
+                c.synthetic = Some(off ^ 0x5eed);
+                (c.thread, c.lane) = (Some(0), Some(0));
+                c.budgets.frames = 8;
+                let ru = crate::reference::unwind::unwind(&sec, &c, None);
+                let fu = crate::fast::unwind::unwind(&sec, &c, None);
+                if !same_evaluator_unwind(Some(&ru), Some(&fu)) {
+                    return Err(format!("unwinding from FDE {off:#x}:\nreference\n{ru}\nfast\n{fu}"));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Loads `text` as a case file (which must never panic, whatever the
+/// text) and runs every case it holds through [`check_expr`] or the CFI
+/// checks (row table and unwinding, reference vs fast).
+///
+/// Errors: a description of the disagreement (a file that does not load is
+/// not an error: that is a located diagnostic).
+pub fn check_case_yaml(text: &str) -> Result<(), String> {
+    let Ok(cases) = load_str("fuzz.yaml", text) else { return Ok(()) };
+    for c in cases.iter().take(16) {
+        match c {
+            Case::Expr(e) => {
+                let (r, _) = crate::reference::expr::evaluate_case(e);
+                let f = crate::fast::expr::evaluate_case(e);
+                if !same_evaluator_outcome(&r, &f) {
+                    return Err(format!("{}: reference {r} / fast {f}", e.name));
+                }
+            }
+            Case::Cfi(c) => {
+                let (r, f) = (crate::reference::cfi::frame_table(c), crate::fast::cfi::frame_table(c));
+                if !same_evaluator_cfi(&r, &f) {
+                    return Err(format!("{}: reference {r:?} / fast {f:?}", c.name));
+                }
+                if let Some(u) = &c.unwind {
+                    let ru = crate::reference::unwind::unwind(&c.section, &u.ctx, u.limit);
+                    let fu = crate::fast::unwind::unwind(&c.section, &u.ctx, u.limit);
+                    if !same_evaluator_unwind(Some(&ru), Some(&fu)) {
+                        return Err(format!("{}: unwinding\nreference\n{ru}\nfast\n{fu}", c.name));
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;

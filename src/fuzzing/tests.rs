@@ -1,0 +1,97 @@
+//! The oracles and generators on fixed and pseudo-random inputs: the rich
+//! context loads, generated inputs agree, and most generated expressions
+//! reach a value or a location (the depth goal of issue 5).
+
+use super::*;
+use arbitrary::Unstructured;
+
+/// Deterministic pseudo-random bytes (splitmix64), `n` of them from `seed`.
+fn bytes(seed: u64, n: usize) -> Vec<u8> {
+    let mut z = seed;
+    (0..n)
+        .map(|_| {
+            z = crate::context::synthetic::mix(z.wrapping_add(0x9e37_79b9_7f4a_7c15));
+            z as u8
+        })
+        .collect()
+}
+
+#[test]
+fn rich_context_has_what_the_generators_use() {
+    let c = rich_context();
+    // rsp (7) = 0x7ffc0f00 little-endian; the unit has the four base types.
+    assert_eq!(c.registers[&7], 0x7ffc0f00u64.to_le_bytes().to_vec());
+    let cu = c.cu.as_ref().expect("unit");
+    assert_eq!(cu.base_types.keys().copied().collect::<Vec<_>>(), vec![0x10, 0x18, 0x20, 0x28]);
+    assert!(c.caller.is_some() && c.object.is_some());
+}
+
+#[test]
+fn known_expression_checks() {
+    let ctx = rich_context();
+    // DW_OP_breg7 +8 DW_OP_deref: memory at 0x7ffc0f08 = 0x1001 (context.yaml).
+    check_expr(&[0x77, 0x08, 0x06], &ctx).unwrap();
+    // Undecodable and truncated input is fine too (both evaluators agree).
+    check_expr(&[0x0c, 0x01], &ctx).unwrap();
+    check_expr(&[0xff, 0xff], &ctx).unwrap();
+}
+
+#[test]
+fn generated_expressions_agree_and_mostly_reach_a_result() {
+    let ctx = rich_context();
+    let (mut deep, mut gimli_disagrees, n) = (0, Vec::new(), 400);
+    let mut why = std::collections::BTreeMap::new();
+    for seed in 0..n {
+        let data = bytes(seed, 256);
+        let mut u = Unstructured::new(&data);
+        let e = gen::expression(&mut u, &ctx).unwrap();
+        check_expr(&e, &ctx).unwrap_or_else(|m| panic!("seed {seed}: {m}"));
+        if let Some((crate::runner::compare::Verdict::Disagree, m)) = gimli_verdict(&e, &ctx) {
+            gimli_disagrees.push(m);
+        }
+        let case = ExprCase {
+            name: "g".into(),
+            origin: String::new(),
+            expr: e.into(),
+            attribute: None,
+            form: None,
+            ctx: ctx.clone(),
+            rules: vec![],
+            expect: None,
+        };
+        let (r, _) = crate::reference::expr::evaluate_case(&case);
+        deep += usize::from(matches!(r, crate::outcome::Outcome::Value(_) | crate::outcome::Outcome::Location(_)));
+        *why.entry(r.rule().map_or(r.kind().to_string(), |x| x.to_string())).or_insert(0usize) += 1;
+    }
+    // Issue 5 asks for at least half of the generated inputs to reach a
+    // value or a location rather than an error.
+    assert!(deep * 2 >= n as usize, "{deep} of {n} reach a value or location: {why:?}");
+    // gimli findings are classified, not asserted, here (issue 5 item 7).
+    eprintln!("{deep} of {n} deep; gimli disagrees on {}: {:?}", gimli_disagrees.len(), gimli_disagrees.first());
+}
+
+#[test]
+fn generated_cfi_agrees() {
+    for seed in 0..200 {
+        let data = bytes(seed, 256);
+        let mut u = Unstructured::new(&data);
+        let t = Arc::new(crate::target::presets::x86_64());
+        if let Some(sec) = gen::cfi_section(&mut u, &t).unwrap() {
+            check_cfi(sec.kind, &sec.bytes, t).unwrap_or_else(|m| panic!("seed {seed}: {m}"));
+        }
+    }
+}
+
+#[test]
+fn case_yaml_never_panics_on_damaged_text() {
+    let text = include_str!("context.yaml");
+    check_case_yaml(text).unwrap();
+    for seed in 0..200u64 {
+        let mut t = text.as_bytes().to_vec();
+        for (i, b) in bytes(seed, 6).chunks(2).enumerate() {
+            let at = (usize::from(b[0]) * 7 + i * 131) % t.len();
+            t[at] = b[1] % 0x7f;
+        }
+        let _ = check_case_yaml(&String::from_utf8_lossy(&t));
+    }
+}
