@@ -397,8 +397,10 @@ impl<'c> Machine<'c> {
                 .ok()
                 .and_then(|o| o.checked_add(delta))
                 .ok_or_else(|| Stop::Eval(rule.clone()))?;
-            let size = s.storage.size_bits(self.ctx);
-            if new < 0 || size.is_some_and(|z| new as u128 >= z) {
+            // A storage of unknown size (a register the target does not
+            // define) still holds fewer than 2^64 bits (loc.offset.storage-size).
+            let size = s.storage.size_bits(self.ctx).unwrap_or(1u128 << 64);
+            if new < 0 || new as u128 >= size {
                 return Err(Stop::Eval(rule));
             }
             s.bit_offset = new as u128;
