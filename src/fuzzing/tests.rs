@@ -29,8 +29,15 @@ fn rich_context_has_what_the_generators_use() {
 #[test]
 fn known_expression_checks() {
     let ctx = rich_context();
-    // DW_OP_breg7 +8 DW_OP_deref: memory at 0x7ffc0f08 = 0x1001 (context.yaml).
-    check_expr(&[0x77, 0x08, 0x06], &ctx).unwrap();
+    // DW_OP_breg7 +8 DW_OP_deref: rsp 0x7ffc0f00 + 8 = 0x7ffc0f08, whose
+    // 8 bytes in context.yaml are 01 10 00 .. 00: the generic value 0x1001.
+    let e = [0x77, 0x08, 0x06];
+    check_expr(&e, &ctx).unwrap();
+    let (r, _) = crate::reference::expr::evaluate_case(&expr_case(&e, &ctx));
+    match r {
+        crate::outcome::Outcome::Value(v) => assert_eq!(v.to_u128(), 0x1001),
+        other => panic!("{other}"),
+    }
     // Undecodable and truncated input is fine too (both evaluators agree).
     check_expr(&[0x0c, 0x01], &ctx).unwrap();
     check_expr(&[0xff, 0xff], &ctx).unwrap();
@@ -49,16 +56,7 @@ fn generated_expressions_agree_and_mostly_reach_a_result() {
         if let Some((crate::runner::compare::Verdict::Disagree, m)) = gimli_verdict(&e, &ctx) {
             gimli_disagrees.push(m);
         }
-        let case = ExprCase {
-            name: "g".into(),
-            origin: String::new(),
-            expr: e.into(),
-            attribute: None,
-            form: None,
-            ctx: ctx.clone(),
-            rules: vec![],
-            expect: None,
-        };
+        let case = expr_case(&e, &ctx);
         let (r, _) = crate::reference::expr::evaluate_case(&case);
         deep += usize::from(matches!(r, crate::outcome::Outcome::Value(_) | crate::outcome::Outcome::Location(_)));
         *why.entry(r.rule().map_or(r.kind().to_string(), |x| x.to_string())).or_insert(0usize) += 1;
