@@ -4,6 +4,7 @@
 //! gimli where DESIGN §8 does. A panic anywhere is itself a finding (the
 //! fuzzer sees it).
 
+pub mod case;
 pub mod gen;
 
 use crate::case::{yaml::load_str, Case, ExprCase};
@@ -15,18 +16,15 @@ use crate::runner::compare::{judge, same_evaluator_cfi, same_evaluator_outcome, 
 use crate::target::Target;
 use std::sync::{Arc, OnceLock};
 
-/// The fixed rich evaluation context of the expression targets
-/// (`src/fuzzing/context.yaml`): x86-64 registers and memory, a unit with
+/// The fixed rich evaluation context of the `expr_bytes` target
+/// ([`case::FuzzCase::rich`]): x86-64 registers and memory, a unit with
 /// base types and DIEs, a calling frame, an object, thread and lane, the
 /// hetero-2020 vendor profile.
 pub fn rich_context() -> Arc<Context> {
     static CTX: OnceLock<Arc<Context>> = OnceLock::new();
-    CTX.get_or_init(|| match load_str("src/fuzzing/context.yaml", include_str!("context.yaml")) {
-        Ok(mut cases) => match cases.remove(0) {
-            Case::Expr(c) => c.ctx,
-            Case::Cfi(_) => unreachable!("context.yaml holds one expression case"),
-        },
-        Err(e) => panic!("src/fuzzing/context.yaml does not load: {e:?}"),
+    CTX.get_or_init(|| match case::FuzzCase::rich(Vec::new()).load() {
+        Ok(c) => c.ctx,
+        Err(e) => panic!("the rich context does not load: {e}"),
     })
     .clone()
 }
@@ -36,30 +34,49 @@ pub fn rich_context() -> Arc<Context> {
 ///
 /// Errors: a description of the disagreement.
 pub fn check_expr(expr: &[u8], ctx: &Arc<Context>) -> Result<(), String> {
-    let case = expr_case(expr, ctx);
-    let (r, _) = crate::reference::expr::evaluate_case(&case);
-    let f = crate::fast::expr::evaluate_case(&case);
+    check_expr_case(&expr_case(expr, ctx))
+}
+
+/// [`check_expr`] on a whole case (its expression, attribute and context).
+///
+/// Errors: a description of the disagreement.
+pub fn check_expr_case(case: &ExprCase) -> Result<(), String> {
+    let (r, _) = crate::reference::expr::evaluate_case(case);
+    let f = crate::fast::expr::evaluate_case(case);
     if !same_evaluator_outcome(&r, &f) {
-        return Err(format!("reference {r} / fast {f} on {expr:02x?}"));
+        return Err(format!("{}: reference {r} / fast {f} on {:02x?}", case.name, &case.expr[..]));
     }
     Ok(())
 }
 
-/// gimli's verdict on `expr` in `ctx` under the comparison policy (DESIGN
-/// §8, `runner::compare::judge`), when the expression is DWARF 5 + GNU
-/// input; `None` outside gimli's edition. A `Disagree` is a finding to
-/// classify (docs/consumers.md), with the two outcomes as text.
-pub fn gimli_verdict(expr: &[u8], ctx: &Arc<Context>) -> Option<(Verdict, String)> {
-    let case = expr_case(expr, ctx);
-    if !matches!(crate::edition::of_expr_case(&case), Edition::Dwarf5 | Edition::Dwarf5Gnu) {
+/// gimli's verdict on `case` under the comparison policy (DESIGN §8,
+/// `runner::compare::judge`), when the case is DWARF 5 + GNU input; `None`
+/// outside gimli's edition. With it: the known class of a disagreement
+/// (`consumer::gimli::classes`), and the two outcomes as text.
+pub fn gimli_verdict(case: &ExprCase) -> Option<(Verdict, Option<&'static str>, String)> {
+    if !matches!(crate::edition::of_expr_case(case), Edition::Dwarf5 | Edition::Dwarf5Gnu) {
         return None;
     }
-    let (r, relied) = crate::reference::expr::evaluate_case(&case);
-    let g = crate::consumer::gimli::Gimli.evaluate(&case);
-    Some((judge(&r, &g, !relied.is_empty()), format!("reference {r} / gimli {g} on {expr:02x?}")))
+    let (r, relied) = crate::reference::expr::evaluate_case(case);
+    let g = crate::consumer::gimli::Gimli.evaluate(case);
+    let v = judge(&r, &g, !relied.is_empty());
+    let class = (v == Verdict::Disagree).then(|| crate::consumer::gimli::classes::known_class(case, &r, &g)).flatten();
+    Some((v, class, format!("reference {r} / gimli {g} on {:02x?}", &case.expr[..])))
 }
 
-fn expr_case(expr: &[u8], ctx: &Arc<Context>) -> ExprCase {
+/// The gimli oracle of the expression targets: a disagreement must be of a
+/// known class (docs/consumers.md).
+///
+/// Errors: the disagreement, when no known class explains it.
+pub fn check_gimli(case: &ExprCase) -> Result<(), String> {
+    match gimli_verdict(case) {
+        Some((Verdict::Disagree, None, m)) => Err(format!("gimli disagreement of no known class: {m}")),
+        _ => Ok(()),
+    }
+}
+
+/// The expression case of `expr` in `ctx`, named `fuzz`.
+pub fn expr_case(expr: &[u8], ctx: &Arc<Context>) -> ExprCase {
     ExprCase {
         name: "fuzz".into(),
         origin: "fuzz".into(),
@@ -123,13 +140,7 @@ pub fn check_case_yaml(text: &str) -> Result<(), String> {
     let Ok(cases) = load_str("fuzz.yaml", text) else { return Ok(()) };
     for c in cases.iter().take(16) {
         match c {
-            Case::Expr(e) => {
-                let (r, _) = crate::reference::expr::evaluate_case(e);
-                let f = crate::fast::expr::evaluate_case(e);
-                if !same_evaluator_outcome(&r, &f) {
-                    return Err(format!("{}: reference {r} / fast {f}", e.name));
-                }
-            }
+            Case::Expr(e) => check_expr_case(e)?,
             Case::Cfi(c) => {
                 let (r, f) = (crate::reference::cfi::frame_table(c), crate::fast::cfi::frame_table(c));
                 if !same_evaluator_cfi(&r, &f) {

@@ -9,6 +9,7 @@
 
 mod attr;
 mod cfi;
+pub mod classes;
 mod expr;
 mod frames;
 

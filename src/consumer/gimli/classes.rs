@@ -1,0 +1,49 @@
+//! The known classes of gimli disagreement (docs/consumers.md,
+//! "Disagreements"), recognised from a case and the two outcomes, so that
+//! the fuzz oracles report only disagreements of a new class.
+
+use crate::case::ExprCase;
+use crate::outcome::location::{SingleLocation, Source};
+use crate::outcome::Outcome;
+
+/// The class (`"G1"`, `"G3"`, `"G5"`, `"G7"`) a disagreement between the
+/// reference's outcome `reference` and gimli's `gimli` on `case` belongs
+/// to, or `None` for a disagreement no class explains. Signatures:
+/// - G1: the expression converts (`DW_OP_convert`, 0xa8, or
+///   `DW_OP_GNU_convert`, 0xf7) and both sides have a result;
+/// - G3: the reference says `op.bit-piece.offset-past-storage` and gimli
+///   has a result;
+/// - G5: the reference says `op.deref.past-storage-end` on an expression
+///   with a register-based address (`DW_OP_breg*`, `DW_OP_bregx`) and gimli
+///   has a result;
+/// - G7: the reference's result is the undefined location of an emptied
+///   stack (`expr.result.location-empty-undefined`) and gimli reports
+///   `NotEnoughStackItems`.
+///
+/// The byte tests look at every byte, operands included: a signature may
+/// claim a disagreement it does not explain, never the reverse of a class
+/// it names, so a new class can hide behind G1 only in expressions that
+/// convert.
+pub fn known_class(case: &ExprCase, reference: &Outcome, gimli: &Outcome) -> Option<&'static str> {
+    let result = |o: &Outcome| matches!(o, Outcome::Value(_) | Outcome::Location(_));
+    let rule = |o: &Outcome| o.rule().map(|r| r.as_str().to_string()).unwrap_or_default();
+    let has = |f: &dyn Fn(u8) -> bool| case.expr.iter().any(|b| f(*b));
+    if result(reference) && result(gimli) && has(&|b| b == 0xa8 || b == 0xf7) {
+        return Some("G1");
+    }
+    if rule(reference) == "op.bit-piece.offset-past-storage" && result(gimli) {
+        return Some("G3");
+    }
+    if rule(reference) == "op.deref.past-storage-end"
+        && result(gimli)
+        && has(&|b| (0x70..=0x8f).contains(&b) || b == 0x92)
+    {
+        return Some("G5");
+    }
+    let undefined = matches!(reference, Outcome::Location(l)
+        if l.places == [SingleLocation::Simple(Source::Undefined)]);
+    if undefined && rule(gimli) == "gimli:NotEnoughStackItems" {
+        return Some("G7");
+    }
+    None
+}
