@@ -234,6 +234,40 @@ impl RawLocation {
     }
 }
 
+/// Rebuilds a raw tree that describes the same places as a normal form, so
+/// that normalising it gives `n` back (DESIGN §4; the normaliser is
+/// idempotent through this conversion).
+///
+/// Each single location is kept: `Simple(s)` stays a simple single
+/// location; a normalised composite becomes one composite with bit offset 0
+/// whose parts have the pieces' lengths in **bits**, each part's location
+/// holding one simple single location per source of the piece. An empty
+/// `places` (not a normal form; normalising never builds it) becomes an
+/// empty raw location, which normalises to undefined storage.
+impl From<&NormalLocation> for RawLocation {
+    fn from(n: &NormalLocation) -> Self {
+        let simple = |s: &Source| RawSingle::Simple(s.clone());
+        let singles = n
+            .places
+            .iter()
+            .map(|p| match p {
+                SingleLocation::Simple(s) => simple(s),
+                SingleLocation::Composite(pieces) => RawSingle::Composite {
+                    pieces: pieces
+                        .iter()
+                        .map(|pc| RawPiece {
+                            bits: pc.bits,
+                            location: RawLocation { singles: pc.sources.iter().map(simple).collect() },
+                        })
+                        .collect(),
+                    bit_offset: 0,
+                },
+            })
+            .collect();
+        RawLocation { singles }
+    }
+}
+
 type Seg = (u64, BTreeSet<Source>);
 
 fn flatten_composite(pieces: &[RawPiece]) -> Vec<Seg> {
