@@ -270,6 +270,28 @@ fn cut_front(pieces: &[RawPiece], o: u64) -> Vec<RawPiece> {
     out
 }
 
+/// Makes some parts and composite offsets huge (near 2^63 or 2^64 bits),
+/// as unbudgeted input such as gimli's `DW_OP_bit_piece` sizes can be.
+fn inflate(loc: &mut RawLocation, rng: &mut u64) {
+    for s in &mut loc.singles {
+        if let RawSingle::Composite { pieces, bit_offset } = s {
+            match next(rng) % 6 {
+                0 => *bit_offset = u64::MAX - *bit_offset,
+                1 => *bit_offset |= 1 << 63,
+                _ => {}
+            }
+            for p in pieces.iter_mut() {
+                match next(rng) % 4 {
+                    0 => p.bits = u64::MAX - p.bits,
+                    1 => p.bits |= 1 << 63,
+                    _ => {}
+                }
+                inflate(&mut p.location, rng);
+            }
+        }
+    }
+}
+
 /// A meaning-preserving rewrite of a raw tree (DESIGN §4: each leaves the
 /// places a location description names unchanged).
 #[derive(Debug, Clone)]
@@ -449,8 +471,9 @@ fn read_normal(n: &NormalLocation) -> BTreeSet<Bits> {
 }
 
 /// DESIGN §4's canonical shape: places sorted and distinct, at least one;
-/// pieces non-empty with at least one source; adjacent pieces do not
-/// continue one another (else they would have been merged).
+/// pieces non-empty with at least one source, their lengths adding up to
+/// at most `u64::MAX` bits; adjacent pieces do not continue one another
+/// (else they would have been merged).
 fn check_canonical(n: &NormalLocation) -> Result<(), TestCaseError> {
     prop_assert!(!n.places.is_empty(), "no places: {n}");
     prop_assert!(n.places.windows(2).all(|w| w[0] < w[1]), "places not a sorted set: {n}");
@@ -459,6 +482,8 @@ fn check_canonical(n: &NormalLocation) -> Result<(), TestCaseError> {
             for pc in pieces {
                 prop_assert!(pc.bits > 0 && !pc.sources.is_empty(), "empty piece in {n}");
             }
+            let total = pieces.iter().try_fold(0u64, |t, pc| t.checked_add(pc.bits));
+            prop_assert!(total.is_some(), "composite longer than u64::MAX bits: {n}");
             for w in pieces.windows(2) {
                 let continued: BTreeSet<Source> = w[0].sources.iter().map(|s| s.advanced(w[0].bits)).collect();
                 prop_assert_ne!(&continued, &w[1].sources, "unmerged pieces in {}", n);
@@ -698,6 +723,22 @@ proptest! {
             Source::Undefined => unreachable!("not eligible"),
         });
         prop_assert_ne!(raw.normalize(), changed.normalize(), "changed {:?}", changed);
+    }
+
+    /// Robustness: parts adding up past `u64::MAX` bits neither panic nor
+    /// wrap; a composite keeps `min(total, u64::MAX) - offset` bits, in the
+    /// canonical shape, and stays idempotent.
+    #[test]
+    fn huge_lengths_are_cut_off(raw in tree(), seed in any::<u64>()) {
+        let mut raw = raw;
+        inflate(&mut raw, &mut { seed });
+        let n = raw.normalize();
+        check_canonical(&n)?;
+        prop_assert_eq!(&RawLocation::from(&n).normalize(), &n);
+        if let [RawSingle::Composite { pieces, bit_offset }] = &raw.singles[..] {
+            let total = pieces.iter().fold(0u64, |t, p| t.saturating_add(p.bits));
+            prop_assert_eq!(normal_bits(&n), total.saturating_sub(*bit_offset));
+        }
     }
 
     /// Property 4: the normal form reads, bit by bit, the places the tree
