@@ -1,8 +1,9 @@
-//! Property tests of the location normaliser `RawLocation::normalize`, the
-//! canonical comparison form of location descriptions (DESIGN §4).
+//! Property tests of `RawLocation::normalize`, DESIGN §4's normal form.
 //!
+//! The normal form is the canonical comparison form of location
+//! descriptions that both evaluators feed (src/outcome/location.rs).
 //! Generated raw trees: up to three levels of nested composites, parts of
-//! 0..=64 bits, sources of every `Source` kind (memory in address spaces 0..3
+//! 0..=64 bits, sources of every `Source` kind (memory in address spaces 0..=3
 //! with and without thread/lane, registers, implicit bytes, implicit
 //! pointers, undefined), locations with zero, one or several single
 //! locations. Properties:
@@ -22,6 +23,10 @@
 //!    same places as a direct bit-by-bit reading of the raw tree, and it is
 //!    canonical (sorted, deduplicated places; no empty piece; no two
 //!    adjacent pieces that continue one another).
+//! 5. **Robustness**: with some part lengths and bit offsets near 2^63 or
+//!    2^64 bits, normalising neither panics nor wraps; a composite keeps
+//!    `min(total, u64::MAX) - offset` bits (the normaliser's documented
+//!    cut-off), in the canonical shape, idempotently.
 //!
 //! Hand-derived unit examples for each rewrite close the file.
 
@@ -571,8 +576,8 @@ fn normal_bits(n: &NormalLocation) -> u64 {
 // Properties
 // ---------------------------------------------------------------------------
 
-/// Asserts that `rewrite` (when the tree has a place for it) keeps the
-/// normal form.
+/// Asserts that applying `rewrites` in order keeps the normal form
+/// (rejects the case when none of them had a place in the tree).
 fn check_rewrite(raw: &RawLocation, rewrites: &[Rewrite]) -> Result<(), TestCaseError> {
     let mut other = raw.clone();
     let mut applied = false;
