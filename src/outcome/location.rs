@@ -10,7 +10,10 @@
 //! - nested composites are flattened, sliced to the part size and spliced;
 //! - a composite's own bit offset is applied by slicing its parts;
 //! - adjacent parts that continue the same storage are merged;
-//! - zero-length parts are dropped.
+//! - zero-length parts are dropped;
+//! - piece lengths are `u64` bits, so a normalised composite covers at
+//!   most 2^64 - 1 bits: parts past that are cut off (only input no size
+//!   budget guards, such as gimli's pieces, gets there).
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
@@ -210,7 +213,10 @@ impl RawLocation {
         RawLocation { singles: vec![RawSingle::Simple(source)] }
     }
 
-    /// Normalises into the canonical comparison form.
+    /// Normalises into the canonical comparison form (DESIGN §4).
+    ///
+    /// Never panics: a composite whose parts add up to more than
+    /// `u64::MAX` **bits** is cut off at `u64::MAX` bits.
     pub fn normalize(&self) -> NormalLocation {
         let mut places: Vec<SingleLocation> = self
             .singles
@@ -219,7 +225,8 @@ impl RawLocation {
                 RawSingle::Simple(src) => SingleLocation::Simple(src.clone()),
                 RawSingle::Composite { pieces, bit_offset } => {
                     let segs = flatten_composite(pieces);
-                    let total: u64 = segs.iter().map(|s| s.0).sum();
+                    // Saturating: parts may add up past u64::MAX bits.
+                    let total = segs.iter().fold(0u64, |t, s| t.saturating_add(s.0));
                     let sliced = slice(&segs, *bit_offset, total.saturating_sub(*bit_offset));
                     SingleLocation::Composite(merge(sliced))
                 }
@@ -231,6 +238,40 @@ impl RawLocation {
         places.sort();
         places.dedup();
         NormalLocation { places }
+    }
+}
+
+/// Rebuilds a raw tree that describes the same places as a normal form, so
+/// that normalising it gives `n` back (DESIGN §4; the normaliser is
+/// idempotent through this conversion).
+///
+/// Each single location is kept: `Simple(s)` stays a simple single
+/// location; a normalised composite becomes one composite with bit offset 0
+/// whose parts have the pieces' lengths in **bits**, each part's location
+/// holding one simple single location per source of the piece. An empty
+/// `places` (not a normal form; normalising never builds it) becomes an
+/// empty raw location, which normalises to undefined storage.
+impl From<&NormalLocation> for RawLocation {
+    fn from(n: &NormalLocation) -> Self {
+        let simple = |s: &Source| RawSingle::Simple(s.clone());
+        let singles = n
+            .places
+            .iter()
+            .map(|p| match p {
+                SingleLocation::Simple(s) => simple(s),
+                SingleLocation::Composite(pieces) => RawSingle::Composite {
+                    pieces: pieces
+                        .iter()
+                        .map(|pc| RawPiece {
+                            bits: pc.bits,
+                            location: RawLocation { singles: pc.sources.iter().map(simple).collect() },
+                        })
+                        .collect(),
+                    bit_offset: 0,
+                },
+            })
+            .collect();
+        RawLocation { singles }
     }
 }
 
@@ -441,6 +482,31 @@ mod tests {
         };
         assert_eq!(raw.normalize().places, vec![SingleLocation::Simple(reg(1, 0)), SingleLocation::Simple(reg(3, 0))]);
         assert_eq!(RawLocation { singles: vec![] }.normalize().places, vec![SingleLocation::Simple(Source::Undefined)]);
+    }
+
+    #[test]
+    fn parts_past_u64_bits_are_cut_off() {
+        // [2^64-1 bits: reg0 | 8 bits: reg1] at bit offset 0 (what gimli
+        // gives for DW_OP_reg0 DW_OP_bit_piece 0xffff_ffff_ffff_ffff 0
+        // DW_OP_reg1 DW_OP_bit_piece 8 0). Its 2^64 + 7 bits do not fit a
+        // u64 length: the first part fills all 2^64 - 1 bits a normal form
+        // can hold and the reg1 part is cut off. This used to overflow the
+        // sum of the part lengths (a panic in debug builds).
+        let raw = RawLocation {
+            singles: vec![RawSingle::Composite {
+                pieces: vec![piece(u64::MAX, reg(0, 0)), piece(8, reg(1, 0))],
+                bit_offset: 0,
+            }],
+        };
+        assert_eq!(raw.normalize().places, vec![SingleLocation::Composite(vec![norm_piece(u64::MAX, reg(0, 0))])]);
+        // From bit offset 2^64 - 9 on, 8 bits of reg0 remain: reg0+(2^64-9).
+        let raw = RawLocation {
+            singles: vec![RawSingle::Composite {
+                pieces: vec![piece(u64::MAX, reg(0, 0)), piece(8, reg(1, 0))],
+                bit_offset: u64::MAX - 8,
+            }],
+        };
+        assert_eq!(raw.normalize().places, vec![SingleLocation::Composite(vec![norm_piece(8, reg(0, u64::MAX - 8))])]);
     }
 
     #[test]
