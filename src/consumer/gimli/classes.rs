@@ -6,7 +6,7 @@ use crate::case::ExprCase;
 use crate::outcome::location::{SingleLocation, Source};
 use crate::outcome::Outcome;
 
-/// The class (`"G1"`, `"G3"`, `"G5"`, `"G7"`) a disagreement between the
+/// The class (`"G1"`, `"G3"`, `"G5"`, `"G7"`, `"G8"`) a disagreement between the
 /// reference's outcome `reference` and gimli's `gimli` on `case` belongs
 /// to, or `None` for a disagreement no class explains. Signatures:
 /// - G1: the expression converts (`DW_OP_convert`, 0xa8, or
@@ -14,11 +14,16 @@ use crate::outcome::Outcome;
 /// - G3: the reference says `op.bit-piece.offset-past-storage` and gimli
 ///   has a result;
 /// - G5: the reference says `op.deref.past-storage-end` on an expression
-///   with a register-based address (`DW_OP_breg*`, `DW_OP_bregx`) and gimli
+///   that reads a register as an address or a typed value (`DW_OP_breg*`,
+///   `DW_OP_bregx`, `DW_OP_regval_type`, `DW_OP_GNU_regval_type`) and gimli
 ///   has a result;
 /// - G7: the reference's result is the undefined location of an emptied
 ///   stack (`expr.result.location-empty-undefined`) and gimli reports
-///   `NotEnoughStackItems`.
+///   `NotEnoughStackItems`;
+/// - G8: both results are composites, the expression has pieces
+///   (`DW_OP_piece` 0x93, `DW_OP_bit_piece` 0x9d), and gimli's composite is
+///   longer: gimli joins parts that hetero-2020 puts in separate
+///   composites (`op.piece.pops-part-creates`).
 ///
 /// The byte tests look at every byte, operands included: a signature may
 /// claim a disagreement it does not explain, never the reverse of a class
@@ -36,7 +41,7 @@ pub fn known_class(case: &ExprCase, reference: &Outcome, gimli: &Outcome) -> Opt
     }
     if rule(reference) == "op.deref.past-storage-end"
         && result(gimli)
-        && has(&|b| (0x70..=0x8f).contains(&b) || b == 0x92)
+        && has(&|b| (0x70..=0x8f).contains(&b) || [0x92, 0xa5, 0xf5].contains(&b))
     {
         return Some("G5");
     }
@@ -44,6 +49,18 @@ pub fn known_class(case: &ExprCase, reference: &Outcome, gimli: &Outcome) -> Opt
         if l.places == [SingleLocation::Simple(Source::Undefined)]);
     if undefined && rule(gimli) == "gimli:NotEnoughStackItems" {
         return Some("G7");
+    }
+    let bits = |o: &Outcome| match o {
+        Outcome::Location(l) => match l.places.as_slice() {
+            [SingleLocation::Composite(parts)] => Some(parts.iter().map(|p| u128::from(p.bits)).sum::<u128>()),
+            _ => None,
+        },
+        _ => None,
+    };
+    if let (Some(r), Some(g)) = (bits(reference), bits(gimli)) {
+        if g > r && has(&|b| b == 0x93 || b == 0x9d) {
+            return Some("G8");
+        }
     }
     None
 }
