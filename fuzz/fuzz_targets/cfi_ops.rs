@@ -1,14 +1,11 @@
 //! Structured CFI programs from `dwarfcheck::fuzzing::gen::cfi_section`,
 //! unwound from synthetic machine states: reference == fast.
+//! The logic lives in `dwarfcheck::fuzzing::targets::Target::CfiOps`.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use std::sync::Arc;
 
 fuzz_target!(|data: &[u8]| {
-    let target = Arc::new(dwarfcheck::target::presets::x86_64());
-    let mut u = arbitrary::Unstructured::new(data);
-    let Ok(Some(sec)) = dwarfcheck::fuzzing::gen::cfi_section(&mut u, &target) else { return };
-    if let Err(m) = dwarfcheck::fuzzing::check_cfi(sec.kind, &sec.bytes, target) {
+    if let Err(m) = dwarfcheck::fuzzing::targets::Target::CfiOps.check(data) {
         panic!("{m}");
     }
 });

@@ -5,6 +5,7 @@
 mod coverage;
 mod elf;
 mod eval;
+mod fuzz;
 mod run;
 
 use clap::{Args, Parser, Subcommand};
@@ -53,6 +54,12 @@ enum Command {
     },
     /// Evaluate one expression and print the stack after each operation.
     Eval(eval::EvalArgs),
+    /// Shrink a failing fuzz input (delta debugging over operations and
+    /// context entries) into a regression under corpus/regressions/.
+    Minimize(fuzz::MinimizeArgs),
+    /// Write seed corpora (corpus/<target>/) from the bundled cases and ELF
+    /// files.
+    ExportCorpus(fuzz::ExportArgs),
     /// List each rule of the catalogue with the cases that exercise it.
     Coverage {
         /// Case files or directories (default: the bundled specs/cases).
@@ -142,6 +149,17 @@ impl ReportArgs {
     }
 }
 
+/// What `run` and `coverage` load by default: the bundled cases and the
+/// YAML regressions of `corpus/regressions/` (fuzz findings).
+fn default_case_paths() -> Vec<PathBuf> {
+    let mut v = vec![bundled_cases()];
+    let r = dwarfcheck::fuzzing::replay::bundled_dir();
+    if r.is_dir() {
+        v.push(r);
+    }
+    v
+}
+
 /// The bundled case directory: next to the crate's manifest.
 fn bundled_cases() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("specs/cases")
@@ -155,6 +173,8 @@ pub fn main() -> ExitCode {
             elf::elf(files, seed, vendor, unwind_samples, &report)
         }
         Command::Eval(args) => eval::eval(&args),
+        Command::Minimize(args) => fuzz::minimize(&args),
+        Command::ExportCorpus(args) => fuzz::export(&args),
         Command::Coverage { paths, fail_uncovered } => coverage::coverage(paths, fail_uncovered),
     }
 }
@@ -168,7 +188,7 @@ fn input_error(msg: impl std::fmt::Display) -> ExitCode {
 /// Loads every case under `paths` (default: the bundled suite), printing
 /// every file error; `Err` carries the exit status.
 fn load_cases(paths: Vec<PathBuf>) -> Result<Vec<dwarfcheck::case::Case>, ExitCode> {
-    let paths = if paths.is_empty() { vec![bundled_cases()] } else { paths };
+    let paths = if paths.is_empty() { default_case_paths() } else { paths };
     let files = dwarfcheck::case::yaml::find_case_files(&paths).map_err(input_error)?;
     if files.is_empty() {
         return Err(input_error("no case files found"));

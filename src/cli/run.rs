@@ -7,6 +7,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 pub fn run(paths: Vec<PathBuf>, args: &ReportArgs) -> ExitCode {
+    // With the default paths, the raw fuzz regressions (frame sections,
+    // case-file texts) are replayed too; the YAML ones load as cases.
+    if paths.is_empty() && !replay_regressions() {
+        return ExitCode::from(1);
+    }
     let cases = match load_cases(paths) {
         Ok(c) => c,
         Err(code) => return code,
@@ -18,4 +23,16 @@ pub fn run(paths: Vec<PathBuf>, args: &ReportArgs) -> ExitCode {
     let opts = Options { gates: args.gate.clone(), progress: true, keep_details: 0 };
     let summary = runner::run(&cases, &Reference, &Fast, &others, &opts);
     args.finish("dwarfcheck run", &summary)
+}
+
+/// Replays `corpus/regressions/` through the fuzz oracles; prints each
+/// failure and a count. Returns whether all passed.
+fn replay_regressions() -> bool {
+    let results = dwarfcheck::fuzzing::replay::replay(&dwarfcheck::fuzzing::replay::bundled_dir());
+    let failed: Vec<_> = results.iter().filter(|r| r.1.is_err()).collect();
+    for (f, r) in &failed {
+        eprintln!("regression {} fails again: {}", f.display(), r.as_ref().err().map_or("", |s| s.as_str()));
+    }
+    eprintln!("corpus/regressions: {} replayed, {} failed", results.len(), failed.len());
+    failed.is_empty()
 }

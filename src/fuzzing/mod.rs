@@ -5,7 +5,11 @@
 //! fuzzer sees it).
 
 pub mod case;
+pub mod export;
 pub mod gen;
+pub mod minimize;
+pub mod replay;
+pub mod targets;
 
 use crate::case::{yaml::load_str, Case, ExprCase};
 use crate::cfi::{CfiSection, FrameKind};

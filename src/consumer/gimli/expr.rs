@@ -319,6 +319,14 @@ impl<'c> Driver<'c> {
         };
         let mut buf = [0u8; 8];
         let n = usize::from(size).min(8);
+        // The machine has no bytes past the top of the address space: a
+        // read that runs past it fails, as the memory provider's answer
+        // (the reference's op.deref.past-storage-end; fuzz finding
+        // `lit0 not deref_size 8`).
+        let bits = self.ctx.target.address_space(aspace).map_or(64, |a| a.address_bits.min(64));
+        if u128::from(address) + n as u128 > 1u128 << bits {
+            return Err(missing("RequiresMemory"));
+        }
         // Per-thread and per-lane spaces: the debugger reads the current
         // thread's or lane's storage.
         let (thread, lane) = match self.ctx.target.address_space(aspace) {

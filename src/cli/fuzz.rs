@@ -1,0 +1,114 @@
+//! `dwarfcheck minimize` (a fuzz crash into a regression case) and
+//! `dwarfcheck export-corpus` (seed corpora for the byte-level targets).
+
+use clap::Args;
+use dwarfcheck::fuzzing::{export::Seeds, minimize, targets::Target};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Arguments of `dwarfcheck minimize`.
+#[derive(Args)]
+pub struct MinimizeArgs {
+    /// A fuzz input that fails (e.g. fuzz/artifacts/expr_ops/crash-...).
+    input: PathBuf,
+    /// The target it was found by (expr_bytes, expr_ops, cfi_bytes,
+    /// cfi_ops, case_yaml); default: the input's folder name.
+    #[arg(long)]
+    target: Option<String>,
+    /// Where regressions go.
+    #[arg(long, default_value = "corpus/regressions")]
+    out: PathBuf,
+    /// At most this many oracle runs.
+    #[arg(long, default_value_t = 20_000)]
+    budget: usize,
+}
+
+/// Minimises a failing input and writes it under `--out`.
+pub fn minimize(a: &MinimizeArgs) -> ExitCode {
+    let name = a
+        .target
+        .clone()
+        .or_else(|| a.input.parent().and_then(|p| p.file_name()).and_then(|n| n.to_str()).map(str::to_string));
+    let Some(target) = name.as_deref().and_then(Target::by_name) else {
+        return super::input_error(format!(
+            "which fuzz target found {}? give --target (expr_bytes, expr_ops, cfi_bytes, cfi_ops, case_yaml)",
+            a.input.display()
+        ));
+    };
+    let data = match std::fs::read(&a.input) {
+        Ok(d) => d,
+        Err(e) => return super::input_error(format!("{}: {e}", a.input.display())),
+    };
+    let Some(input) = target.decode(&data) else {
+        return super::input_error(format!("{} is not an input {} evaluates", a.input.display(), target.name()));
+    };
+    let m = match minimize::minimize(input, a.budget) {
+        Ok(m) => m,
+        Err(e) => return super::input_error(e),
+    };
+    match minimize::write(&m, target, &a.out) {
+        Ok(p) => {
+            println!(
+                "{} ({} oracle runs): {}",
+                m.failure.kind,
+                m.tries,
+                m.failure.message.lines().next().unwrap_or("")
+            );
+            println!("wrote {}", p.display());
+            ExitCode::SUCCESS
+        }
+        Err(e) => super::input_error(format!("cannot write under {}: {e}", a.out.display())),
+    }
+}
+
+/// Arguments of `dwarfcheck export-corpus`.
+#[derive(Args)]
+pub struct ExportArgs {
+    /// ELF files whose location expressions and frame sections become seeds
+    /// too (e.g. /usr/lib/debug/.build-id/*/*.debug, AMDGPU objects).
+    elf: Vec<PathBuf>,
+    /// Where `<target>/` folders go.
+    #[arg(long, default_value = "corpus")]
+    out: PathBuf,
+    /// At most this many expressions from each ELF file.
+    #[arg(long, default_value_t = 2000)]
+    per_file: usize,
+}
+
+/// Writes seeds from the bundled cases and the given ELF files.
+pub fn export(a: &ExportArgs) -> ExitCode {
+    let mut seeds = Seeds::default();
+    let files = match dwarfcheck::case::yaml::find_case_files(&[super::bundled_cases()]) {
+        Ok(f) => f,
+        Err(e) => return super::input_error(e),
+    };
+    for f in &files {
+        let text = std::fs::read_to_string(f).unwrap_or_default();
+        if let Ok(cases) = dwarfcheck::case::yaml::load_str(&f.display().to_string(), &text) {
+            seeds.add_cases(&cases, Some(&text));
+        }
+    }
+    let opts = dwarfcheck::elf::Options { unwind_samples: 0, ..Default::default() };
+    for f in &a.elf {
+        match dwarfcheck::elf::extract(f, &opts) {
+            Ok(x) => {
+                let step = (x.exprs.len() / a.per_file.max(1)).max(1);
+                let mut cases: Vec<dwarfcheck::case::Case> =
+                    x.exprs.into_iter().step_by(step).take(a.per_file).map(dwarfcheck::case::Case::Expr).collect();
+                cases.extend(x.cfi.into_iter().take(1).map(dwarfcheck::case::Case::Cfi));
+                seeds.add_cases(&cases, None);
+            }
+            Err(e) => eprintln!("dwarfcheck: {e:#} (skipped)"),
+        }
+    }
+    match seeds.write(&a.out) {
+        Ok(counts) => {
+            for (t, n) in counts {
+                println!("{:<11} {n} seeds in {}", t.name(), a.out.join(t.name()).display());
+            }
+            println!("expr_ops, cfi_ops: no seeds (their bytes are generator choices); their corpora grow from the generators");
+            ExitCode::SUCCESS
+        }
+        Err(e) => super::input_error(format!("cannot write under {}: {e}", a.out.display())),
+    }
+}

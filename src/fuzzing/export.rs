@@ -1,0 +1,100 @@
+//! Seed corpora for the byte-level fuzz targets (`dwarfcheck
+//! export-corpus`): expression bytes, frame sections and case files from
+//! the bundled cases and from ELF files, one file per distinct input.
+
+use super::targets::{Input, Target};
+use crate::case::Case;
+use crate::cfi::FrameKind;
+use std::collections::BTreeSet;
+use std::path::Path;
+
+/// Seeds gathered for each byte-level target (`expr_bytes`, `cfi_bytes`,
+/// `case_yaml`), deduplicated. The structured targets (`expr_ops`,
+/// `cfi_ops`) read their bytes as generator choices, which no real input
+/// maps back to: their corpora grow from the generators.
+#[derive(Debug, Default)]
+pub struct Seeds {
+    /// Expression bytes.
+    pub expr_bytes: BTreeSet<Vec<u8>>,
+    /// `cfi_bytes` inputs: a selector byte and a frame section.
+    pub cfi_bytes: BTreeSet<Vec<u8>>,
+    /// Case-file texts.
+    pub case_yaml: BTreeSet<Vec<u8>>,
+}
+
+/// Frame sections longer than this are cut at the first entry boundary
+/// past it, so that seeds stay small (**bytes**).
+pub const SECTION_SEED_BYTES: usize = 2048;
+
+impl Seeds {
+    /// Adds every case's expression or frame section (`cases` from one
+    /// file), and the file's text when `text` is given.
+    pub fn add_cases(&mut self, cases: &[Case], text: Option<&str>) {
+        if let Some(t) = text {
+            self.case_yaml.insert(t.as_bytes().to_vec());
+        }
+        let mut sections = BTreeSet::new();
+        for c in cases {
+            match c {
+                Case::Expr(e) => {
+                    self.expr_bytes.insert(e.expr.to_vec());
+                    for d in e.ctx.cu.iter().flat_map(|u| u.dies.values()) {
+                        if let Some(crate::context::AttrForm::Exprloc(b)) = &d.location {
+                            self.expr_bytes.insert(b.clone());
+                        }
+                    }
+                }
+                Case::Cfi(c) => {
+                    let s = &c.section;
+                    if sections.insert((s.kind == FrameKind::EhFrame, s.bytes.clone())) {
+                        let input = Input::Cfi { kind: s.kind, bytes: cut(&s.bytes, s.kind), target: s.target.clone() };
+                        if let Some((_, raw)) = input.raw() {
+                            self.cfi_bytes.insert(raw);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Writes each seed as `<dir>/<target>/<digest>`; returns how many
+    /// files each target got.
+    ///
+    /// Errors: a file cannot be written.
+    pub fn write(&self, dir: &Path) -> std::io::Result<Vec<(Target, usize)>> {
+        let mut out = Vec::new();
+        for (t, set) in [
+            (Target::ExprBytes, &self.expr_bytes),
+            (Target::CfiBytes, &self.cfi_bytes),
+            (Target::CaseYaml, &self.case_yaml),
+        ] {
+            let d = dir.join(t.name());
+            std::fs::create_dir_all(&d)?;
+            for s in set {
+                std::fs::write(d.join(super::minimize::digest(s)), s)?;
+            }
+            out.push((t, set.len()));
+        }
+        Ok(out)
+    }
+}
+
+/// The section, or its entries up to the first boundary past
+/// [`SECTION_SEED_BYTES`] (entries are length-prefixed: a 4-byte length,
+/// or 0xffffffff and an 8-byte one).
+fn cut(bytes: &[u8], _kind: FrameKind) -> Vec<u8> {
+    let mut at = 0usize;
+    while at < bytes.len() && at < SECTION_SEED_BYTES {
+        let Some(len) = bytes.get(at..at + 4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])) else { break };
+        let next = if len == 0xffff_ffff {
+            bytes.get(at + 4..at + 12).map(|b| u64::from_le_bytes(b.try_into().unwrap_or([0; 8])) as usize + 12)
+        } else {
+            Some(len as usize + 4)
+        };
+        match next {
+            Some(n) if n > 0 && at + n <= bytes.len() => at += n,
+            _ => return bytes.to_vec(),
+        }
+    }
+    bytes[..at.max(1).min(bytes.len())].to_vec()
+}

@@ -1,0 +1,140 @@
+//! The five fuzz targets as plain functions over their input bytes: the one
+//! place each target's decoding and oracles live, called by the `fuzz/`
+//! binaries, `dwarfcheck minimize`, `export-corpus` statistics and the
+//! replay of `corpus/regressions/`.
+
+use super::case::FuzzCase;
+use super::{check_case_yaml, check_cfi, check_expr_case, check_gimli, gen};
+use crate::cfi::FrameKind;
+use crate::target::{presets, Target as Machine};
+use arbitrary::Unstructured;
+use std::sync::Arc;
+
+/// A fuzz target of the `fuzz/` crate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Target {
+    /// Raw expression bytes in the fixed rich context.
+    ExprBytes,
+    /// A generated context and a structured expression for it.
+    ExprOps,
+    /// Raw frame-section bytes; the first byte picks the section kind (bit
+    /// 0) and the target (the rest, modulo 3: x86-64, AArch64, AMDGPU).
+    CfiBytes,
+    /// A generated x86-64 frame section, unwound from synthetic states.
+    CfiOps,
+    /// Case-file text.
+    CaseYaml,
+}
+
+/// Every target, in the order the campaign runs them.
+pub const ALL: [Target; 5] = [Target::ExprBytes, Target::ExprOps, Target::CfiBytes, Target::CfiOps, Target::CaseYaml];
+
+/// What one input of a target is, decoded.
+#[derive(Debug, Clone)]
+pub enum Input {
+    /// An expression case (the expression targets).
+    Expr(FuzzCase),
+    /// A frame section (the CFI targets).
+    Cfi {
+        /// `.debug_frame` or `.eh_frame`.
+        kind: FrameKind,
+        /// The whole section.
+        bytes: Vec<u8>,
+        /// The machine.
+        target: Arc<Machine>,
+    },
+    /// Case-file text.
+    Yaml(String),
+}
+
+impl Target {
+    /// The target's name in `fuzz/Cargo.toml` and `corpus/<name>/`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Target::ExprBytes => "expr_bytes",
+            Target::ExprOps => "expr_ops",
+            Target::CfiBytes => "cfi_bytes",
+            Target::CfiOps => "cfi_ops",
+            Target::CaseYaml => "case_yaml",
+        }
+    }
+
+    /// The target called `name`.
+    pub fn by_name(name: &str) -> Option<Target> {
+        ALL.into_iter().find(|t| t.name() == name)
+    }
+
+    /// Decodes `data` as the target does; `None` for input the target
+    /// skips (generator bytes that run out, text that is not UTF-8, an
+    /// empty CFI input).
+    pub fn decode(self, data: &[u8]) -> Option<Input> {
+        match self {
+            Target::ExprBytes => Some(Input::Expr(FuzzCase::rich(data.to_vec()))),
+            Target::ExprOps => gen::fuzz_case(&mut Unstructured::new(data)).ok().map(|(fc, _)| Input::Expr(fc)),
+            Target::CfiBytes => {
+                let (&sel, bytes) = data.split_first()?;
+                let kind = if sel & 1 == 0 { FrameKind::DebugFrame } else { FrameKind::EhFrame };
+                let target = Arc::new(match (sel >> 1) % 3 {
+                    0 => presets::x86_64(),
+                    1 => presets::aarch64(),
+                    _ => presets::amdgpu_gfx90a(),
+                });
+                Some(Input::Cfi { kind, bytes: bytes.to_vec(), target })
+            }
+            Target::CfiOps => {
+                let target = Arc::new(presets::x86_64());
+                let sec = gen::cfi_section(&mut Unstructured::new(data), &target).ok()??;
+                Some(Input::Cfi { kind: sec.kind, bytes: sec.bytes.to_vec(), target })
+            }
+            Target::CaseYaml => std::str::from_utf8(data).ok().map(|t| Input::Yaml(t.to_string())),
+        }
+    }
+
+    /// Runs the target's oracles on `data`.
+    ///
+    /// Errors: what disagreed (the fuzz binary panics with it).
+    pub fn check(self, data: &[u8]) -> Result<(), String> {
+        self.decode(data).map_or(Ok(()), |i| i.check())
+    }
+}
+
+impl Input {
+    /// The oracles of the input's target: reference == fast everywhere,
+    /// gimli in a known class on expressions, the loader never panics.
+    ///
+    /// Errors: what disagreed. A case that does not load is a generator
+    /// error for `Expr` (reported) and fine for `Yaml`.
+    pub fn check(&self) -> Result<(), String> {
+        match self {
+            Input::Expr(fc) => {
+                let case = fc.load()?;
+                check_expr_case(&case)?;
+                check_gimli(&case)
+            }
+            Input::Cfi { kind, bytes, target } => check_cfi(*kind, bytes, target.clone()),
+            Input::Yaml(text) => check_case_yaml(text),
+        }
+    }
+
+    /// The input as the bytes of the plain target that takes it: expression
+    /// bytes for `expr_bytes` (the expression only: the context is the
+    /// rich one), a selector byte and the section for `cfi_bytes`, UTF-8
+    /// for `case_yaml`. `None` for a CFI target this encoding cannot name.
+    pub fn raw(&self) -> Option<(Target, Vec<u8>)> {
+        match self {
+            Input::Expr(fc) => Some((Target::ExprBytes, fc.expr.clone())),
+            Input::Cfi { kind, bytes, target } => {
+                let t = match target.name.as_str() {
+                    "x86_64" => 0u8,
+                    "aarch64" => 1,
+                    "amdgpu-gfx90a" => 2,
+                    _ => return None,
+                };
+                let mut v = vec![(t << 1) | u8::from(*kind == FrameKind::EhFrame)];
+                v.extend(bytes);
+                Some((Target::CfiBytes, v))
+            }
+            Input::Yaml(t) => Some((Target::CaseYaml, t.as_bytes().to_vec())),
+        }
+    }
+}
