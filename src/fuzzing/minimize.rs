@@ -54,7 +54,7 @@ pub fn ddmin<T: Clone>(mut items: Vec<T>, budget: &mut usize, still_fails: &mut 
     let mut n = 2usize;
     while items.len() >= 2 && *budget > 0 {
         let chunk = items.len().div_ceil(n);
-        let mut reduced = false;
+        let mut reduced = None;
         for i in 0..n {
             let lo = i * chunk;
             if lo >= items.len() || *budget == 0 {
@@ -64,13 +64,14 @@ pub fn ddmin<T: Clone>(mut items: Vec<T>, budget: &mut usize, still_fails: &mut 
             let candidate: Vec<T> = items[..lo].iter().chain(&items[hi..]).cloned().collect();
             *budget -= 1;
             if still_fails(&candidate) {
-                items = candidate;
-                n = (n - 1).max(2);
-                reduced = true;
+                reduced = Some(candidate);
                 break;
             }
         }
-        if !reduced {
+        if let Some(c) = reduced {
+            items = c;
+            n = (n - 1).max(2);
+        } else {
             if n >= items.len() {
                 break;
             }
