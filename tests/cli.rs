@@ -92,3 +92,34 @@ fn unknown_vendor_profile_is_a_usage_error() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("expected one of dwarf5"));
 }
+
+#[test]
+fn minimize_refuses_an_input_that_passes() {
+    // DW_OP_lit1: both evaluators agree, gimli too; nothing to minimise.
+    let dir = std::env::temp_dir().join(format!("dwarfcheck-min-{}", std::process::id())).join("expr_bytes");
+    std::fs::create_dir_all(&dir).unwrap();
+    let input = dir.join("crash-lit1");
+    std::fs::write(&input, [0x31u8]).unwrap();
+    let o = dwarfcheck(&["minimize", input.to_str().unwrap(), "--out", dir.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}{}", stdout(&o), stderr(&o));
+    assert!(stderr(&o).contains("does not fail"), "{}", stderr(&o));
+}
+
+#[test]
+fn export_corpus_writes_seeds_that_pass_their_targets() {
+    use dwarfcheck::fuzzing::targets::Target;
+    let out = std::env::temp_dir().join(format!("dwarfcheck-corpus-{}", std::process::id()));
+    let o = dwarfcheck(&["export-corpus", "--out", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    for t in [Target::ExprBytes, Target::CfiBytes, Target::CaseYaml] {
+        let seeds: Vec<_> = std::fs::read_dir(out.join(t.name())).unwrap().flatten().collect();
+        // The bundled suite has hundreds of expression cases, hundreds of
+        // CFI cases and dozens of files.
+        assert!(seeds.len() >= 20, "{}: {} seeds", t.name(), seeds.len());
+        for s in seeds.iter().step_by(7) {
+            let data = std::fs::read(s.path()).unwrap();
+            t.check(&data).unwrap_or_else(|m| panic!("{}: {m}", s.path().display()));
+        }
+    }
+    let _ = std::fs::remove_dir_all(&out);
+}
