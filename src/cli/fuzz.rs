@@ -2,7 +2,7 @@
 //! `dwarfcheck export-corpus` (seed corpora for the byte-level targets).
 
 use clap::Args;
-use dwarfcheck::fuzzing::{export::Seeds, minimize, targets::Target};
+use dwarfcheck::fuzzing::{export::Seeds, minimize, stats::Stats, targets::Target};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -111,4 +111,42 @@ pub fn export(a: &ExportArgs) -> ExitCode {
         }
         Err(e) => super::input_error(format!("cannot write under {}: {e}", a.out.display())),
     }
+}
+
+/// Arguments of `dwarfcheck fuzz-stats`.
+#[derive(Args)]
+pub struct StatsArgs {
+    /// The fuzz target whose inputs these are.
+    target: String,
+    /// A corpus directory (e.g. fuzz/corpus/expr_ops).
+    dir: PathBuf,
+}
+
+/// Prints what a corpus reaches: results vs errors, opcode coverage.
+pub fn stats(a: &StatsArgs) -> ExitCode {
+    let Some(target) = Target::by_name(&a.target) else {
+        return super::input_error(format!("no fuzz target {}", a.target));
+    };
+    let rd = match std::fs::read_dir(&a.dir) {
+        Ok(r) => r,
+        Err(e) => return super::input_error(format!("{}: {e}", a.dir.display())),
+    };
+    let mut s = Stats::default();
+    for e in rd.flatten() {
+        if let Ok(data) = std::fs::read(e.path()) {
+            s.add(target, &data);
+        }
+    }
+    let pct = |a: usize, b: usize| if b == 0 { 0.0 } else { 100.0 * a as f64 / b as f64 };
+    println!("{}: {} inputs, {} decoded", target.name(), s.inputs, s.decoded);
+    println!(
+        "reference results (value/location, or a row table): {} of {} evaluated ({:.1}%)",
+        s.results,
+        s.evaluated,
+        pct(s.results, s.evaluated)
+    );
+    let seen = s.known.iter().filter(|k| s.seen.contains_key(*k)).count();
+    println!("opcode coverage: {seen} of {} known names ({:.1}%)", s.known.len(), pct(seen, s.known.len()));
+    println!("missing: {}", s.missing().join(" "));
+    ExitCode::SUCCESS
 }

@@ -60,6 +60,9 @@ enum Command {
     /// Write seed corpora (corpus/<target>/) from the bundled cases and ELF
     /// files.
     ExportCorpus(fuzz::ExportArgs),
+    /// Report what a fuzz corpus reaches: the share of inputs the reference
+    /// turns into a result, and which operations/instructions they hold.
+    FuzzStats(fuzz::StatsArgs),
     /// List each rule of the catalogue with the cases that exercise it.
     Coverage {
         /// Case files or directories (default: the bundled specs/cases).
@@ -175,6 +178,7 @@ pub fn main() -> ExitCode {
         Command::Eval(args) => eval::eval(&args),
         Command::Minimize(args) => fuzz::minimize(&args),
         Command::ExportCorpus(args) => fuzz::export(&args),
+        Command::FuzzStats(args) => fuzz::stats(&args),
         Command::Coverage { paths, fail_uncovered } => coverage::coverage(paths, fail_uncovered),
     }
 }

@@ -16,6 +16,8 @@ pub enum Section {
     Register,
     /// A `memory:` segment, a flow mapping.
     Memory,
+    /// A key of `cu:`, e.g. `addr_base: 8`.
+    Unit,
     /// A `cu.base_types:` entry, e.g. `0x10: { encoding: DW_ATE_unsigned, bits: 32 }`.
     BaseType,
     /// A `cu.dies:` entry, e.g. `0x40: { location: "DW_OP_reg0" }`.
@@ -113,6 +115,9 @@ impl FuzzCase {
         list(&mut s, "registers", "      ", of(Section::Register).collect(), false);
         list(&mut s, "memory", "      ", of(Section::Memory).collect(), true);
         let _ = writeln!(s, "      cu:\n        version: 5\n        address_size: {}", self.address_bytes());
+        for k in of(Section::Unit) {
+            let _ = writeln!(s, "        {k}");
+        }
         list(&mut s, "base_types", "        ", of(Section::BaseType).collect(), false);
         list(&mut s, "dies", "        ", of(Section::Die).collect(), false);
         let _ = writeln!(s, "    expr_bytes: \"{}\"", hex(&self.expr));
@@ -147,8 +152,10 @@ pub fn default_rules() -> Vec<String> {
     vec!["expr.eval.runs-to-end".into()]
 }
 
-/// The unit every fuzz context carries: four base types (unsigned 32,
-/// signed 64, float 64, unsigned 8 at 0x10, 0x18, 0x20, 0x28) and four
+/// The unit every fuzz context carries: a `.debug_addr` with 0x601000 and
+/// 0x7ffc0f00 at indices 0 and 1 (`DW_OP_addrx`, `DW_OP_constx`), four
+/// base types (unsigned 32, signed 64, float 64, unsigned 8 at 0x10,
+/// 0x18, 0x20, 0x28) and four
 /// DIEs (0x40 the object's address + 8, 0x50 a constant, 0x60 the value 3,
 /// 0x70 nothing).
 pub fn standard_unit() -> Vec<(Section, String)> {
@@ -164,7 +171,11 @@ pub fn standard_unit() -> Vec<(Section, String)> {
         "0x60: { location: \"DW_OP_lit1 DW_OP_lit2 DW_OP_plus\" }",
         "0x70: {}",
     ];
-    let mut v: Vec<(Section, String)> = types.iter().map(|t| (Section::BaseType, t.to_string())).collect();
+    let mut v = vec![
+        (Section::Unit, "addr_base: 8".to_string()),
+        (Section::Unit, "debug_addr: \"0000000000000000 0010600000000000 000ffc7f00000000\"".to_string()),
+    ];
+    v.extend(types.iter().map(|t| (Section::BaseType, t.to_string())));
     v.extend(dies.iter().map(|d| (Section::Die, d.to_string())));
     v
 }

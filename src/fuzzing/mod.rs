@@ -9,6 +9,7 @@ pub mod export;
 pub mod gen;
 pub mod minimize;
 pub mod replay;
+pub mod stats;
 pub mod targets;
 
 use crate::case::{yaml::load_str, Case, ExprCase};

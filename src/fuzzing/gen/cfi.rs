@@ -11,14 +11,15 @@ use arbitrary::{Result, Unstructured};
 use std::sync::Arc;
 
 /// One call frame instruction as text: CFA definitions (including the
-/// address-space forms), register rules with small expressions,
-/// remember/restore, advances (not in a CIE).
+/// signed, extended and address-space forms), register rules with small
+/// expressions, remember/restore, advances and `DW_CFA_set_loc` (not in
+/// a CIE).
 fn cfi_insn(u: &mut Unstructured, cie: bool) -> Result<String> {
     let r = u.int_in_range(0u8..=17)?;
     let off = u.int_in_range(-8i64..=8)? * 8;
-    let hi = if cie { 11 } else { 15 };
+    let hi = if cie { 22 } else { 27 };
     Ok(match u.int_in_range(0u8..=hi)? {
-        0 => format!("DW_CFA_def_cfa: reg{r} {off:+}"),
+        0 => format!("DW_CFA_def_cfa: reg{r} {:+}", off.unsigned_abs()),
         1 => format!("DW_CFA_def_cfa_offset: {:+}", off.unsigned_abs()),
         2 => format!("DW_CFA_def_cfa_register: reg{r}"),
         3 => format!("DW_CFA_offset: reg{r} {:+}", -(off.abs())),
@@ -30,9 +31,23 @@ fn cfi_insn(u: &mut Unstructured, cie: bool) -> Result<String> {
         9 => format!("DW_CFA_val_expression: reg{r} {{{}}}", block(u)?),
         10 => format!("DW_CFA_def_cfa_expression: {{{}}}", block(u)?),
         11 => "DW_CFA_nop".to_string(),
-        12 => format!("DW_CFA_advance_loc: {}", u.int_in_range(1u8..=8)?),
-        13 => "DW_CFA_remember_state".to_string(),
-        14 => "DW_CFA_restore_state".to_string(),
+        // The signed and extended forms, and the address-space CFA
+        // (address space 0: the only one x86-64 has).
+        12 => format!("DW_CFA_def_cfa_sf: reg{r} {off:+}"),
+        13 => format!("DW_CFA_def_cfa_offset_sf: {off:+}"),
+        14 => format!("DW_CFA_offset_extended: reg{r} {:+}", -(off.abs())),
+        15 => format!("DW_CFA_offset_extended_sf: reg{r} {off:+}"),
+        16 => format!("DW_CFA_val_offset_sf: reg{r} {off:+}"),
+        17 => format!("DW_CFA_GNU_negative_offset_extended: reg{r} {:+}", off.abs()),
+        18 => format!("DW_CFA_LLVM_def_aspace_cfa: reg{r} {:+} in addrspace0", off.unsigned_abs()),
+        19 => format!("DW_CFA_LLVM_def_aspace_cfa_sf: reg{r} {off:+} in addrspace0"),
+        20 => format!("DW_CFA_GNU_args_size: {:+}", off.unsigned_abs()),
+        21 => format!("DW_CFA_restore_extended: reg{r}"),
+        22 => format!("DW_CFA_def_cfa: reg{r} {:+}", off.unsigned_abs()),
+        23 => format!("DW_CFA_advance_loc: {}", u.int_in_range(1u8..=8)?),
+        24 => "DW_CFA_remember_state".to_string(),
+        25 => "DW_CFA_restore_state".to_string(),
+        26 => format!("DW_CFA_set_loc: {:#x}", u.int_in_range(0x1000u64..=0x4100)?),
         _ => format!("DW_CFA_restore: reg{r}"),
     })
 }
@@ -62,7 +77,11 @@ pub fn cfi_section(u: &mut Unstructured, target: &Arc<Target>) -> Result<Option<
     for _ in 0..u.int_in_range(0u8..=4)? {
         cie.push(cfi_insn(u, true)?);
     }
-    let asm = |v: &[String]| crate::asm::cfi::assemble(&v.join("; "), target, &p).unwrap_or_default();
+    // Each instruction on its own, so that one the assembler refuses
+    // (none should) drops alone.
+    let asm = |v: &[String]| -> Vec<u8> {
+        v.iter().flat_map(|i| crate::asm::cfi::assemble(i, target, &p).unwrap_or_default()).collect()
+    };
     let mut fdes = Vec::new();
     for i in 0..u.int_in_range(1u64..=4)? {
         let mut f = Vec::new();

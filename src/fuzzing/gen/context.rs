@@ -80,6 +80,7 @@ fn amdgpu(u: &mut Unstructured) -> Result<FuzzCase> {
         (Key, format!("synthetic: {:#x}", u.arbitrary::<u16>()?)),
         (Key, "budgets: { steps: 5000, size_bytes: 65536 }".into()),
         (Key, "object: { memory: 0x1000 }".into()),
+        (Key, "tls_base: 0x2000".into()),
         (Register, format!("exec_mask_64: {:#x}", if u.ratio(1u8, 2)? { u64::MAX } else { u.arbitrary()? })),
     ];
     // The frame: a CFA in private_wave, and a calling frame whose CFA is

@@ -198,7 +198,7 @@ fn one(u: &mut Unstructured, stack: &[Kind], p: &Palette) -> Result<Op> {
     let sloppy = rare(u, 200)?;
     let want = if sloppy { usize::MAX } else { stack.len() };
     loop {
-        let o = match u.int_in_range(0u8..=55)? {
+        let o = match u.int_in_range(0u8..=66)? {
             0..=3 => op(format!("DW_OP_lit{}", u.int_in_range(0u8..=31)?), 0, 1),
             4 => op(format!("DW_OP_constu {}", int(u)?.unsigned_abs()), 0, 1),
             5 => op(format!("DW_OP_consts {}", int(u)?), 0, 1),
@@ -267,7 +267,7 @@ fn one(u: &mut Unstructured, stack: &[Kind], p: &Palette) -> Result<Op> {
             }
             48 => {
                 let a = p.aspace(u)?;
-                in_space(a, format!("DW_OP_LLVM_aspace_bregx {a} {} {}", p.addr_reg(u)?, int(u)?), 0)
+                in_space(a, format!("DW_OP_constu {a} DW_OP_LLVM_aspace_bregx {} {}", p.addr_reg(u)?, int(u)?), 0)
             }
             49 => {
                 let size = *u.choose(&[1u8, 2, 4, 8])?;
@@ -275,10 +275,10 @@ fn one(u: &mut Unstructured, stack: &[Kind], p: &Palette) -> Result<Op> {
             }
             50 => op("DW_OP_LLVM_push_lane", 0, 1),
             51 => loc_op(format!(
-                "DW_OP_LLVM_aspace_implicit_pointer {:#x} {} {}",
+                "DW_OP_constu {} DW_OP_LLVM_aspace_implicit_pointer {:#x} {:+}",
+                p.aspace(u)?,
                 *u.choose(&[0x40u64, 0x50])?,
-                int(u)?,
-                p.aspace(u)?
+                int(u)?
             )),
             // Vector composites: a location extended to lanes, a selection
             // by a mask value.
@@ -293,6 +293,44 @@ fn one(u: &mut Unstructured, stack: &[Kind], p: &Palette) -> Result<Op> {
             // (DWARF 5 pieces leave an incomplete composite that only
             // more pieces may touch: they come at the end, below.)
             54 => op(format!("DW_OP_LLVM_offset_uconst {}", u.int_in_range(0u8..=4)?), 1, 1),
+            55 => {
+                let (name, v) = *u.choose(&[
+                    ("const1u", 200i64),
+                    ("const1s", -100),
+                    ("const2u", 0x1234),
+                    ("const2s", -0x1234),
+                    ("const4u", 0x7ffc0f00),
+                    ("const4s", -8),
+                    ("const8s", -0x1000),
+                ])?;
+                op(format!("DW_OP_{name} {v}"), 0, 1)
+            }
+            56 => op("DW_OP_nop", 0, 0),
+            57 => op(format!("DW_OP_constu {} DW_OP_swap DW_OP_xderef", p.aspace(u)?), 1, 1),
+            // Raw encodings (`raw:` hex) where the text form takes more
+            // than the generator knows: xderef_type, call_ref, the
+            // unit's .debug_addr, reinterpret, and the GNU forms (which
+            // decode as GNU operations under the gnu profile only).
+            58 => typed_op(format!("raw:10 {:02x} 16 a7 08 18", p.aspace(u)?.min(0x7f)), 1),
+            59 => op("raw:9a 40 00 00 00", 0, 1),
+            60 => op(format!("DW_OP_{} {}", u.choose(&["addrx", "constx"])?, u.int_in_range(0u8..=1)?), 0, 1),
+            61 => op("DW_OP_form_tls_address", 1, 1),
+            62 => op("raw:a9 00", 1, 1),
+            63 => match u.int_in_range(0u8..=12)? {
+                0 => op("raw:e0", 1, 1),
+                12 => op("raw:f0", 0, 0),
+                1 => loc_op(format!("raw:f2 50 00 00 00 {:02x}", u.int_in_range(0u8..=0x3f)?)),
+                2 => op("raw:f3 01 50", 0, 1),
+                3 => typed_op(format!("raw:f4 10 04 {:08x}", u.arbitrary::<u32>()?), 0),
+                4 => typed_op(format!("raw:f5 {:02x} 18", p.addr_reg(u)?.min(0x7f)), 0),
+                5 => typed_op("raw:f6 04 10", 1),
+                6 => op("raw:f7 00", 1, 1),
+                7 => op("raw:f9 00", 1, 1),
+                8 => op("raw:fa 40 00 00 00", 0, 1),
+                9 => op(format!("raw:fb {:02x}", u.int_in_range(0u8..=1)?), 0, 1),
+                10 => op(format!("raw:fc {:02x}", u.int_in_range(0u8..=1)?), 0, 1),
+                _ => op("raw:fd 40 00 00 00", 0, 1),
+            },
             _ => op(format!("DW_OP_lit{}", u.int_in_range(0u8..=31)?), 0, 1),
         };
         let top = stack.iter().rev().take(o.pops);
@@ -350,7 +388,14 @@ pub fn expression(u: &mut Unstructured, ctx: &Context) -> Result<Vec<u8>> {
     let mut branches: Vec<(usize, bool, usize)> = Vec::new(); // (index, bra, ops skipped)
     let mut stack: Vec<Kind> = Vec::new();
     let format = ctx.cu.as_ref().map(|c| c.format).unwrap_or_default();
-    let asm = |t: &str| crate::asm::expr::assemble(t, &ctx.target, &ctx.vendor, format, ctx.address_bytes());
+    let asm = |t: &str| -> std::result::Result<Vec<u8>, ()> {
+        match t.strip_prefix("raw:") {
+            Some(h) => crate::asm::cfi::parse_block(&format!("{{{h}}}")).ok_or(()),
+            None => {
+                crate::asm::expr::assemble(t, &ctx.target, &ctx.vendor, format, ctx.address_bytes()).map_err(|_| ())
+            }
+        }
+    };
     let palette = Palette::of(ctx);
     for _ in 0..n {
         if u.is_empty() {
