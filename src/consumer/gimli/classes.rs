@@ -3,10 +3,10 @@
 //! the fuzz oracles report only disagreements of a new class.
 
 use crate::case::ExprCase;
-use crate::outcome::location::{SingleLocation, Source};
+use crate::outcome::location::{Piece, SingleLocation, Source};
 use crate::outcome::Outcome;
 
-/// The class (`"G1"`, `"G3"`, `"G5"`, `"G7"`, `"G8"`, `"G9"`) a disagreement between the
+/// The class (`"G1"`, `"G3"`, `"G5"`, `"G7"` to `"G12"`) a disagreement between the
 /// reference's outcome `reference` and gimli's `gimli` on `case` belongs
 /// to, or `None` for a disagreement no class explains. Signatures:
 /// - G1: the expression converts (`DW_OP_convert`, 0xa8, or
@@ -26,7 +26,19 @@ use crate::outcome::Outcome;
 ///   composites (`op.piece.pops-part-creates`);
 /// - G9: gimli reports `UnsupportedTypeOperation` on an expression with a
 ///   `DW_OP_neg` (0x1f) byte: gimli refuses to negate a value of an
-///   unsigned base type, which DWARF 5 reads as signed (`op.neg.signed`).
+///   unsigned base type, which DWARF 5 reads as signed (`op.neg.signed`);
+/// - G10: both results are composites with the same part lengths, and
+///   every part where they differ is undefined in the reference's: gimli
+///   fills a piece that has no location operations of its own with a
+///   stale stack entry (`op.piece.top-incomplete-appends`); with G8, when
+///   the stale entry gimli takes is typed, gimli fails with
+///   `IntegralTypeRequired` where the reference has a composite;
+/// - G11: the reference says `op.deref-type.size-mismatch` and gimli asked
+///   the adapter for a read whose size is not its type's (gimli does not
+///   check the size operand against the type);
+/// - G12: gimli says `BadSignedLeb128`/`BadUnsignedLeb128` where the
+///   reference decoded the operand (an over-long LEB128 padded with zero
+///   groups, which DWARF 5 §7.6 does not bound).
 ///
 /// The byte tests look at every byte, operands included: a signature may
 /// claim a disagreement it does not explain, never the reverse of a class
@@ -58,6 +70,31 @@ pub fn known_class(case: &ExprCase, reference: &Outcome, gimli: &Outcome) -> Opt
     if undefined && rule(gimli) == "gimli:NotEnoughStackItems" {
         return Some("G7");
     }
+    if rule(reference) == "op.deref-type.size-mismatch"
+        && matches!(gimli, Outcome::ConsumerFault { what } if what.starts_with("gimli asked for"))
+    {
+        return Some("G11");
+    }
+    let leb = ["gimli:BadSignedLeb128", "gimli:BadUnsignedLeb128"];
+    if leb.contains(&rule(gimli).as_str()) && !rule(reference).starts_with("expr.decode.") {
+        return Some("G12");
+    }
+    let parts = |o: &Outcome| match o {
+        Outcome::Location(l) => match l.places.as_slice() {
+            [SingleLocation::Composite(p)] => Some(p.clone()),
+            _ => None,
+        },
+        _ => None,
+    };
+    if let (Some(r), Some(g)) = (parts(reference), parts(gimli)) {
+        if stale_pieces_only(&r, &g) {
+            return Some("G10");
+        }
+    }
+    // G8/G10 with a typed stale entry: gimli cannot use it as an address.
+    if parts(reference).is_some() && rule(gimli) == "gimli:IntegralTypeRequired" && has(&|b| b == 0x93 || b == 0x9d) {
+        return Some("G10");
+    }
     let bits = |o: &Outcome| match o {
         Outcome::Location(l) => match l.places.as_slice() {
             [SingleLocation::Composite(parts)] => Some(parts.iter().map(|p| u128::from(p.bits)).sum::<u128>()),
@@ -71,4 +108,39 @@ pub fn known_class(case: &ExprCase, reference: &Outcome, gimli: &Outcome) -> Opt
         }
     }
     None
+}
+
+/// Whether composites `r` (the reference's) and `g` (gimli's) cover the
+/// same number of bits and, bit range by bit range, hold the same places
+/// wherever `r` is not undefined (G10).
+fn stale_pieces_only(r: &[Piece], g: &[Piece]) -> bool {
+    let total = |p: &[Piece]| p.iter().map(|x| u128::from(x.bits)).sum::<u128>();
+    if total(r) != total(g) {
+        return false;
+    }
+    let starts = |p: &[Piece]| {
+        p.iter()
+            .scan(0u128, |at, x| {
+                let s = *at;
+                *at += u128::from(x.bits);
+                Some(s)
+            })
+            .collect::<Vec<_>>()
+    };
+    let (rs, gs) = (starts(r), starts(g));
+    let mut cuts: Vec<u128> = rs.iter().chain(&gs).copied().collect();
+    cuts.sort_unstable();
+    cuts.dedup();
+    let find = |s: &[u128], at: u128| s.partition_point(|x| *x <= at) - 1;
+    cuts.into_iter().all(|at| {
+        let (i, j) = (find(&rs, at), find(&gs, at));
+        if r[i].sources.iter().all(|x| *x == Source::Undefined) {
+            return true;
+        }
+        let shift = |p: &Piece, from: u128| -> Vec<Source> {
+            let d = u64::try_from(at - from).unwrap_or(u64::MAX);
+            p.sources.iter().map(|x| x.advanced(d)).collect()
+        };
+        shift(&r[i], rs[i]) == shift(&g[j], gs[j])
+    })
 }
