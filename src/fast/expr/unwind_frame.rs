@@ -55,6 +55,10 @@ pub struct FrameEval {
     top: bool,
     /// Registers of frame k+1 under way (`unwind.cyclic`), reused.
     progress: RefCell<Vec<u64>>,
+    /// The byte offsets of frame k's failed registers whose fault has one:
+    /// a `register` or `same_value` rule that leads to such a register
+    /// passes the offset on (as the reference does).
+    fault_at: Vec<(u64, u64)>,
 }
 
 /// The fault an outcome stands for, its offset dropped (a register of
@@ -95,7 +99,11 @@ impl FrameEval {
         self.regs.clear();
         self.rules.clear();
         self.top = callee.is_none();
+        self.fault_at.clear();
         for (&r, c) in callee.into_iter().flatten() {
+            if let Outcome::IllFormed { at: Some(a), .. } | Outcome::EvalError { at: Some(a), .. } = &c.location {
+                self.fault_at.push((r, *a));
+            }
             let l = match &c.location {
                 Outcome::Location(nl) => Ok(import(&mut self.scratch, nl)),
                 other => Err(fail_of(other)),
@@ -121,7 +129,7 @@ impl FrameEval {
     /// `unwind.cfa.*`, `unwind.cyclic`; register-offset faults without
     /// offset, expression faults at their offset in the expression).
     pub fn cfa(&mut self, ctx: &Context, spec: CfaSpec<'_>) -> Result<(Cfa, NormalLocation), Outcome> {
-        let FrameEval { scratch: s, regs, rules, top, progress } = self;
+        let FrameEval { scratch: s, regs, rules, top, progress, fault_at: _ } = self;
         progress.borrow_mut().clear();
         let known = known(*top, regs, rules, progress, true);
         let up = Up::Known(&known);
@@ -157,7 +165,7 @@ impl FrameEval {
     /// The second result is whether the location is exactly the undefined
     /// location description (`unwind.base-of-stack`).
     pub fn register(&mut self, ctx: &Context, regno: u64) -> (CallerRegister, bool) {
-        let FrameEval { scratch: s, regs, rules, top, progress } = self;
+        let FrameEval { scratch: s, regs, rules, top, progress, fault_at } = self;
         {
             let mut p = progress.borrow_mut();
             p.clear();
@@ -173,7 +181,21 @@ impl FrameEval {
         let r = match rule {
             RegisterRule::Expression { expr } => ev.expr_rule(s, expr, None, None, 0),
             RegisterRule::ValExpression { expr } => ev.expr_rule(s, expr, Some(reg_bits), None, 0),
-            rule => ev.rule_loc(s, rule, regno, None, 0).map_err(plain),
+            rule => ev.rule_loc(s, rule, regno, None, 0).map_err(|f| {
+                // A register / same value rule whose register of frame k
+                // failed: that fault, with its offset.
+                let led_to = match rule {
+                    RegisterRule::SameValue => Some(regno),
+                    RegisterRule::Register { register } => Some(*register),
+                    _ => None,
+                };
+                let carried = led_to.and_then(|r| {
+                    let i = regs.binary_search_by_key(&r, |(x, _)| *x).ok()?;
+                    let same = regs[i].1.as_ref().err() == Some(&f);
+                    same.then(|| fault_at.iter().find(|(x, _)| *x == r).map(|(_, a)| *a)).flatten()
+                });
+                Stop { fail: f, at: carried }
+            }),
         };
         s.stack.truncate(base);
         match r {
