@@ -18,7 +18,9 @@ pub struct Failure {
     pub message: String,
 }
 
-/// Runs `input`'s oracles with panics caught; `None` if it passes.
+/// Runs `input`'s oracles with panics caught; `None` if it passes. The
+/// process's panic hook is silenced while it runs (a panic is an answer
+/// here, not news), so other threads' panics go unprinted meanwhile.
 pub fn failure(input: &Input) -> Option<Failure> {
     let hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(|_| {}));
