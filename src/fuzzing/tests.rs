@@ -141,3 +141,18 @@ fn written_regressions_load_and_replay() {
     assert!(results[0].1.is_ok(), "{results:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// fuzz-stats on two hand-picked `expr_bytes` inputs: `DW_OP_lit1`
+/// (0x31) reaches a result in the rich context, 0xff is no opcode
+/// (ill-formed); the literal family is seen, and the x86-64 hetero-2020
+/// profile knows more than 90 operation names (DWARF 5, GNU, extensions).
+#[test]
+fn stats_count_results_and_opcode_families() {
+    let mut s = stats::Stats::default();
+    s.add(targets::Target::ExprBytes, &[0x31]);
+    s.add(targets::Target::ExprBytes, &[0xff]);
+    assert_eq!((s.inputs, s.evaluated, s.results), (2, 2, 1));
+    assert_eq!(s.seen.get("DW_OP_lit"), Some(&1));
+    assert!(s.known.len() > 90 && s.known.contains("DW_OP_LLVM_form_aspace_address"), "{:?}", s.known);
+    assert!(s.missing().contains(&"DW_OP_piece"));
+}
