@@ -12,7 +12,8 @@ use crate::outcome::Outcome;
 /// - G1: the expression converts (`DW_OP_convert`, 0xa8, or
 ///   `DW_OP_GNU_convert`, 0xf7) and both sides have a result;
 /// - G3: the reference says `op.bit-piece.offset-past-storage` and gimli
-///   has a result;
+///   has a result, or the error is at the `DW_OP_bit_piece` (0x9d) itself
+///   whatever gimli says (gimli goes on past it);
 /// - G5: the reference says `op.deref.past-storage-end` at an operation
 ///   that reads a register as an address or a typed value (`DW_OP_breg*`,
 ///   `DW_OP_bregx`, `DW_OP_regval_type`, `DW_OP_GNU_regval_type`), whatever
@@ -51,13 +52,13 @@ pub fn known_class(case: &ExprCase, reference: &Outcome, gimli: &Outcome) -> Opt
     if result(reference) && result(gimli) && has(&|b| b == 0xa8 || b == 0xf7) {
         return Some("G1");
     }
-    if rule(reference) == "op.bit-piece.offset-past-storage" && result(gimli) {
-        return Some("G3");
-    }
     let at = match reference {
         Outcome::EvalError { at: Some(a), .. } => usize::try_from(*a).ok().and_then(|a| case.expr.get(a).copied()),
         _ => None,
     };
+    if rule(reference) == "op.bit-piece.offset-past-storage" && (result(gimli) || at == Some(0x9d)) {
+        return Some("G3");
+    }
     let reads_register = |b: u8| (0x70..=0x8f).contains(&b) || [0x92, 0xa5, 0xf5].contains(&b);
     if rule(reference) == "op.deref.past-storage-end" && at.is_some_and(reads_register) {
         return Some("G5");
