@@ -8,8 +8,8 @@
 //!   an `unspecified` rule are recorded, not judged; input outside the
 //!   consumer's edition is skipped; `Unsupported` is counted, not failed.
 
-use crate::outcome::unwind::{Unwind, UnwindEnd};
-use crate::outcome::{CfiOutcome, Outcome};
+use crate::outcome::unwind::{Step, Unwind, UnwindEnd};
+use crate::outcome::{BudgetKind, CfiOutcome, Outcome};
 use crate::rules::{Catalogue, RuleKind};
 use serde::Serialize;
 
@@ -122,12 +122,39 @@ pub fn exact_cfi(expected: &CfiOutcome, actual: &CfiOutcome) -> bool {
 /// Fast vs reference on virtual unwinding: both unwind and give equal
 /// results (an `Unsupported` fault is free text, as in
 /// [`same_evaluator_outcome`], here and in each caller register).
+///
+/// Where the reference ran out of its steps budget the answer is not
+/// compared (docs/ambiguities.md item 85): the reference recomputes the
+/// callers' registers through every frame below, as the rules define them,
+/// and the fast unwinder reuses the previous step's results, so only the
+/// reference's operation count grows with the depth. A caller register
+/// whose reference outcome is `Budget { Steps }` is skipped, and an
+/// unwinding the reference ends with it is compared up to its last step.
 pub fn same_evaluator_unwind(reference: Option<&Unwind>, fast: Option<&Unwind>) -> bool {
     match (reference, fast) {
-        (Some(r), Some(f)) => unwind_matches(r, f, same_evaluator_outcome),
+        (Some(r), Some(f)) => {
+            let steps_budget = |o: &Outcome| matches!(o, Outcome::Budget { budget: BudgetKind::Steps, .. });
+            let cut = matches!(&r.end, UnwindEnd::Fault { outcome } if steps_budget(outcome));
+            if !cut && !steps_in_either(r, f) {
+                return unwind_matches(r, f, same_evaluator_outcome);
+            }
+            let same = |a: &Outcome, b: &Outcome| steps_budget(a) || same_evaluator_outcome(a, b);
+            let n = r.steps.len();
+            (cut && f.steps.len() >= n || !cut && f.steps.len() == n && ends_match(&r.end, &f.end, same))
+                && r.steps.iter().zip(&f.steps).all(|(x, y)| steps_match(x, y, &same))
+        }
         (None, None) => true,
         _ => false,
     }
+}
+
+/// Whether a caller register of either unwinding is a steps budget.
+fn steps_in_either(r: &Unwind, f: &Unwind) -> bool {
+    [r, f].iter().any(|u| {
+        u.steps.iter().any(|s| {
+            s.registers.values().any(|c| matches!(c.location, Outcome::Budget { budget: BudgetKind::Steps, .. }))
+        })
+    })
 }
 
 /// A hand-derived unwinding `expected` against `actual`, outcome by
@@ -138,22 +165,30 @@ pub fn exact_unwind(expected: &Unwind, actual: &Unwind) -> bool {
 }
 
 fn unwind_matches(a: &Unwind, b: &Unwind, same: fn(&Outcome, &Outcome) -> bool) -> bool {
-    let ends = match (&a.end, &b.end) {
+    ends_match(&a.end, &b.end, same)
+        && a.steps.len() == b.steps.len()
+        && a.steps.iter().zip(&b.steps).all(|(x, y)| steps_match(x, y, &same))
+}
+
+fn ends_match(a: &UnwindEnd, b: &UnwindEnd, same: impl Fn(&Outcome, &Outcome) -> bool) -> bool {
+    match (a, b) {
         (UnwindEnd::Fault { outcome: x }, UnwindEnd::Fault { outcome: y }) => same(x, y),
         (x, y) => x == y,
-    };
-    ends && a.steps.len() == b.steps.len()
-        && a.steps.iter().zip(&b.steps).all(|(x, y)| {
-            x.pc == y.pc
-                && x.lookup == y.lookup
-                && x.fde_offset == y.fde_offset
-                && x.cfa == y.cfa
-                && x.caller_pc == y.caller_pc
-                && x.registers.len() == y.registers.len()
-                && x.registers
-                    .iter()
-                    .zip(&y.registers)
-                    .all(|((rx, cx), (ry, cy))| rx == ry && cx.bytes == cy.bytes && same(&cx.location, &cy.location))
+    }
+}
+
+/// One step each; a caller register's bytes are compared where `same`
+/// says its locations are (a budget skipped skips them).
+fn steps_match(x: &Step, y: &Step, same: &impl Fn(&Outcome, &Outcome) -> bool) -> bool {
+    x.pc == y.pc
+        && x.lookup == y.lookup
+        && x.fde_offset == y.fde_offset
+        && x.cfa == y.cfa
+        && x.caller_pc == y.caller_pc
+        && x.registers.len() == y.registers.len()
+        && x.registers.iter().zip(&y.registers).all(|((rx, cx), (ry, cy))| {
+            let budget = matches!(cx.location, Outcome::Budget { budget: BudgetKind::Steps, .. });
+            rx == ry && (budget || cx.bytes == cy.bytes) && same(&cx.location, &cy.location)
         })
 }
 
