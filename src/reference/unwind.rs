@@ -102,8 +102,11 @@ fn reported(row: &Row, cie: &Cie, ctx: &Context) -> Vec<u64> {
     let mut r: Vec<u64> = row.registers.keys().copied().collect();
     r.push(cie.return_address_register);
     r.extend(ctx.target.stack_pointer());
+    // RA_SIGN_STATE is architectural, not a register of the caller,
+    // unless the CIE names it as the return address column (a fuzz
+    // finding: that column is always reported).
     if ctx.target.arch == Arch::Aarch64 {
-        r.retain(|&n| n != AARCH64_RA_SIGN_STATE);
+        r.retain(|&n| n != AARCH64_RA_SIGN_STATE || n == cie.return_address_register);
     }
     r.sort_unstable();
     r.dedup();
