@@ -397,8 +397,11 @@ pub(super) fn expectation(y: &Yaml, ctx: &Context) -> R<Outcome> {
         None => None,
         Some(a) => Some(int(a).map_err(|e| problem(format!("expect.at: {e}"), &["at:"]))? as u64),
     };
-    let keys: Vec<String> = m.keys().map(yaml_text).filter(|k| k != "at").collect();
-    if keys.len() != 1 {
+    // Iterate the entries rather than index by their text: a key that is not
+    // a string (`1:`, `~:`) has text that does not index back.
+    let entries: Vec<(String, &Yaml)> = m.iter().map(|(k, v)| (yaml_text(k), v)).filter(|(k, _)| k != "at").collect();
+    if entries.len() != 1 {
+        let keys: Vec<&str> = entries.iter().map(|(k, _)| k.as_str()).collect();
         return Err(problem(
             format!(
                 "`expect` needs exactly one of value, location, ill_formed, eval_error, budget (found: {})",
@@ -407,7 +410,7 @@ pub(super) fn expectation(y: &Yaml, ctx: &Context) -> R<Outcome> {
             &["expect"],
         ));
     }
-    let v = &m[keys[0].as_str()];
+    let (key, v) = (&entries[0].0, entries[0].1);
     let rule = |v: &Yaml| -> R<RuleId> {
         let id = v.as_str().ok_or_else(|| problem("expected a rule ID", &["expect"]))?;
         if crate::rules::Catalogue::get().kind(id).is_none() {
@@ -415,7 +418,7 @@ pub(super) fn expectation(y: &Yaml, ctx: &Context) -> R<Outcome> {
         }
         Ok(RuleId::new(id))
     };
-    Ok(match keys[0].as_str() {
+    Ok(match key.as_str() {
         "value" => Outcome::Value(value(v, ctx)?),
         "location" => Outcome::Location(location(v, ctx)?.normalize()),
         "ill_formed" => Outcome::IllFormed { rule: rule(v)?, at },
