@@ -28,5 +28,6 @@ pub mod outcome;
 pub mod reference;
 pub mod rules;
 pub mod runner;
+pub mod synth;
 pub mod target;
 pub mod testing;

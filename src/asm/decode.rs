@@ -46,6 +46,9 @@ pub struct DecodedOp {
     pub subop: Option<u64>,
     /// Operand values, one per entry of `spec.operands`.
     pub operands: Vec<OperandValue>,
+    /// Byte offset of each operand in the decoded buffer, one per entry of
+    /// `spec.operands` (for tools that rewrite an operand in place).
+    pub operand_at: Vec<usize>,
 }
 
 impl DecodedOp {
@@ -142,7 +145,9 @@ pub fn decode_op(bytes: &[u8], pos: usize, p: &Params) -> Result<DecodedOp, Faul
         Decoded::Unknown => return Err(fault(FaultKind::UnknownOpcode)),
     };
     let mut operands = Vec::with_capacity(spec.operands.len());
+    let mut operand_at = Vec::with_capacity(spec.operands.len());
     for shape in spec.operands {
+        operand_at.push(at);
         let rest = &bytes[at..];
         let fixed = |n: usize| read_fixed(rest, n, p.endian).ok_or(fault(FaultKind::Truncated));
         let (value, used) = match shape {
@@ -190,7 +195,7 @@ pub fn decode_op(bytes: &[u8], pos: usize, p: &Params) -> Result<DecodedOp, Faul
         operands.push(value);
         at += used;
     }
-    Ok(DecodedOp { offset: pos, length: at - pos, spec, subop, operands })
+    Ok(DecodedOp { offset: pos, length: at - pos, spec, subop, operands, operand_at })
 }
 
 /// Decodes a whole expression: the operations before the first fault, and

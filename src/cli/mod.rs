@@ -87,8 +87,10 @@ struct ReportArgs {
     #[arg(long, value_name = "NAME")]
     gate: Vec<String>,
     /// Third-party consumers to run, comma-separated: gimli,
-    /// llvm-dwarfdump, readelf (default: gimli). `none` runs only reference
-    /// and fast. The external tools build CFI row tables only.
+    /// llvm-dwarfdump, readelf, gdb, lldb (default: gimli). `none` runs only
+    /// reference and fast. llvm-dwarfdump and readelf build CFI row tables
+    /// only; gdb and lldb evaluate expressions only, through a synthesised
+    /// executable and core file per case (docs/debuggers.md).
     #[arg(long, value_delimiter = ',', default_value = "gimli")]
     consumers: Vec<String>,
     /// How many findings to print in full.
@@ -98,6 +100,11 @@ struct ReportArgs {
     /// (llvm-dwarfdump, readelf) on one frame section.
     #[arg(long, value_name = "SECS", default_value_t = 30)]
     tool_timeout: u64,
+    /// Time budget in seconds of a debugger (gdb, lldb) on one case: a
+    /// debugger that gives no answer for this long is killed and the case
+    /// is a consumer fault.
+    #[arg(long, value_name = "SECS", default_value_t = 10)]
+    debugger_timeout: u64,
     /// Output budget in MiB of one run of an external tool.
     #[arg(long, value_name = "MIB", default_value_t = 256)]
     tool_output: u64,
@@ -117,9 +124,18 @@ impl ReportArgs {
                     };
                     out.push(Box::new(External::new(tool, budget)?));
                 }
+                "gdb" | "lldb" => {
+                    use dwarfcheck::consumer::debugger::{Debugger, Kind, Limits};
+                    let kind = if c == "gdb" { Kind::Gdb } else { Kind::Lldb };
+                    let limits =
+                        Limits { per_case: std::time::Duration::from_secs(self.debugger_timeout), ..Limits::default() };
+                    out.push(Box::new(Debugger::new(kind, limits)?));
+                }
                 "none" => {}
                 other => {
-                    return Err(format!("unknown consumer `{other}`; expected gimli, llvm-dwarfdump, readelf or none"))
+                    return Err(format!(
+                        "unknown consumer `{other}`; expected gimli, llvm-dwarfdump, readelf, gdb, lldb or none"
+                    ))
                 }
             }
         }

@@ -39,8 +39,22 @@ pub trait Consumer: Send + Sync {
     fn unwind(&self, _case: &CfiCase, _unwind: &crate::case::UnwindCase) -> Option<crate::outcome::unwind::Unwind> {
         None
     }
+    /// Called once with every case of a run before any `evaluate` or
+    /// `frame_table`, so that a consumer with a costly start-up (a
+    /// debugger process) can evaluate them in batches and answer from its
+    /// cache. The default does nothing.
+    fn prepare(&self, _cases: &[crate::case::Case]) {}
+    /// What this consumer can show of the reference's `outcome` for
+    /// `case`, when that is not the outcome itself (a debugger shows the
+    /// bytes of a variable, not a location description): the runner judges
+    /// the consumer's answer against this view. `None` (the default): the
+    /// outcome itself.
+    fn expr_view(&self, _case: &ExprCase, _outcome: &Outcome) -> Option<Outcome> {
+        None
+    }
 }
 
 pub mod builtin;
+pub mod debugger;
 pub mod external;
 pub mod gimli;

@@ -139,6 +139,9 @@ pub fn run(
     others: &[Box<dyn Consumer>],
     opts: &Options,
 ) -> Summary {
+    for o in others {
+        o.prepare(cases);
+    }
     let bar = progress_bar(cases.len() as u64, opts.progress);
     let results: Vec<CaseResult> = cases
         .par_iter()
@@ -276,7 +279,10 @@ fn run_expr(c: &ExprCase, fast: &dyn Consumer, others: &[Box<dyn Consumer>], opt
         others,
         opts,
         |s| s.expr && s.editions.contains(&edition),
-        |o| compare::judge(&r, &o.evaluate(c), unspecified),
+        |o| {
+            let seen = o.expr_view(c, &r);
+            compare::judge(seen.as_ref().unwrap_or(&r), &o.evaluate(c), unspecified)
+        },
     );
     CaseResult {
         rows: 0,

@@ -69,6 +69,30 @@ pub struct RunOutput {
 /// tools exit 1 after printing a diagnostic and everything else); callers
 /// decide what it means.
 pub fn run(program: &Path, args: &[&std::ffi::OsStr], dir: &Path, budget: RunBudget) -> Result<RunOutput, RunFault> {
+    run_watched(program, args, dir, budget, None)
+}
+
+/// A file a batch run appends one line to per finished item, and how long
+/// the run may go without a new line before it counts as hung.
+#[derive(Debug, Clone, Copy)]
+pub struct Progress<'a> {
+    /// The file watched.
+    pub file: &'a Path,
+    /// Longest time allowed between two new lines (and before the first).
+    pub stall: Duration,
+}
+
+/// [`run`], and with `progress`, also killed with [`RunFault::Timeout`]
+/// (of `progress.stall`) when `progress.file` stops growing for that long:
+/// a batch that hangs on one item is stopped after that item's allowance,
+/// not the whole batch's.
+pub fn run_watched(
+    program: &Path,
+    args: &[&std::ffi::OsStr],
+    dir: &Path,
+    budget: RunBudget,
+    progress: Option<Progress<'_>>,
+) -> Result<RunOutput, RunFault> {
     let out_path = dir.join("output.txt");
     let file = std::fs::File::create(&out_path).map_err(|e| RunFault::Io(e.to_string()))?;
     let err = file.try_clone().map_err(|e| RunFault::Io(e.to_string()))?;
@@ -84,6 +108,7 @@ pub fn run(program: &Path, args: &[&std::ffi::OsStr], dir: &Path, budget: RunBud
         .spawn()
         .map_err(|e| RunFault::Spawn(format!("{}: {e}", program.display())))?;
     let start = Instant::now();
+    let mut last_growth = (0u64, start);
     let mut pause = Duration::from_millis(1);
     let status = loop {
         match child.try_wait() {
@@ -99,6 +124,12 @@ pub fn run(program: &Path, args: &[&std::ffi::OsStr], dir: &Path, budget: RunBud
             Some(RunFault::OutputCap(budget.output_bytes))
         } else if start.elapsed() > budget.time {
             Some(RunFault::Timeout(budget.time))
+        } else if let Some(p) = progress {
+            let len = std::fs::metadata(p.file).map(|m| m.len()).unwrap_or(0);
+            if len != last_growth.0 {
+                last_growth = (len, Instant::now());
+            }
+            (last_growth.1.elapsed() > p.stall).then_some(RunFault::Timeout(p.stall))
         } else {
             None
         };

@@ -1,0 +1,20 @@
+//! GDB's command line and probe (`probe_gdb.py`): `gdb -nx -batch`, the
+//! batch directory handed over as a Python global, then the probe script.
+
+use std::path::Path;
+
+/// The probe script (GDB's Python API).
+pub const PROBE: &str = include_str!("probe_gdb.py");
+
+/// Arguments for one batch in `dir` with the probe at `probe`: no init
+/// files (`-nx`), batch mode, `DWARFCHECK_DIR` set, then the probe.
+pub fn args(dir: &Path, probe: &Path) -> Vec<String> {
+    vec![
+        "-nx".into(),
+        "-batch".into(),
+        "-ex".into(),
+        format!("python DWARFCHECK_DIR = {}", super::lldb::py_str(dir)),
+        "-x".into(),
+        probe.display().to_string(),
+    ]
+}

@@ -1,0 +1,328 @@
+//! Debuggers as expression consumers: GDB and LLDB, judged through a
+//! synthesised executable and core file per case (issue 6;
+//! docs/debuggers.md).
+//!
+//! For each case the reference's outcome shapes the variable
+//! ([`observe::plan`]), [`crate::synth`] writes the two files, and a
+//! debugger in batch mode runs a Python probe over many cases at once
+//! ([`gdb`], [`lldb`]): it loads each pair, prints the variable and writes one
+//! JSON line per case. Batches run in parallel on rayon's pool (one debugger
+//! process per worker thread). A batch that crashes or overruns its time is
+//! re-run case by case, so one bad case costs only itself
+//! ([`Outcome::ConsumerFault`]). The reference's outcome is compared as the
+//! debugger can show it ([`observe::view`], through
+//! [`Consumer::expr_view`]).
+
+pub mod gdb;
+pub mod lldb;
+pub mod observe;
+
+use crate::case::{Case, CfiCase, ExprCase};
+use crate::consumer::external::process::{self, RunBudget, TempDir};
+use crate::consumer::{Consumer, Support};
+use crate::edition::Edition;
+use crate::outcome::{CfiOutcome, Outcome};
+use crate::rules::RuleId;
+use crate::synth::{self, VarShape};
+use observe::{Byte, Observation};
+use rayon::prelude::*;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::Duration;
+
+/// Which debugger.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// GNU GDB with its Python API (`gdb -batch -x`).
+    Gdb,
+    /// LLDB with its embedded Python (`lldb --batch -o "script ..."`).
+    Lldb,
+}
+
+impl Kind {
+    /// Consumer name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Gdb => "gdb",
+            Kind::Lldb => "lldb",
+        }
+    }
+
+    /// Executables tried on `PATH`, in order.
+    pub fn programs(self) -> &'static [&'static str] {
+        match self {
+            Kind::Gdb => &["gdb"],
+            Kind::Lldb => &["lldb-19", "lldb"],
+        }
+    }
+
+    /// The Debian package that has it.
+    fn package(self) -> &'static str {
+        match self {
+            Kind::Gdb => "gdb",
+            Kind::Lldb => "lldb-19 python3-lldb-19",
+        }
+    }
+
+    fn probe(self) -> &'static str {
+        match self {
+            Kind::Gdb => gdb::PROBE,
+            Kind::Lldb => lldb::PROBE,
+        }
+    }
+
+    fn args(self, dir: &Path, probe: &Path) -> Vec<String> {
+        match self {
+            Kind::Gdb => gdb::args(dir, probe),
+            Kind::Lldb => lldb::args(dir, probe),
+        }
+    }
+
+    /// The first line of `program --version`.
+    pub fn version(self, program: &Path) -> String {
+        let dir = TempDir::new();
+        let out = dir.ok().and_then(|d| {
+            process::run(program, &[std::ffi::OsStr::new("--version")], d.path(), RunBudget::default()).ok()
+        });
+        out.and_then(|o| o.text.lines().next().map(str::to_string)).unwrap_or_else(|| "unknown version".into())
+    }
+}
+
+/// Limits of the debugger runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Time one case may take, in a batch or alone.
+    pub per_case: Duration,
+    /// Cases per debugger process.
+    pub batch: usize,
+}
+
+impl Default for Limits {
+    /// 10 s per case, 64 cases per process.
+    fn default() -> Self {
+        Limits { per_case: Duration::from_secs(10), batch: 64 }
+    }
+}
+
+/// GDB or LLDB as a consumer.
+pub struct Debugger {
+    kind: Kind,
+    program: PathBuf,
+    limits: Limits,
+    /// Answers of prepared cases, by [`key`].
+    cache: Mutex<HashMap<String, Outcome>>,
+}
+
+impl std::fmt::Debug for Debugger {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Debugger").field("kind", &self.kind).field("program", &self.program).finish()
+    }
+}
+
+/// A case's cache key: its origin and name.
+fn key(case: &ExprCase) -> String {
+    format!("{}#{}", case.origin, case.name)
+}
+
+impl Debugger {
+    /// The debugger found on `PATH`.
+    ///
+    /// Errors: none of [`Kind::programs`] is on `PATH`, or (LLDB) its Python
+    /// cannot import the `lldb` module; the message names the package.
+    pub fn new(kind: Kind, limits: Limits) -> Result<Self, String> {
+        let program = process::find_program(kind.programs()).ok_or_else(|| {
+            format!(
+                "consumer {}: none of {} is on PATH (install {})",
+                kind.name(),
+                kind.programs().join(", "),
+                kind.package()
+            )
+        })?;
+        Ok(Debugger::with_program(kind, program, limits))
+    }
+
+    /// The debugger at `program`.
+    pub fn with_program(kind: Kind, program: PathBuf, limits: Limits) -> Self {
+        Debugger { kind, program, limits, cache: Mutex::new(HashMap::new()) }
+    }
+
+    /// The executable used.
+    pub fn program(&self) -> &Path {
+        &self.program
+    }
+
+    /// Evaluates `cases` in batches of [`Limits::batch`], in parallel.
+    fn run_all(&self, cases: &[&ExprCase]) -> Vec<Outcome> {
+        let chunks: Vec<&[&ExprCase]> = cases.chunks(self.limits.batch.max(1)).collect();
+        chunks.par_iter().flat_map_iter(|c| self.run_batch(c)).collect()
+    }
+
+    /// Debugger processes over `cases`, as few as possible: a process that
+    /// hangs (no answer for [`Limits::per_case`]) or crashes is blamed on
+    /// the first case without an answer, which gets
+    /// [`Outcome::ConsumerFault`], and a new process takes the rest.
+    fn run_batch(&self, cases: &[&ExprCase]) -> Vec<Outcome> {
+        let dir = match TempDir::new() {
+            Ok(d) => d,
+            Err(e) => return vec![fault(format!("temporary directory: {e}")); cases.len()],
+        };
+        let mut answers: Vec<Option<Outcome>> = vec![None; cases.len()];
+        let mut jobs = Vec::new();
+        for (i, case) in cases.iter().enumerate() {
+            match self.job(case, i, dir.path()) {
+                Ok(j) => jobs.push((i, j)),
+                Err(o) => answers[i] = Some(o),
+            }
+        }
+        let probe = dir.path().join("probe.py");
+        if let Err(e) = std::fs::write(&probe, self.kind.probe()) {
+            return vec![fault(format!("writing the probe: {e}")); cases.len()];
+        }
+        let results = dir.path().join("results.jsonl");
+        while !jobs.is_empty() {
+            let list = serde_json::Value::Array(jobs.iter().map(|(_, j)| j.clone()).collect());
+            let _ = std::fs::remove_file(&results);
+            if let Err(e) = std::fs::write(dir.path().join("jobs.json"), list.to_string()) {
+                return vec![fault(format!("writing the jobs: {e}")); cases.len()];
+            }
+            let args = self.kind.args(dir.path(), &probe);
+            let args: Vec<&std::ffi::OsStr> = args.iter().map(std::ffi::OsStr::new).collect();
+            let budget = RunBudget {
+                time: self.limits.per_case * jobs.len() as u32 + Duration::from_secs(30),
+                output_bytes: 64 << 20,
+            };
+            // The first answer also waits for the debugger to start.
+            let stall = self.limits.per_case + Duration::from_secs(5);
+            let watch = process::Progress { file: &results, stall };
+            let run = process::run_watched(&self.program, &args, dir.path(), budget, Some(watch));
+            for line in std::fs::read_to_string(&results).unwrap_or_default().lines() {
+                let v: serde_json::Value = match serde_json::from_str(line) {
+                    Ok(v) => v,
+                    Err(_) => continue,
+                };
+                if let Some(i) = v.get("id").and_then(|i| i.as_u64()).map(|i| i as usize) {
+                    if i < answers.len() && answers[i].is_none() {
+                        answers[i] = Some(self.answer(&v));
+                    }
+                }
+            }
+            jobs.retain(|(i, _)| answers[*i].is_none());
+            if let Some((first, _)) = jobs.first() {
+                let why = match &run {
+                    Err(f) => format!("{} {f}", self.kind.name()),
+                    Ok(o) => format!("{} gave no answer (exit {}): {}", self.kind.name(), o.code, last_line(&o.text)),
+                };
+                answers[*first] = Some(fault(why));
+                jobs.remove(0);
+            }
+        }
+        answers.into_iter().map(|a| a.unwrap_or_else(|| fault("no answer".into()))).collect()
+    }
+
+    /// Synthesises case number `i` into `dir` and describes it for the
+    /// probe; `Err` is the case's outcome when there is nothing to run.
+    fn job(&self, case: &ExprCase, i: usize, dir: &Path) -> Result<serde_json::Value, Outcome> {
+        let reference = crate::reference::expr::evaluate_case(case).0;
+        let shape = observe::plan(case, &reference);
+        let d = synth::synthesise(case, shape).map_err(|e| Outcome::Unsupported { what: e.to_string() })?;
+        let exe = dir.join(format!("case{i}"));
+        let core = dir.join(format!("case{i}.core"));
+        std::fs::write(&exe, &d.executable)
+            .and_then(|_| std::fs::write(&core, &d.core))
+            .map_err(|e| fault(format!("writing the debuggee: {e}")))?;
+        let (shape_name, size) = match shape {
+            VarShape::Bytes { byte_size, .. } => ("bytes", byte_size),
+            VarShape::Pointer => ("pointer", u64::from(case.ctx.address_bytes())),
+        };
+        Ok(serde_json::json!({ "id": i, "executable": exe, "core": core, "shape": shape_name, "size": size }))
+    }
+
+    /// One probe result line as an outcome.
+    fn answer(&self, v: &serde_json::Value) -> Outcome {
+        if v.get("synthetic").and_then(|s| s.as_bool()) == Some(true) {
+            return Observation::SyntheticPointer.to_outcome();
+        }
+        if let Some(bytes) = v.get("bytes").and_then(|b| b.as_array()) {
+            let obs = bytes
+                .iter()
+                .map(|b| match b.as_u64() {
+                    Some(n) => Byte::Known(n as u8),
+                    None => Byte::OptimizedOut,
+                })
+                .collect();
+            return Observation::Bytes(obs).to_outcome();
+        }
+        let msg = v.get("error").and_then(|e| e.as_str()).unwrap_or("no answer");
+        error_outcome(self.kind, msg)
+    }
+}
+
+/// A debugger's error message as an evaluation error with rule
+/// `<debugger>:<message>` (first line, addresses and numbers kept).
+///
+/// Messages that say the debugger does not implement an operation become
+/// [`Outcome::Unsupported`] (counted, not failed; DESIGN §8).
+fn error_outcome(kind: Kind, msg: &str) -> Outcome {
+    let line = msg.lines().next().unwrap_or("").trim();
+    let line: String = line.chars().take(160).collect();
+    if UNIMPLEMENTED.iter().any(|m| line.contains(m)) {
+        return Outcome::Unsupported { what: format!("{}: {line}", kind.name()) };
+    }
+    Outcome::EvalError { rule: RuleId::new(format!("{}:{line}", kind.name())), at: None }
+}
+
+/// Message fragments of "not implemented" (GDB's `dwarf2/expr.c` and
+/// LLDB's `DWARFExpression.cpp` wordings).
+const UNIMPLEMENTED: [&str; 3] =
+    ["Unhandled DWARF expression opcode", "Unhandled dwarf expression opcode", "unimplemented opcode"];
+
+fn fault(what: String) -> Outcome {
+    Outcome::ConsumerFault { what }
+}
+
+fn last_line(text: &str) -> String {
+    text.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").chars().take(200).collect()
+}
+
+impl Consumer for Debugger {
+    fn name(&self) -> &str {
+        self.kind.name()
+    }
+
+    /// DWARF 5 and its GNU extensions, expressions only.
+    fn supports(&self) -> Support {
+        Support { editions: vec![Edition::Dwarf5, Edition::Dwarf5Gnu], expr: true, cfi: false }
+    }
+
+    fn prepare(&self, cases: &[Case]) {
+        let support = self.supports();
+        let todo: Vec<&ExprCase> = cases
+            .iter()
+            .filter_map(|c| match c {
+                Case::Expr(e) if support.editions.contains(&crate::edition::of_expr_case(e)) => Some(e),
+                _ => None,
+            })
+            .collect();
+        let answers = self.run_all(&todo);
+        let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
+        for (c, a) in todo.iter().zip(answers) {
+            cache.insert(key(c), a);
+        }
+    }
+
+    fn evaluate(&self, case: &ExprCase) -> Outcome {
+        if let Some(a) = self.cache.lock().unwrap_or_else(|p| p.into_inner()).get(&key(case)) {
+            return a.clone();
+        }
+        self.run_batch(&[case]).pop().unwrap_or_else(|| fault("no answer".into()))
+    }
+
+    fn expr_view(&self, case: &ExprCase, reference: &Outcome) -> Option<Outcome> {
+        Some(observe::view(case, reference))
+    }
+
+    fn frame_table(&self, _case: &CfiCase) -> CfiOutcome {
+        CfiOutcome::Unsupported { what: format!("{} is judged on expressions only", self.kind.name()) }
+    }
+}

@@ -1,0 +1,283 @@
+//! What a debugger can show of an expression's result, and the same view of
+//! the reference's outcome (docs/debuggers.md, "What is compared").
+//!
+//! A debugger prints a variable, not a location description. So the
+//! synthesised variable is shaped from the reference's outcome ([`plan`]),
+//! and both sides are compared as an [`Observation`]: the bytes read
+//! through the location, each known, optimized out (undefined storage), or
+//! the whole variable a synthetic pointer (an implicit pointer).
+//!
+//! Observations travel as ordinary [`Outcome`]s so the runner's comparison
+//! policy applies unchanged: bytes become a location whose parts are
+//! implicit storage (known bytes) and undefined storage (optimized-out
+//! bytes), a synthetic pointer becomes an implicit pointer location with
+//! DIE 0 and displacement 0 (debuggers do not show the target).
+
+use crate::case::ExprCase;
+use crate::outcome::location::{Piece, SingleLocation, Source};
+use crate::outcome::{NormalLocation, Outcome};
+use crate::rules::RuleId;
+use crate::synth::VarShape;
+use std::collections::BTreeSet;
+
+/// One byte of a variable as a debugger shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Byte {
+    /// A byte read from storage.
+    Known(u8),
+    /// A byte of undefined storage (the debugger's `<optimized out>`).
+    OptimizedOut,
+}
+
+/// A variable as a debugger shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Observation {
+    /// Its bytes, in target memory order.
+    Bytes(Vec<Byte>),
+    /// A pointer whose value the debugger does not have (`<synthetic
+    /// pointer>`): the location is an implicit pointer.
+    SyntheticPointer,
+}
+
+impl Observation {
+    /// As an [`Outcome`] (see the module documentation).
+    pub fn to_outcome(&self) -> Outcome {
+        let pieces = match self {
+            Observation::SyntheticPointer => {
+                let s = Source::ImplicitPointer { die: 0, aspace: None, byte_displacement: 0, bit_offset: 0 };
+                return Outcome::Location(NormalLocation { places: vec![SingleLocation::Simple(s)] });
+            }
+            Observation::Bytes(bytes) => runs(bytes),
+        };
+        Outcome::Location(NormalLocation { places: vec![SingleLocation::Composite(pieces)] })
+    }
+}
+
+/// Runs of known bytes become one implicit part each, runs of
+/// optimized-out bytes one undefined part each.
+fn runs(bytes: &[Byte]) -> Vec<Piece> {
+    let mut pieces: Vec<Piece> = Vec::new();
+    let mut known: Vec<u8> = Vec::new();
+    let mut undefined = 0u64;
+    let flush = |pieces: &mut Vec<Piece>, known: &mut Vec<u8>, undefined: &mut u64| {
+        if !known.is_empty() {
+            let bits = 8 * known.len() as u64;
+            let s = Source::Implicit { bytes: std::mem::take(known), bit_offset: 0 };
+            pieces.push(Piece { bits, sources: BTreeSet::from([s]) });
+        }
+        if *undefined > 0 {
+            pieces.push(Piece { bits: 8 * *undefined, sources: BTreeSet::from([Source::Undefined]) });
+            *undefined = 0;
+        }
+    };
+    for b in bytes {
+        match b {
+            Byte::Known(v) => {
+                if undefined > 0 {
+                    flush(&mut pieces, &mut known, &mut undefined);
+                }
+                known.push(*v);
+            }
+            Byte::OptimizedOut => {
+                if !known.is_empty() {
+                    flush(&mut pieces, &mut known, &mut undefined);
+                }
+                undefined += 1;
+            }
+        }
+    }
+    flush(&mut pieces, &mut known, &mut undefined);
+    pieces
+}
+
+/// How the variable is shaped for `case` given the reference's `outcome`:
+/// a value is the contents of `unsigned char[size of its type]` with
+/// `DW_OP_stack_value` appended (unless the expression already ends with
+/// an operation that makes a location); an implicit pointer result is a
+/// pointer; any other location is read as `unsigned char[N]`, N the
+/// composite's length (whole bytes) or the address size for a single
+/// location; an error gives the address-size variable of the case's result
+/// kind.
+pub fn plan(case: &ExprCase, outcome: &Outcome) -> VarShape {
+    let addr = u64::from(case.ctx.address_bytes());
+    match outcome {
+        Outcome::Value(v) => VarShape::Bytes { byte_size: v.bytes.len() as u64, stack_value: needs_stack_value(case) },
+        Outcome::Location(l) => match l.places.first() {
+            Some(SingleLocation::Simple(Source::ImplicitPointer { .. })) => VarShape::Pointer,
+            Some(SingleLocation::Composite(p)) => {
+                VarShape::Bytes { byte_size: p.iter().map(|p| p.bits).sum::<u64>().div_ceil(8), stack_value: false }
+            }
+            _ => VarShape::Bytes { byte_size: addr, stack_value: false },
+        },
+        _ => VarShape::Bytes {
+            byte_size: addr,
+            stack_value: case.ctx.result_kind == Some(crate::context::ResultKind::Value) && needs_stack_value(case),
+        },
+    }
+}
+
+/// Whether the expression's last operation leaves a value (so a value
+/// result needs `DW_OP_stack_value` to become the variable's contents).
+fn needs_stack_value(case: &ExprCase) -> bool {
+    use crate::encoding::Op;
+    let ctx = &case.ctx;
+    let p = crate::asm::decode::Params {
+        vendor: &ctx.vendor,
+        endian: ctx.target.endian,
+        format: ctx.cu.as_ref().map(|c| c.format).unwrap_or_default(),
+        address_size: ctx.address_bytes(),
+    };
+    let (ops, _) = crate::asm::decode::decode_all(&case.expr, &p);
+    !matches!(
+        ops.last().map(|d| d.op()),
+        Some(
+            Op::Reg(_)
+                | Op::Regx
+                | Op::StackValue
+                | Op::ImplicitValue
+                | Op::ImplicitPointer
+                | Op::GnuImplicitPointer
+                | Op::Piece
+                | Op::BitPiece
+        )
+    )
+}
+
+/// Reference errors about context elements every core file and frame
+/// has: a debugger always finds a value for them, so the case cannot be
+/// reproduced.
+const ALWAYS_PRESENT: [&str; 3] = ["ctx.register-unavailable", "ctx.cfa-missing", "ctx.pc-missing"];
+
+/// A rule ID for what the view cannot judge or a debugger reported.
+fn rule(s: &str) -> RuleId {
+    RuleId::new(s)
+}
+
+/// The reference's `outcome` as a debugger would show it, for the variable
+/// [`plan`] shapes:
+/// - a value: its bytes;
+/// - a location: the bytes read through it from the case's registers,
+///   memory and implicit storage, undefined parts optimized out; memory
+///   the case does not have gives an evaluation error
+///   (`debugger:memory-unreadable`), as reading an unmapped address does in
+///   a debugger;
+/// - errors and budgets: unchanged (compared by kind).
+///
+/// `Unsupported` where a debugger cannot show the answer: a register, CFA
+/// or pc the case leaves out (every process image has them, so the
+/// reference's `ctx.register-unavailable`, `ctx.cfa-missing` and
+/// `ctx.pc-missing` cannot be reproduced), a
+/// part that is an implicit pointer inside a composite, or a composite
+/// that is not a whole number of bytes.
+pub fn view(case: &ExprCase, outcome: &Outcome) -> Outcome {
+    let unsupported = |what: &str| Outcome::Unsupported { what: what.to_string() };
+    match outcome {
+        Outcome::EvalError { rule: r, .. } if ALWAYS_PRESENT.contains(&r.as_str()) => {
+            unsupported("a context element the case leaves out but every process image has (register, CFA, pc)")
+        }
+        Outcome::Value(v) => Observation::Bytes(v.bytes.iter().map(|b| Byte::Known(*b)).collect()).to_outcome(),
+        Outcome::Location(l) => match l.places.first() {
+            Some(SingleLocation::Simple(Source::ImplicitPointer { .. })) => Observation::SyntheticPointer.to_outcome(),
+            Some(SingleLocation::Composite(pieces)) => {
+                let bits: u64 = pieces.iter().map(|p| p.bits).sum();
+                if !bits.is_multiple_of(8) {
+                    return unsupported("a composite that is not a whole number of bytes");
+                }
+                read_parts(case, pieces.iter().map(|p| (p.bits, p.sources.iter().next())))
+            }
+            Some(SingleLocation::Simple(s)) => {
+                read_parts(case, std::iter::once((8 * u64::from(case.ctx.address_bytes()), Some(s))))
+            }
+            None => unsupported("an empty location"),
+        },
+        other => other.clone(),
+    }
+}
+
+/// Reads `(bits, source)` parts in order, bit by bit, into bytes.
+fn read_parts<'a>(case: &ExprCase, parts: impl Iterator<Item = (u64, Option<&'a Source>)>) -> Outcome {
+    let ctx = &case.ctx;
+    // Per bit: Some(bit) known, None undefined.
+    let mut bits: Vec<Option<bool>> = Vec::new();
+    for (n, src) in parts {
+        let src = match src {
+            Some(s) => s,
+            None => return Outcome::Unsupported { what: "a part without a place".into() },
+        };
+        let (first_bit, bytes): (u64, Result<Vec<u8>, Outcome>) = match src {
+            Source::Undefined => {
+                bits.extend(std::iter::repeat_n(None, n as usize));
+                continue;
+            }
+            Source::ImplicitPointer { .. } => {
+                return Outcome::Unsupported { what: "an implicit pointer inside a composite".into() }
+            }
+            Source::Implicit { bytes, bit_offset } => (*bit_offset, Ok(bytes.clone())),
+            Source::Register { regno, bit_offset } => {
+                let len = (bit_offset % 8 + n).div_ceil(8) as usize;
+                let mut out = vec![0u8; len];
+                let r = ctx.read_register(*regno, (bit_offset / 8) as usize, &mut out).map(|_| out).map_err(|e| {
+                    use crate::context::ContextError;
+                    match e {
+                        ContextError::RegisterUnavailable(_) | ContextError::Missing(_) => Outcome::Unsupported {
+                            what: "a register without a value in the case (a core file gives every register one)"
+                                .into(),
+                        },
+                        _ => Outcome::EvalError { rule: rule("debugger:register-unreadable"), at: None },
+                    }
+                });
+                (bit_offset % 8, r)
+            }
+            Source::Memory { aspace, bit_addr, .. } => {
+                let len = ((bit_addr % 8) as u64 + n).div_ceil(8) as usize;
+                let mut out = vec![0u8; len];
+                let addr = u64::try_from(bit_addr / 8).unwrap_or(u64::MAX);
+                let r = ctx
+                    .read_memory(*aspace, addr, &mut out)
+                    .map(|_| out)
+                    .map_err(|_| Outcome::EvalError { rule: rule("debugger:memory-unreadable"), at: None });
+                ((bit_addr % 8) as u64, r)
+            }
+        };
+        let bytes = match bytes {
+            Ok(b) => b,
+            Err(o) => return o,
+        };
+        for i in 0..n {
+            let b = first_bit + i;
+            match bytes.get((b / 8) as usize) {
+                Some(byte) => bits.push(Some(byte >> (b % 8) & 1 == 1)),
+                // Past the end of implicit storage.
+                None => return Outcome::EvalError { rule: rule("debugger:past-storage-end"), at: None },
+            }
+        }
+    }
+    let bytes = bits
+        .chunks(8)
+        .map(|c| {
+            if c.iter().any(|b| b.is_none()) {
+                Byte::OptimizedOut
+            } else {
+                Byte::Known(c.iter().enumerate().fold(0u8, |acc, (i, b)| acc | (u8::from(b == &Some(true)) << i)))
+            }
+        })
+        .collect();
+    Observation::Bytes(bytes).to_outcome()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runs_of_bytes_become_implicit_and_undefined_parts() {
+        let o = Observation::Bytes(vec![Byte::Known(1), Byte::Known(2), Byte::OptimizedOut, Byte::Known(3)]);
+        let Outcome::Location(l) = o.to_outcome() else { panic!("a location") };
+        let SingleLocation::Composite(p) = &l.places[0] else { panic!("a composite") };
+        // Hand-derived: 16 bits of implicit [01 02], 8 undefined, 8 of [03].
+        assert_eq!(p.iter().map(|p| p.bits).collect::<Vec<_>>(), [16, 8, 8]);
+        assert_eq!(p[0].sources.iter().next(), Some(&Source::Implicit { bytes: vec![1, 2], bit_offset: 0 }));
+        assert_eq!(p[1].sources.iter().next(), Some(&Source::Undefined));
+        assert_eq!(p[2].sources.iter().next(), Some(&Source::Implicit { bytes: vec![3], bit_offset: 0 }));
+    }
+}

@@ -1,0 +1,234 @@
+//! The DWARF of a synthesised debuggee, written with gimli's writer: one
+//! compilation unit with the case's base types and DIEs, a subprogram
+//! covering the program counter (with the case's frame base), the variable
+//! `v` located by the case's expression, and a `.debug_frame` FDE for the
+//! subprogram (CFA from the case; return address undefined, so the frame is
+//! the outermost one; DWARF 5 §6.4.4).
+
+use super::patch::{patch, Placement};
+use super::{Unrepresentable, VarShape, CODE_BYTES, MAX_VAR_BYTES, VARIABLE};
+use crate::case::ExprCase;
+use crate::context::{AttrForm, Format};
+use crate::outcome::TypeEncoding;
+use gimli::write::{
+    Address, AttributeValue, CallFrameInstruction, CommonInformationEntry, DwarfUnit, EndianVec, Expression,
+    FrameDescriptionEntry, FrameTable, Sections, UnitEntryId,
+};
+use gimli::{constants as dw, Encoding, LittleEndian, Register};
+use std::collections::BTreeMap;
+
+/// One named section of the executable.
+pub type Section = (&'static str, Vec<u8>);
+
+/// DIE name prefixes the read-back looks for.
+const DIE_PREFIX: &str = "dwarfcheck_die_";
+const TYPE_PREFIX: &str = "dwarfcheck_type_";
+
+/// The DWARF sections (`.debug_abbrev`, `.debug_info`, `.debug_str` if
+/// used, `.debug_frame`) for `case`, with `v` shaped as `shape` in a
+/// subprogram covering [`pc`, `pc` + [`CODE_BYTES`]).
+///
+/// Errors: [`Unrepresentable`] from [`patch`], for a variable larger than
+/// [`MAX_VAR_BYTES`], or if gimli's writer refuses the unit.
+pub fn write(case: &ExprCase, shape: VarShape, pc: u64) -> Result<Vec<Section>, Unrepresentable> {
+    if let VarShape::Bytes { byte_size, .. } = shape {
+        if byte_size == 0 || byte_size > MAX_VAR_BYTES {
+            return Err(Unrepresentable(format!("a variable of {byte_size} bytes")));
+        }
+    }
+    let format = case.ctx.cu.as_ref().map(|c| c.format).unwrap_or_default();
+    // First pass with the case's own offsets, to learn where the DIEs land;
+    // the second pass re-points the operands (same lengths, same layout).
+    let first = build(case, shape, pc, format, &case.expr)?;
+    let place = placement(case, &first)?;
+    let p = crate::asm::decode::Params {
+        vendor: &case.ctx.vendor,
+        endian: case.ctx.target.endian,
+        format,
+        address_size: case.ctx.address_bytes(),
+    };
+    let expr = patch(&case.expr, &p, &place)?;
+    let mut sections = build(case, shape, pc, format, &expr)?;
+    sections.push((".debug_frame", frame(case, pc)?));
+    Ok(sections)
+}
+
+fn writer_error(e: gimli::write::Error) -> Unrepresentable {
+    Unrepresentable(format!("gimli's writer: {e}"))
+}
+
+/// Writes the unit once with `expr` as the variable's location.
+fn build(
+    case: &ExprCase,
+    shape: VarShape,
+    pc: u64,
+    format: Format,
+    expr: &[u8],
+) -> Result<Vec<Section>, Unrepresentable> {
+    let ctx = &case.ctx;
+    let version = match ctx.cu.as_ref().map(|c| c.version) {
+        Some(v @ 2..=5) => v,
+        _ => 5,
+    };
+    let format = match format {
+        Format::Dwarf32 => gimli::Format::Dwarf32,
+        Format::Dwarf64 => gimli::Format::Dwarf64,
+    };
+    let encoding = Encoding { format, version, address_size: ctx.address_bytes() };
+    let mut du = DwarfUnit::new(encoding);
+    let unit = &mut du.unit;
+    let root = unit.root();
+    let set =
+        |unit: &mut gimli::write::Unit, id: UnitEntryId, at: dw::DwAt, v: AttributeValue| unit.get_mut(id).set(at, v);
+    set(unit, root, dw::DW_AT_name, AttributeValue::String(b"dwarfcheck-case".to_vec()));
+    set(unit, root, dw::DW_AT_producer, AttributeValue::String(b"dwarfcheck synth".to_vec()));
+    set(unit, root, dw::DW_AT_language, AttributeValue::Language(dw::DW_LANG_C99));
+    set(unit, root, dw::DW_AT_low_pc, AttributeValue::Address(Address::Constant(pc)));
+    set(unit, root, dw::DW_AT_high_pc, AttributeValue::Udata(CODE_BYTES));
+
+    let byte = unit.add(root, dw::DW_TAG_base_type);
+    set(unit, byte, dw::DW_AT_name, AttributeValue::String(b"unsigned char".to_vec()));
+    set(unit, byte, dw::DW_AT_encoding, AttributeValue::Encoding(dw::DW_ATE_unsigned_char));
+    set(unit, byte, dw::DW_AT_byte_size, AttributeValue::Udata(1));
+
+    // The case's base types, by their unit-relative offset.
+    if let Some(cu) = &ctx.cu {
+        for (off, t) in &cu.base_types {
+            let id = unit.add(root, dw::DW_TAG_base_type);
+            set(unit, id, dw::DW_AT_name, AttributeValue::String(format!("{TYPE_PREFIX}{off:x}").into_bytes()));
+            let ate = match t.encoding {
+                TypeEncoding::Generic => dw::DW_ATE_unsigned,
+                TypeEncoding::Ate(a) => dw::DwAte(a),
+            };
+            set(unit, id, dw::DW_AT_encoding, AttributeValue::Encoding(ate));
+            set(unit, id, dw::DW_AT_byte_size, AttributeValue::Udata(u64::from(t.bits / 8)));
+        }
+        // The case's DIEs (call and implicit pointer targets) as variables
+        // of `unsigned char[byte_size]` (1 byte when the size is unknown).
+        for (off, d) in &cu.dies {
+            let id = unit.add(root, dw::DW_TAG_variable);
+            set(unit, id, dw::DW_AT_name, AttributeValue::String(format!("{DIE_PREFIX}{off:x}").into_bytes()));
+            let ty = array_of(unit, root, byte, d.byte_size.unwrap_or(1).clamp(1, MAX_VAR_BYTES));
+            set(unit, id, dw::DW_AT_type, AttributeValue::UnitRef(ty));
+            match &d.location {
+                Some(AttrForm::Exprloc(e)) => {
+                    set(unit, id, dw::DW_AT_location, AttributeValue::Exprloc(Expression::raw(e.clone())))
+                }
+                Some(_) => return Err(Unrepresentable(format!("DIE {off:#x} has a location list"))),
+                None => {}
+            }
+            if let Some(c) = &d.const_value {
+                set(unit, id, dw::DW_AT_const_value, AttributeValue::Block(c.clone()));
+            }
+        }
+    }
+
+    let sub = unit.add(root, dw::DW_TAG_subprogram);
+    set(unit, sub, dw::DW_AT_name, AttributeValue::String(b"dwarfcheck_case".to_vec()));
+    set(unit, sub, dw::DW_AT_low_pc, AttributeValue::Address(Address::Constant(pc)));
+    set(unit, sub, dw::DW_AT_high_pc, AttributeValue::Udata(CODE_BYTES));
+    if let Some(fb) = &ctx.frame_base {
+        set(unit, sub, dw::DW_AT_frame_base, AttributeValue::Exprloc(Expression::raw(fb.clone())));
+    }
+    let var = unit.add(sub, dw::DW_TAG_variable);
+    set(unit, var, dw::DW_AT_name, AttributeValue::String(VARIABLE.as_bytes().to_vec()));
+    let (ty, mut location) = match shape {
+        VarShape::Bytes { byte_size, stack_value } => {
+            let mut e = expr.to_vec();
+            if stack_value {
+                e.push(dw::DW_OP_stack_value.0);
+            }
+            (array_of(unit, root, byte, byte_size), e)
+        }
+        VarShape::Pointer => {
+            let p = unit.add(root, dw::DW_TAG_pointer_type);
+            set(unit, p, dw::DW_AT_type, AttributeValue::UnitRef(byte));
+            set(unit, p, dw::DW_AT_byte_size, AttributeValue::Udata(u64::from(encoding.address_size)));
+            (p, expr.to_vec())
+        }
+    };
+    set(unit, var, dw::DW_AT_type, AttributeValue::UnitRef(ty));
+    set(unit, var, dw::DW_AT_location, AttributeValue::Exprloc(Expression::raw(std::mem::take(&mut location))));
+
+    let mut sections = Sections::new(EndianVec::new(LittleEndian));
+    du.write(&mut sections).map_err(writer_error)?;
+    let mut out = Vec::new();
+    sections
+        .for_each(|id, data| {
+            let bytes = data.slice().to_vec();
+            if !bytes.is_empty() {
+                out.push((id.name(), bytes));
+            }
+            Ok::<(), ()>(())
+        })
+        .map_err(|_| Unrepresentable("section".into()))?;
+    Ok(out)
+}
+
+/// A new `unsigned char[n]` array type.
+fn array_of(unit: &mut gimli::write::Unit, root: UnitEntryId, byte: UnitEntryId, n: u64) -> UnitEntryId {
+    let a = unit.add(root, dw::DW_TAG_array_type);
+    unit.get_mut(a).set(dw::DW_AT_type, AttributeValue::UnitRef(byte));
+    let r = unit.add(a, dw::DW_TAG_subrange_type);
+    unit.get_mut(r).set(dw::DW_AT_count, AttributeValue::Udata(n));
+    a
+}
+
+/// Reads the first pass back (gimli's reader) and maps the case's DIE and
+/// base type offsets to where the named DIEs landed.
+fn placement(case: &ExprCase, sections: &[Section]) -> Result<Placement, Unrepresentable> {
+    let get = |name: &str| sections.iter().find(|(n, _)| *n == name).map(|(_, b)| b.as_slice()).unwrap_or(&[]);
+    let info = gimli::DebugInfo::new(get(".debug_info"), LittleEndian);
+    let abbrev = gimli::DebugAbbrev::new(get(".debug_abbrev"), LittleEndian);
+    let bad = |e: gimli::Error| Unrepresentable(format!("reading the unit back: {e}"));
+    let header = info.units().next().map_err(bad)?.ok_or_else(|| Unrepresentable("no unit written".into()))?;
+    let new_unit = header.offset().0 as u64;
+    let abbrevs = header.abbreviations(&abbrev).map_err(bad)?;
+    let mut named: BTreeMap<String, u64> = BTreeMap::new();
+    let mut entries = header.entries(&abbrevs);
+    while let Some(e) = entries.next_dfs().map_err(bad)? {
+        if let Some(gimli::AttributeValue::String(s)) = e.attr_value(dw::DW_AT_name) {
+            named.insert(String::from_utf8_lossy(s.slice()).into_owned(), e.offset().0 as u64);
+        }
+    }
+    let mut place =
+        Placement { old_unit: case.ctx.cu.as_ref().map_or(0, |c| c.offset), new_unit, ..Default::default() };
+    if let Some(cu) = &case.ctx.cu {
+        for off in cu.base_types.keys() {
+            if let Some(rel) = named.get(&format!("{TYPE_PREFIX}{off:x}")) {
+                place.types.insert(*off, *rel);
+            }
+        }
+        for off in cu.dies.keys() {
+            if let Some(rel) = named.get(&format!("{DIE_PREFIX}{off:x}")) {
+                place.dies.insert(*off, new_unit + rel);
+            }
+        }
+    }
+    Ok(place)
+}
+
+/// `.debug_frame`: one CIE (x86-64: code alignment 1, data alignment -8,
+/// return address column 16) and one FDE over the subprogram whose CFA is
+/// the case's (`DW_CFA_def_cfa_expression` of its value) or else `rsp + 8`,
+/// the x86-64 CFA at a function's entry; the return address is undefined.
+fn frame(case: &ExprCase, pc: u64) -> Result<Vec<u8>, Unrepresentable> {
+    let encoding = Encoding { format: gimli::Format::Dwarf32, version: 4, address_size: 8 };
+    let ra = Register(super::x86_64::RIP as u16);
+    let mut cie = CommonInformationEntry::new(encoding, 1, -8, ra);
+    match case.ctx.cfa {
+        Some(cfa) => {
+            let mut e = Expression::new();
+            e.op_constu(cfa);
+            cie.add_instruction(CallFrameInstruction::CfaExpression(e));
+        }
+        None => cie.add_instruction(CallFrameInstruction::Cfa(Register(super::x86_64::RSP as u16), 8)),
+    }
+    cie.add_instruction(CallFrameInstruction::Undefined(ra));
+    let mut table = FrameTable::default();
+    let id = table.add_cie(cie);
+    table.add_fde(id, FrameDescriptionEntry::new(Address::Constant(pc), CODE_BYTES as u32));
+    let mut out = gimli::write::DebugFrame::from(EndianVec::new(LittleEndian));
+    table.write_debug_frame(&mut out).map_err(writer_error)?;
+    Ok(out.slice().to_vec())
+}

@@ -1,0 +1,153 @@
+//! Synthesised debuggees: from an expression case, an ELF executable whose
+//! DWARF describes one variable located by the case's expression, and an
+//! ELF core file holding the case's registers and memory (issue 6;
+//! docs/debuggers.md). Debuggers load the two and print the variable.
+//!
+//! The DWARF is written with gimli's writer ([`dwarf`]) and both ELF files
+//! with the `object` crate's ELF writer ([`elf`]); nothing here encodes DWARF
+//! or ELF structures by hand except the `NT_PRSTATUS`/`NT_FPREGSET` note
+//! payloads, whose layout is the Linux kernel's ([`x86_64`]).
+//!
+//! Only what a real process image can hold is synthesised. A case whose
+//! context needs more (calling frames, an initial stack, a current object,
+//! TLS, per-thread or per-lane storage, other address spaces, registers a
+//! core file has no slot for, synthetic machine state, location lists, ...)
+//! is [`Unrepresentable`], and the debugger adapters report it as
+//! unsupported rather than judge the debugger on a context it never saw.
+
+pub mod dwarf;
+pub mod elf;
+pub mod patch;
+pub mod x86_64;
+
+use crate::case::ExprCase;
+use crate::target::Arch;
+
+/// How the variable `v` of the synthesised program is typed and located.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VarShape {
+    /// An array of `byte_size` **bytes** (`unsigned char[byte_size]`), so
+    /// that a debugger shows each byte and whether it is optimized out.
+    /// With `stack_value`, `DW_OP_stack_value` is appended to the case's
+    /// expression (for cases whose result is a value: DWARF 5 §2.6.1.1.4,
+    /// the value becomes the contents of an implicit location).
+    Bytes {
+        /// Size of the variable in **bytes** (1 to [`MAX_VAR_BYTES`]).
+        byte_size: u64,
+        /// Whether to append `DW_OP_stack_value`.
+        stack_value: bool,
+    },
+    /// A pointer to `unsigned char` (8 bytes): for results that are an
+    /// implicit pointer, which debuggers show as a synthetic pointer.
+    Pointer,
+}
+
+/// Largest variable the synthesiser describes, in **bytes**.
+pub const MAX_VAR_BYTES: u64 = 4096;
+
+/// Why a case cannot be turned into an executable and a core file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unrepresentable(pub String);
+
+impl std::fmt::Display for Unrepresentable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "not representable in an executable and core file: {}", self.0)
+    }
+}
+
+/// The two files of one case.
+#[derive(Debug, Clone)]
+pub struct Debuggee {
+    /// The ELF executable (`ET_EXEC`) with `.text` and the DWARF sections.
+    pub executable: Vec<u8>,
+    /// The ELF core file (`ET_CORE`): `PT_NOTE` with `NT_PRSTATUS` and
+    /// `NT_FPREGSET`, and one `PT_LOAD` per memory segment.
+    pub core: Vec<u8>,
+    /// The program counter of the core's thread: inside the function that
+    /// owns the variable.
+    pub pc: u64,
+}
+
+/// The name of the variable in the synthesised program.
+pub const VARIABLE: &str = "v";
+
+/// Length in **bytes** of the synthesised function's code.
+pub const CODE_BYTES: u64 = 16;
+
+/// The program counter used when the case gives none (a canonical x86-64
+/// user address that no bundled case uses for data).
+pub const DEFAULT_PC: u64 = 0x5555_0000_0000;
+
+/// Builds the executable and core file for `case`, with the variable
+/// shaped as `shape`.
+///
+/// Errors: [`Unrepresentable`] naming the first context element, operation
+/// or attribute form the two files cannot carry.
+pub fn synthesise(case: &ExprCase, shape: VarShape) -> Result<Debuggee, Unrepresentable> {
+    let ctx = &case.ctx;
+    if ctx.target.arch != Arch::X86_64 {
+        return Err(Unrepresentable(format!("target {} (only x86_64 is synthesised)", ctx.target.name)));
+    }
+    check_context(case)?;
+    let pc = ctx.pc.or_else(|| ctx.registers.get(&x86_64::RIP).map(|b| le_u64(b))).unwrap_or(DEFAULT_PC);
+    let sections = dwarf::write(case, shape, pc)?;
+    let executable = elf::executable(&sections, pc)?;
+    let core = elf::core(ctx, pc)?;
+    Ok(Debuggee { executable, core, pc })
+}
+
+/// Refuses contexts a process image cannot hold.
+fn check_context(case: &ExprCase) -> Result<(), Unrepresentable> {
+    let ctx = &case.ctx;
+    let no = |what: &str| Err(Unrepresentable(what.to_string()));
+    if case.attribute.is_some_and(|a| a != crate::context::Attribute::Location) {
+        return no("an attribute other than DW_AT_location");
+    }
+    if case.form.is_some() {
+        return no("a location list or constant form");
+    }
+    if ctx.caller.is_some() || ctx.cfi.is_some() {
+        return no("calling frames");
+    }
+    if !ctx.initial_stack.is_empty() {
+        return no("an initial stack");
+    }
+    if ctx.object.is_some() {
+        return no("a current object (DW_OP_push_object_address)");
+    }
+    if ctx.tls_base.is_some() {
+        return no("a TLS block");
+    }
+    if ctx.synthetic.is_some() {
+        return no("synthetic machine state");
+    }
+    if ctx.lane.is_some() || ctx.cfa_aspace != 0 {
+        return no("lanes or address spaces");
+    }
+    if let Some(seg) = ctx.memory.iter().find(|m| m.aspace != 0 || m.thread.is_some() || m.lane.is_some()) {
+        return Err(Unrepresentable(format!("memory in address space {} or per thread/lane", seg.aspace)));
+    }
+    if let Some(r) = ctx.registers.keys().find(|r| x86_64::slot(**r).is_none()) {
+        return Err(Unrepresentable(format!("register {r} (a core file holds DWARF registers 0-32)")));
+    }
+    if let Some(cu) = &ctx.cu {
+        if !cu.debug_addr.is_empty() {
+            return no(".debug_addr contents");
+        }
+        if cu.base_types.values().any(|t| t.vector_size != 1 || !t.bits.is_multiple_of(8)) {
+            return no("a vector or bit-sized base type");
+        }
+    }
+    Ok(())
+}
+
+/// A little-endian register value as `u64` (shorter values zero-extended).
+fn le_u64(b: &[u8]) -> u64 {
+    let mut a = [0u8; 8];
+    let n = b.len().min(8);
+    a[..n].copy_from_slice(&b[..n]);
+    u64::from_le_bytes(a)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,1 @@
+//! Tests of the synthesiser against object's and gimli's readers.
