@@ -7,6 +7,7 @@ mod elf;
 mod eval;
 mod fuzz;
 mod run;
+mod synth;
 
 use clap::{Args, Parser, Subcommand};
 use dwarfcheck::consumer::external::{External, RunBudget, Tool};
@@ -63,6 +64,9 @@ enum Command {
     /// Report what a fuzz corpus reaches: the share of inputs the reference
     /// turns into a result, and which operations/instructions they hold.
     FuzzStats(fuzz::StatsArgs),
+    /// Write the executable and core file the gdb and lldb adapters load
+    /// for one expression case (docs/debuggers.md).
+    Synth(synth::SynthArgs),
     /// List each rule of the catalogue with the cases that exercise it.
     Coverage {
         /// Case files or directories (default: the bundled specs/cases).
@@ -195,6 +199,7 @@ pub fn main() -> ExitCode {
         Command::Minimize(args) => fuzz::minimize(&args),
         Command::ExportCorpus(args) => fuzz::export(&args),
         Command::FuzzStats(args) => fuzz::stats(&args),
+        Command::Synth(args) => synth::synth(&args),
         Command::Coverage { paths, fail_uncovered } => coverage::coverage(paths, fail_uncovered),
     }
 }

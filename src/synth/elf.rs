@@ -7,6 +7,9 @@
 //! - The core file (`ET_CORE`): a `PT_NOTE` with `NT_PRSTATUS` and
 //!   `NT_FPREGSET` (name `CORE`, the layout of [`super::x86_64`]), then one
 //!   read-write `PT_LOAD` per memory segment of the case, at its address.
+//!
+//! Both say `ELFOSABI_GNU` (Linux): LLDB picks its core-file reader by the
+//! OS, and refuses a core whose OS it does not know.
 
 use super::dwarf::Section;
 use super::{x86_64, Unrepresentable, CODE_BYTES};
@@ -21,7 +24,7 @@ const PID: u32 = 4242;
 
 fn header(e_type: elf::FileType) -> FileHeader {
     FileHeader {
-        os_abi: elf::ELFOSABI_NONE,
+        os_abi: elf::ELFOSABI_GNU,
         abi_version: 0,
         e_type,
         e_machine: elf::EM_X86_64,

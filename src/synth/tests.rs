@@ -1,1 +1,83 @@
-//! Tests of the synthesiser against object's and gimli's readers.
+//! Tests of the synthesiser, read back with `object`'s and gimli's readers
+//! (independent of the writers' own bookkeeping).
+
+use super::*;
+use crate::case::Case;
+use object::read::elf::{ElfFile64, ProgramHeader as _};
+use object::{Object, ObjectSection};
+
+/// The first expression case named `name` in the bundled file `file`.
+fn case(file: &str, name: &str) -> ExprCase {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("specs/cases/expr").join(file);
+    let cases = crate::case::yaml::load_file(&path).expect("bundled cases load");
+    cases
+        .into_iter()
+        .find_map(|c| match c {
+            Case::Expr(e) if e.name == name => Some(e),
+            _ => None,
+        })
+        .expect("case exists")
+}
+
+#[test]
+fn core_holds_registers_and_memory_where_the_case_puts_them() {
+    let c = case("memory.yaml", "deref-size-larger-than-generic");
+    let d = synthesise(&c, VarShape::Bytes { byte_size: 8, stack_value: true }).unwrap();
+    let core = ElfFile64::<object::LittleEndian>::parse(d.core.as_slice()).unwrap();
+    assert_eq!(core.kind(), object::ObjectKind::Core);
+    let e = object::LittleEndian;
+    // Every memory segment of the case is a PT_LOAD at its address holding
+    // its bytes.
+    for m in &c.ctx.memory {
+        let found = core.elf_program_headers().iter().any(|p| {
+            p.p_type(e) == object::elf::PT_LOAD
+                && p.p_vaddr(e) == m.address
+                && p.data(e, d.core.as_slice()).ok() == Some(m.bytes.as_slice())
+        });
+        assert!(found, "segment at {:#x}", m.address);
+    }
+    // NT_PRSTATUS: rip (user_regs_struct slot 16, at 112 + 128) is the pc.
+    let note = core.elf_program_headers().iter().find(|p| p.p_type(e) == object::elf::PT_NOTE).unwrap();
+    let mut notes = note.notes(e, d.core.as_slice()).unwrap().unwrap();
+    let prstatus = notes.next().unwrap().unwrap();
+    assert_eq!(prstatus.name(), b"CORE");
+    assert_eq!(prstatus.n_type(e), object::elf::NT_PRSTATUS);
+    let desc = prstatus.desc();
+    assert_eq!(desc.len(), 336);
+    assert_eq!(u64::from_le_bytes(desc[240..248].try_into().unwrap()), d.pc);
+}
+
+#[test]
+fn executable_carries_the_expression_as_the_variable_location() {
+    let c = case("memory.yaml", "deref-size-larger-than-generic");
+    let d = synthesise(&c, VarShape::Bytes { byte_size: 8, stack_value: true }).unwrap();
+    let exe = object::File::parse(d.executable.as_slice()).unwrap();
+    let text = exe.section_by_name(".text").unwrap();
+    assert_eq!(text.address(), d.pc);
+    let get = |name: &str| exe.section_by_name(name).map(|s| s.data().unwrap().to_vec()).unwrap_or_default();
+    let info_bytes = get(".debug_info");
+    let info = gimli::DebugInfo::new(&info_bytes[..], gimli::LittleEndian).units().next().unwrap().unwrap();
+    let abbrev = get(".debug_abbrev");
+    let abbrevs = info.abbreviations(&gimli::DebugAbbrev::new(&abbrev[..], gimli::LittleEndian)).unwrap();
+    let mut entries = info.entries(&abbrevs);
+    let mut location = None;
+    while let Some(e) = entries.next_dfs().unwrap() {
+        if let Some(gimli::AttributeValue::String(n)) = e.attr_value(gimli::DW_AT_name) {
+            if n.slice() == b"v" {
+                location = e.attr_value(gimli::DW_AT_location);
+            }
+        }
+    }
+    let Some(gimli::AttributeValue::Exprloc(x)) = location else { panic!("v has an exprloc location") };
+    // The case's bytes with DW_OP_stack_value (0x9f) appended.
+    let mut want = c.expr.to_vec();
+    want.push(0x9f);
+    assert_eq!(x.0.slice(), want.as_slice());
+}
+
+#[test]
+fn contexts_a_process_image_cannot_hold_are_refused() {
+    // An AMDGPU case: not x86-64.
+    let c = case("amdgpu-wave64.yaml", "amdgpu-w64-push-lane");
+    assert!(synthesise(&c, VarShape::Bytes { byte_size: 8, stack_value: false }).is_err());
+}

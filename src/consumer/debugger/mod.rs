@@ -274,8 +274,7 @@ fn error_outcome(kind: Kind, msg: &str) -> Outcome {
 
 /// Message fragments of "not implemented" (GDB's `dwarf2/expr.c` and
 /// LLDB's `DWARFExpression.cpp` wordings).
-const UNIMPLEMENTED: [&str; 3] =
-    ["Unhandled DWARF expression opcode", "Unhandled dwarf expression opcode", "unimplemented opcode"];
+const UNIMPLEMENTED: [&str; 3] = ["Unhandled DWARF expression opcode", "Unhandled opcode", "unimplemented opcode"];
 
 fn fault(what: String) -> Outcome {
     Outcome::ConsumerFault { what }

@@ -25,6 +25,9 @@ def _dwarfcheck_probe(d):
             process = target.LoadCore(job["core"])
             if not process or not process.IsValid():
                 raise RuntimeError("cannot load the core file")
+            # Without an auxiliary vector in the core, LLDB does not load the
+            # executable's sections: load them at their file addresses.
+            target.SetModuleLoadAddress(target.GetModuleAtIndex(0), 0)
             frame = process.GetSelectedThread().GetFrameAtIndex(0)
             v = frame.FindVariable("v")
             if not v.IsValid():

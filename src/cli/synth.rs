@@ -1,0 +1,51 @@
+//! `dwarfcheck synth`: writes the executable and core file the debugger
+//! adapters use for one case, to look at or load by hand.
+
+use super::load_cases;
+use dwarfcheck::case::Case;
+use dwarfcheck::consumer::debugger::observe;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Arguments of `dwarfcheck synth`.
+#[derive(clap::Args)]
+pub struct SynthArgs {
+    /// Case file.
+    file: PathBuf,
+    /// Name of the expression case in it.
+    #[arg(long)]
+    case: String,
+    /// Directory for `<case>` (the executable) and `<case>.core`.
+    #[arg(long, default_value = ".")]
+    out: PathBuf,
+}
+
+pub fn synth(args: &SynthArgs) -> ExitCode {
+    let cases = match load_cases(vec![args.file.clone()]) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let Some(case) = cases.iter().find_map(|c| match c {
+        Case::Expr(e) if e.name == args.case => Some(e),
+        _ => None,
+    }) else {
+        return super::input_error(format!("no expression case `{}` in {}", args.case, args.file.display()));
+    };
+    let reference = dwarfcheck::reference::expr::evaluate_case(case).0;
+    let shape = observe::plan(case, &reference);
+    let d = match dwarfcheck::synth::synthesise(case, shape) {
+        Ok(d) => d,
+        Err(e) => return super::input_error(e),
+    };
+    let exe = args.out.join(&case.name);
+    let core = args.out.join(format!("{}.core", case.name));
+    if let Err(e) = std::fs::write(&exe, &d.executable).and_then(|_| std::fs::write(&core, &d.core)) {
+        return super::input_error(format!("cannot write into {}: {e}", args.out.display()));
+    }
+    println!("reference: {reference}");
+    println!("variable `v`: {shape:?}; pc {:#x}", d.pc);
+    println!("as the debugger sees it: {}", observe::view(case, &reference));
+    println!("gdb -nx -batch -ex 'core-file {}' -ex 'print v' {}", core.display(), exe.display());
+    println!("lldb-19 --batch -c {} -o 'frame variable v' {}", core.display(), exe.display());
+    ExitCode::SUCCESS
+}
