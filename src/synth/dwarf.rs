@@ -2,8 +2,7 @@
 //! compilation unit with the case's base types and DIEs, a subprogram
 //! covering the program counter (with the case's frame base), the variable
 //! `v` located by the case's expression, and a `.debug_frame` FDE for the
-//! subprogram (CFA from the case; return address undefined, so the frame is
-//! the outermost one; DWARF 5 §6.4.4).
+//! subprogram (CFA from the case, DWARF 5 §6.4).
 
 use super::patch::{patch, Placement};
 use super::{Unrepresentable, VarShape, CODE_BYTES, MAX_VAR_BYTES, VARIABLE};
@@ -211,7 +210,8 @@ fn placement(case: &ExprCase, sections: &[Section]) -> Result<Placement, Unrepre
 /// `.debug_frame`: one CIE (x86-64: code alignment 1, data alignment -8,
 /// return address column 16) and one FDE over the subprogram whose CFA is
 /// the case's (`DW_CFA_def_cfa_expression` of its value) or else `rsp + 8`,
-/// the x86-64 CFA at a function's entry; the return address is undefined.
+/// the x86-64 CFA at a function's entry; the return address is saved at
+/// CFA - 8.
 fn frame(case: &ExprCase, pc: u64) -> Result<Vec<u8>, Unrepresentable> {
     let encoding = Encoding { format: gimli::Format::Dwarf32, version: 4, address_size: 8 };
     let ra = Register(super::x86_64::RIP as u16);
@@ -224,7 +224,9 @@ fn frame(case: &ExprCase, pc: u64) -> Result<Vec<u8>, Unrepresentable> {
         }
         None => cie.add_instruction(CallFrameInstruction::Cfa(Register(super::x86_64::RSP as u16), 8)),
     }
-    cie.add_instruction(CallFrameInstruction::Undefined(ra));
+    // The return address at CFA-8, the x86-64 rule at entry: GDB treats a
+    // frame whose return address is undefined as having no CFA at all.
+    cie.add_instruction(CallFrameInstruction::Offset(ra, -8));
     let mut table = FrameTable::default();
     let id = table.add_cie(cie);
     table.add_fde(id, FrameDescriptionEntry::new(Address::Constant(pc), CODE_BYTES as u32));
