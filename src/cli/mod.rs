@@ -6,6 +6,7 @@ mod coverage;
 mod elf;
 mod eval;
 mod fuzz;
+mod matrix;
 mod run;
 
 use clap::{Args, Parser, Subcommand};
@@ -63,6 +64,9 @@ enum Command {
     /// Report what a fuzz corpus reaches: the share of inputs the reference
     /// turns into a result, and which operations/instructions they hold.
     FuzzStats(fuzz::StatsArgs),
+    /// Run the suite against every available consumer and write the
+    /// rule x consumer conformance matrix (docs/conformance.md).
+    Matrix(matrix::MatrixArgs),
     /// List each rule of the catalogue with the cases that exercise it.
     Coverage {
         /// Case files or directories (default: the bundled specs/cases).
@@ -180,6 +184,7 @@ pub fn main() -> ExitCode {
         Command::ExportCorpus(args) => fuzz::export(&args),
         Command::FuzzStats(args) => fuzz::stats(&args),
         Command::Coverage { paths, fail_uncovered } => coverage::coverage(paths, fail_uncovered),
+        Command::Matrix(args) => matrix::matrix(&args),
     }
 }
 
