@@ -146,7 +146,7 @@ fn wrong_consumer_fails_with_links_to_its_cases() {
     // `minus` the ninth; the link is relative to the output directory.
     assert_eq!(
         row(&text, "op.plus.adds"),
-        "| `op.plus.adds` | Semantics | 1 | pass 1 | pass 1 | fail 1 ([m.yaml#plus](m.yaml#L3)) |"
+        "| `op.plus.adds` | semantics | 1 | pass 1 | pass 1 | fail 1 ([m.yaml#plus](m.yaml#L3)) |"
     );
     assert!(row(&text, "op.minus.subtracts").ends_with("| fail 1 ([m.yaml#minus](m.yaml#L9)) |"));
     assert!(row(&text, "op.reg.same-as-regx").ends_with("| pass 1 |"));

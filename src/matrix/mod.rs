@@ -33,7 +33,8 @@
 //! 9. `n/a`: the consumer does no case of the rule.
 //!
 //! So a cell hides nothing worse than what it shows: a `pass 10/12` cell
-//! has no fail and no accepted ill-formed case, only 2 of the lower labels.
+//! has no fail and no accepted ill-formed case, only 2 of the lower labels
+//! (the rendered cell names them: `pass 10/12 (unsupported 2)`).
 
 pub mod render;
 pub mod reports;
@@ -156,6 +157,16 @@ pub fn fold(marks: &[Mark]) -> Cell {
     Cell { label, count, of: applicable }
 }
 
+/// How many marks count under each label (`n/a` included), for showing
+/// what a cell's `k/n` leaves out.
+pub fn counts(marks: &[Mark]) -> BTreeMap<Label, usize> {
+    let mut out = BTreeMap::new();
+    for m in marks {
+        *out.entry(Label::of(*m)).or_default() += 1;
+    }
+    out
+}
+
 /// Expression or CFI.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Kind {
@@ -246,9 +257,12 @@ impl Matrix {
 
     /// The folded cell of `rule` in column `col`.
     pub fn cell(&self, rule: &str, col: usize) -> Cell {
-        let marks: Vec<Mark> =
-            self.rules.get(rule).map(|v| v.iter().map(|&i| self.cases[i].marks[col]).collect()).unwrap_or_default();
-        fold(&marks)
+        fold(&self.marks(rule, col))
+    }
+
+    /// The marks of column `col` on the cases of `rule`.
+    pub fn marks(&self, rule: &str, col: usize) -> Vec<Mark> {
+        self.rules.get(rule).map(|v| v.iter().map(|&i| self.cases[i].marks[col]).collect()).unwrap_or_default()
     }
 }
 

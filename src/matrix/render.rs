@@ -56,7 +56,7 @@ fn header(s: &mut String, m: &Matrix, o: &RenderOptions) {
             .into_iter()
             .filter_map(|(on, t)| on.then_some(t))
             .collect();
-        let editions: Vec<String> = c.support.editions.iter().map(|e| format!("{e:?}")).collect();
+        let editions: Vec<String> = c.support.editions.iter().map(kebab).collect();
         let _ = writeln!(
             s,
             "| {} | {} | {}; editions {} |",
@@ -73,6 +73,15 @@ fn header(s: &mut String, m: &Matrix, o: &RenderOptions) {
         }
     }
     s.push('\n');
+}
+
+/// A unit enum as its serde name (`ill-formed`, `dwarf5-gnu`, ...): the
+/// spelling of the rule files and case files.
+fn kebab<T: serde::Serialize>(x: &T) -> String {
+    match serde_json::to_value(x) {
+        Ok(serde_json::Value::String(s)) => s,
+        _ => String::new(),
+    }
 }
 
 fn count(m: &Matrix, k: Kind) -> usize {
@@ -130,7 +139,8 @@ fn legend(s: &mut String) {
          the case's hand-derived `expect` (\"no oracle\" without one); fast passes where its outcome is the \
          reference's exactly and meets the `expect`; a third party gets the runner's verdict (DESIGN §8), `n/a` for a \
          kind of case (expression or CFI) it does not do. Over the cases of the rule (leaving out `n/a`), the cell \
-         shows the first label that applies, with how many cases have it (`label k/n`, or `label n` when all do):\n"
+         shows the first label that applies, with how many cases have it (`label k/n`, or `label n` when all do), \
+         then in parentheses the labels of the other cases (a fail cell links its smallest failing case instead):\n"
     );
     let rules = [
         ("fail", "some case disagrees (linked: its smallest failing case)"),
@@ -160,12 +170,12 @@ fn table(s: &mut String, m: &Matrix, o: &RenderOptions) {
     let _ = writeln!(s, "|---|---|---:|{}", "---|".repeat(names.len()));
     let catalogue = crate::rules::Catalogue::get();
     for (rule, cases) in &m.rules {
-        let kind = catalogue.rules.get(rule).map(|r| format!("{:?}", r.kind)).unwrap_or_default();
+        let kind = catalogue.rules.get(rule).map(|r| kebab(&r.kind)).unwrap_or_default();
         let cells: Vec<String> = (0..m.columns.len())
             .map(|col| {
                 let cell = m.cell(rule, col);
                 if cell.label != Label::Fail {
-                    return cell.to_string();
+                    return with_rest(cell, &m.marks(rule, col));
                 }
                 let failing = cases.iter().copied().filter(|&i| Label::of(m.cases[i].marks[col]) == Label::Fail);
                 let smallest = failing.min_by_key(|&i| (m.cases[i].input.len(), i));
@@ -178,6 +188,21 @@ fn table(s: &mut String, m: &Matrix, o: &RenderOptions) {
         let _ = writeln!(s, "| `{rule}` | {kind} | {} | {} |", cases.len(), cells.join(" | "));
     }
     s.push('\n');
+}
+
+/// A cell that is not a fail, followed by the labels its count leaves
+/// out: `pass 2/3 (unsupported 1)`.
+fn with_rest(cell: super::Cell, marks: &[super::Mark]) -> String {
+    let rest: Vec<String> = super::counts(marks)
+        .into_iter()
+        .filter(|(l, _)| *l != cell.label && *l != Label::NotApplicable)
+        .map(|(l, n)| format!("{} {n}", l.text()))
+        .collect();
+    if rest.is_empty() {
+        cell.to_string()
+    } else {
+        format!("{cell} ({})", rest.join(", "))
+    }
 }
 
 /// Failures per third-party consumer, grouped by known class.

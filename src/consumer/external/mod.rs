@@ -247,11 +247,14 @@ impl Consumer for External {
         })
     }
 
-    /// The first line the program prints for `--version`.
+    /// The program's file name and the first line it prints for
+    /// `--version`.
     fn version(&self) -> Option<String> {
         let out = std::process::Command::new(&self.program).arg("--version").output().ok()?;
         let text = String::from_utf8_lossy(&out.stdout);
-        text.lines().map(str::trim).find(|l| !l.is_empty()).map(str::to_string)
+        let line = text.lines().map(str::trim).find(|l| !l.is_empty())?;
+        let program = self.program.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
+        Some(format!("{program}: {line}"))
     }
 
     fn cfi_view(&self, case: &CfiCase, reference: &RowTable) -> Option<RowTable> {
