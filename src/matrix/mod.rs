@@ -226,6 +226,10 @@ pub struct FailureEntry {
     pub expected: Option<String>,
     /// The reference's outcome as text.
     pub reference: String,
+    /// For a CFI case of a consumer that shows less than the whole table
+    /// ([`Consumer::cfi_view`]), the reference's table as that consumer
+    /// can show it: what its answer was compared with.
+    pub reference_view: Option<String>,
     /// The consumer's outcome as text.
     pub answer: String,
     /// Its known class, with the public report filled in from
@@ -344,6 +348,7 @@ fn marks(kind: Kind, rec: &CaseRecord, columns: &[Column]) -> Vec<Mark> {
 /// case `i`: both outcomes again, and the consumer's class for it.
 fn failure(case: &Case, i: usize, col: usize, all: &[&dyn Consumer], reports: &[reports::KnownReport]) -> FailureEntry {
     let (reference, consumer) = (all[0], all[col]);
+    let mut reference_view = None;
     let (expected, reference_text, answer, class) = match case {
         Case::Expr(c) => {
             let (r, a): (Outcome, Outcome) = (reference.evaluate(c), consumer.evaluate(c));
@@ -353,6 +358,10 @@ fn failure(case: &Case, i: usize, col: usize, all: &[&dyn Consumer], reports: &[
         Case::Cfi(c) => {
             let (r, a): (CfiOutcome, CfiOutcome) = (reference.frame_table(c), consumer.frame_table(c));
             let class = (col >= 2).then(|| consumer.failure_class(case, Answer::Cfi(&r), Answer::Cfi(&a))).flatten();
+            if let CfiOutcome::Table(t) = &r {
+                reference_view =
+                    consumer.cfi_view(c, t).filter(|v| v != t).map(|v| runner::report::cfi_text(&CfiOutcome::Table(v)));
+            }
             let mut expected = c.expect.as_ref().map(runner::report::cfi_text);
             let mut texts = [runner::report::cfi_text(&r), runner::report::cfi_text(&a)];
             if let Some(u) = &c.unwind {
@@ -375,7 +384,7 @@ fn failure(case: &Case, i: usize, col: usize, all: &[&dyn Consumer], reports: &[
         }
         k
     });
-    FailureEntry { column: col, case: i, expected, reference: reference_text, answer, class }
+    FailureEntry { column: col, case: i, expected, reference: reference_text, reference_view, answer, class }
 }
 
 #[cfg(test)]

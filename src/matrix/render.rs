@@ -281,6 +281,9 @@ fn failures(s: &mut String, m: &Matrix, o: &RenderOptions) {
             block(s, "expected", e);
         }
         block(s, "reference", &f.reference);
+        if let Some(v) = &f.reference_view {
+            block(s, &format!("reference, as {consumer} can show it (compared)"), v);
+        }
         block(s, consumer, &f.answer);
     }
 }
