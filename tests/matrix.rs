@@ -278,3 +278,43 @@ fn bundled_minimal_cases_get_their_documented_class() {
         assert_eq!(class_of(&m, consumer, case).as_deref(), Some(class), "{consumer} on {case}");
     }
 }
+
+/// Without the tools on PATH the default run skips them, says why in the
+/// document, and still exits 0.
+#[test]
+fn missing_tools_are_skipped_with_a_note() {
+    let dir = temp_dir("skip");
+    let f = write_cases(&dir, CASES);
+    let empty = dir.join("empty-path");
+    std::fs::create_dir_all(&empty).unwrap();
+    let out = dir.join("conformance.md");
+    let status = Command::new(env!("CARGO_BIN_EXE_dwarfcheck"))
+        .args(["matrix", f.to_str().unwrap(), "--out", out.to_str().unwrap()])
+        .env("PATH", &empty)
+        .status()
+        .unwrap();
+    assert_eq!(status.code(), Some(0));
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(text.contains("Not run:"));
+    assert!(text
+        .contains("- `llvm-dwarfdump`: consumer llvm-dwarfdump: none of llvm-dwarfdump-19, llvm-dwarfdump is on PATH"));
+    assert!(text.contains("- `readelf`: consumer readelf: none of readelf is on PATH (install binutils)"));
+    // gimli is in process: always there.
+    assert!(text.contains("| rule | kind | cases | reference | fast | gimli |\n"));
+    // Asked for by name, a missing tool is a usage error.
+    let status = Command::new(env!("CARGO_BIN_EXE_dwarfcheck"))
+        .args(["matrix", f.to_str().unwrap(), "--out", out.to_str().unwrap(), "--consumers", "readelf"])
+        .env("PATH", &empty)
+        .status()
+        .unwrap();
+    assert_eq!(status.code(), Some(2));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// gimli's version is the crate this build links: Cargo.toml asks for
+/// 0.34.
+#[test]
+fn gimli_reports_its_crate_version() {
+    let v = dwarfcheck::consumer::gimli::Gimli.version().unwrap();
+    assert!(v.starts_with("gimli 0.34.") && v.ends_with(" (crate)"), "{v}");
+}
