@@ -154,7 +154,7 @@ pub fn run(
     others: &[Box<dyn Consumer>],
     opts: &Options,
 ) -> Summary {
-    run_recorded(cases, reference, fast, others, opts).0
+    run_impl(cases, reference, fast, others, opts, false).0
 }
 
 /// [`run`], also returning one [`CaseRecord`] per case, in case order.
@@ -164,6 +164,19 @@ pub fn run_recorded(
     fast: &dyn Consumer,
     others: &[Box<dyn Consumer>],
     opts: &Options,
+) -> (Summary, Vec<CaseRecord>) {
+    run_impl(cases, reference, fast, others, opts, true)
+}
+
+/// [`run`]; the per-case records only when `record` (large ELF runs do
+/// without them).
+fn run_impl(
+    cases: &[Case],
+    reference: &dyn Consumer,
+    fast: &dyn Consumer,
+    others: &[Box<dyn Consumer>],
+    opts: &Options,
+    record: bool,
 ) -> (Summary, Vec<CaseRecord>) {
     let bar = progress_bar(cases.len() as u64, opts.progress);
     let results: Vec<CaseResult> = cases
@@ -232,6 +245,9 @@ pub fn run_recorded(
                 s.failures.push(describe(case, f.clone(), reference, fast, others));
             }
         }
+    }
+    if !record {
+        return (s, Vec::new());
     }
     let records = results
         .into_iter()
