@@ -10,7 +10,8 @@
 //! - [`asm`]: text assembler/disassembler; [`case`]: YAML cases; [`elf`]:
 //!   cases from real binaries; [`cfi`]: frame sections;
 //! - [`consumer`]: the consumer trait and third-party adapters;
-//! - [`edition`]: the edition classifier; [`runner`]: comparison and reports.
+//! - [`edition`]: the edition classifier; [`runner`]: comparison and reports;
+//!   [`matrix`]: the rule x consumer conformance matrix.
 
 #![warn(missing_docs)]
 
@@ -24,6 +25,7 @@ pub mod elf;
 pub mod encoding;
 pub mod fast;
 pub mod fuzzing;
+pub mod matrix;
 pub mod outcome;
 pub mod reference;
 pub mod rules;

@@ -6,12 +6,14 @@ mod coverage;
 mod elf;
 mod eval;
 mod fuzz;
+mod matrix;
 mod run;
 mod synth;
 
 use clap::{Args, Parser, Subcommand};
-use dwarfcheck::consumer::external::{External, RunBudget, Tool};
-use dwarfcheck::consumer::{gimli::Gimli, Consumer};
+use dwarfcheck::consumer::debugger::Limits;
+use dwarfcheck::consumer::external::RunBudget;
+use dwarfcheck::consumer::{by_name, Consumer};
 use dwarfcheck::runner::{report, Summary};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -67,6 +69,9 @@ enum Command {
     /// Write the executable and core file the gdb and lldb adapters load
     /// for one expression case (docs/debuggers.md).
     Synth(synth::SynthArgs),
+    /// Run the suite against every available consumer and write the
+    /// rule x consumer conformance matrix (docs/conformance.md).
+    Matrix(matrix::MatrixArgs),
     /// List each rule of the catalogue with the cases that exercise it.
     Coverage {
         /// Case files or directories (default: the bundled specs/cases).
@@ -115,33 +120,22 @@ struct ReportArgs {
 }
 
 impl ReportArgs {
+    /// The limits of external tools and debuggers the options set.
+    fn budgets(&self) -> by_name::Budgets {
+        by_name::Budgets {
+            tool: RunBudget {
+                time: std::time::Duration::from_secs(self.tool_timeout),
+                output_bytes: self.tool_output.saturating_mul(1 << 20),
+            },
+            debugger: Limits { per_case: std::time::Duration::from_secs(self.debugger_timeout), ..Limits::default() },
+        }
+    }
+
     fn consumers(&self) -> Result<Vec<Box<dyn Consumer>>, String> {
         let mut out: Vec<Box<dyn Consumer>> = Vec::new();
-        for c in &self.consumers {
-            match c.as_str() {
-                "gimli" => out.push(Box::new(Gimli)),
-                "llvm-dwarfdump" | "readelf" => {
-                    let tool = if c == "readelf" { Tool::Readelf } else { Tool::LlvmDwarfdump };
-                    let budget = RunBudget {
-                        time: std::time::Duration::from_secs(self.tool_timeout),
-                        output_bytes: self.tool_output.saturating_mul(1 << 20),
-                    };
-                    out.push(Box::new(External::new(tool, budget)?));
-                }
-                "gdb" | "lldb" => {
-                    use dwarfcheck::consumer::debugger::{Debugger, Kind, Limits};
-                    let kind = if c == "gdb" { Kind::Gdb } else { Kind::Lldb };
-                    let limits =
-                        Limits { per_case: std::time::Duration::from_secs(self.debugger_timeout), ..Limits::default() };
-                    out.push(Box::new(Debugger::new(kind, limits)?));
-                }
-                "none" => {}
-                other => {
-                    return Err(format!(
-                        "unknown consumer `{other}`; expected gimli, llvm-dwarfdump, readelf, gdb, lldb or none"
-                    ))
-                }
-            }
+        let budgets = self.budgets();
+        for c in self.consumers.iter().filter(|c| c.as_str() != "none") {
+            out.push(by_name::consumer(c, &budgets)?);
         }
         for g in &self.gate {
             if !out.iter().any(|c| c.name() == g) {
@@ -201,6 +195,7 @@ pub fn main() -> ExitCode {
         Command::FuzzStats(args) => fuzz::stats(&args),
         Command::Synth(args) => synth::synth(&args),
         Command::Coverage { paths, fail_uncovered } => coverage::coverage(paths, fail_uncovered),
+        Command::Matrix(args) => matrix::matrix(&args),
     }
 }
 

@@ -21,6 +21,9 @@ impl Consumer for Reference {
     fn name(&self) -> &str {
         "reference"
     }
+    fn version(&self) -> Option<String> {
+        Some(format!("dwarfcheck {}", env!("CARGO_PKG_VERSION")))
+    }
     fn supports(&self) -> Support {
         everything()
     }
@@ -38,6 +41,9 @@ impl Consumer for Reference {
 impl Consumer for Fast {
     fn name(&self) -> &str {
         "fast"
+    }
+    fn version(&self) -> Option<String> {
+        Some(format!("dwarfcheck {}", env!("CARGO_PKG_VERSION")))
     }
     fn supports(&self) -> Support {
         everything()

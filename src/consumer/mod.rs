@@ -1,7 +1,7 @@
 //! Consumers: everything that can evaluate an expression or build a row
 //! table, judged against the reference (DESIGN §7).
 
-use crate::case::{CfiCase, ExprCase};
+use crate::case::{Case, CfiCase, ExprCase};
 use crate::edition::Edition;
 use crate::outcome::{CfiOutcome, Outcome, RowTable};
 
@@ -14,6 +14,33 @@ pub struct Support {
     pub expr: bool,
     /// Whether it builds CFI row tables.
     pub cfi: bool,
+}
+
+/// One consumer's answer to a case, expression or CFI, for
+/// [`Consumer::failure_class`].
+#[derive(Debug, Clone, Copy)]
+pub enum Answer<'a> {
+    /// An expression case's outcome.
+    Expr(&'a Outcome),
+    /// A CFI case's outcome (row table or error).
+    Cfi(&'a CfiOutcome),
+}
+
+/// A known class of disagreement between a consumer and the reference:
+/// why the consumer answers otherwise, so that reports (`dwarfcheck
+/// matrix`) can group failures and say which are understood.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FailureClass {
+    /// Stable short ID within the consumer (`G1`, `X3`, ...).
+    pub id: String,
+    /// One line: what the consumer does differently.
+    pub explanation: String,
+    /// Where the project documents the class (a path from the repository
+    /// root, with an anchor), if anywhere.
+    pub docs: Option<String>,
+    /// A known public report of the behaviour (an issue URL), if one
+    /// was found. Reports may also come from `matrix::reports`.
+    pub report: Option<String>,
 }
 
 /// A DWARF consumer under test (or the reference itself).
@@ -52,9 +79,33 @@ pub trait Consumer: Send + Sync {
     fn expr_view(&self, _case: &ExprCase, _outcome: &Outcome) -> Option<Outcome> {
         None
     }
+    /// The known class of a disagreement: `reference` is the reference's
+    /// answer to `case` (for CFI, the whole table, not the
+    /// [`Consumer::cfi_view`]), `answer` this consumer's, judged
+    /// `Disagree` by the runner. `None` (the default): no known class
+    /// (reports list the failure as unclassified).
+    fn failure_class(&self, _case: &Case, _reference: Answer<'_>, _answer: Answer<'_>) -> Option<FailureClass> {
+        None
+    }
+    /// The consumer's version as one line (crate version, a tool's
+    /// `--version` first line), for reports. `None` (the default): unknown.
+    fn version(&self) -> Option<String> {
+        None
+    }
+}
+
+/// The CIE of the FDE at `fde_offset` of `section`, read without decoding
+/// the FDE itself (whose pointers may not decode): for
+/// [`Consumer::failure_class`] signatures.
+pub(crate) fn fde_cie(section: &crate::cfi::CfiSection, fde_offset: u64) -> Option<crate::cfi::header::Cie> {
+    match section.entry_at(fde_offset).ok()?.kind {
+        crate::cfi::header::EntryKind::Fde { cie_offset } => section.parse_cie(cie_offset).ok(),
+        _ => None,
+    }
 }
 
 pub mod builtin;
+pub mod by_name;
 pub mod debugger;
 pub mod external;
 pub mod gimli;

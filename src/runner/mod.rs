@@ -126,6 +126,21 @@ struct CaseResult {
     findings: Vec<Finding>,
 }
 
+/// One case's judgements, kept per case for reports that need more than
+/// the totals (`dwarfcheck matrix`): see [`run_recorded`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CaseRecord {
+    /// Verdict per consumer: index 0 is `fast` (against the reference),
+    /// then `others` in order (a consumer outside its edition or kind of
+    /// case gets [`Verdict::OutsideEdition`]).
+    pub verdicts: Vec<Verdict>,
+    /// Whether the case has a hand-derived expectation, and if so whether
+    /// the reference and fast met it: `(reference, fast)`.
+    pub expect: Option<(bool, bool)>,
+    /// The reference's error rule (ill-formed / evaluation error), if any.
+    pub reference_rule: Option<String>,
+}
+
 /// Runs `cases` with the reference, `fast` and the `others`, and judges.
 ///
 /// Expression cases are evaluated by [`crate::reference::expr`] directly,
@@ -139,6 +154,30 @@ pub fn run(
     others: &[Box<dyn Consumer>],
     opts: &Options,
 ) -> Summary {
+    run_impl(cases, reference, fast, others, opts, false).0
+}
+
+/// [`run`], also returning one [`CaseRecord`] per case, in case order.
+pub fn run_recorded(
+    cases: &[Case],
+    reference: &dyn Consumer,
+    fast: &dyn Consumer,
+    others: &[Box<dyn Consumer>],
+    opts: &Options,
+) -> (Summary, Vec<CaseRecord>) {
+    run_impl(cases, reference, fast, others, opts, true)
+}
+
+/// [`run`]; the per-case records only when `record` (large ELF runs do
+/// without them).
+fn run_impl(
+    cases: &[Case],
+    reference: &dyn Consumer,
+    fast: &dyn Consumer,
+    others: &[Box<dyn Consumer>],
+    opts: &Options,
+    record: bool,
+) -> (Summary, Vec<CaseRecord>) {
     for o in others {
         o.prepare(cases);
     }
@@ -210,7 +249,18 @@ pub fn run(
             }
         }
     }
-    s
+    if !record {
+        return (s, Vec::new());
+    }
+    let records = results
+        .into_iter()
+        .map(|r| CaseRecord {
+            verdicts: r.verdicts.iter().map(|(_, v)| *v).collect(),
+            expect: r.has_expect.then_some((r.ref_meets, r.fast_meets)),
+            reference_rule: r.reference_rule,
+        })
+        .collect();
+    (s, records)
 }
 
 fn progress_bar(len: u64, wanted: bool) -> Option<indicatif::ProgressBar> {
@@ -374,7 +424,7 @@ fn end_label(e: &crate::outcome::unwind::UnwindEnd) -> String {
 }
 
 /// The case's input as text: the disassembled expression, or the FDE.
-fn input_text(case: &Case) -> String {
+pub fn input_text(case: &Case) -> String {
     match case {
         Case::Expr(c) => {
             let format = c.ctx.cu.as_ref().map(|u| u.format).unwrap_or_default();

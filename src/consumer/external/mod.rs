@@ -13,6 +13,7 @@
 //! no address spaces, no AArch64 RA_SIGN_STATE, and the same `u` for
 //! "undefined" and "no rule".
 
+pub mod classes;
 pub mod elf;
 pub mod llvm_dwarfdump;
 pub mod process;
@@ -21,9 +22,9 @@ pub mod table;
 
 pub use process::RunBudget;
 
-use crate::case::{CfiCase, ExprCase};
+use crate::case::{Case, CfiCase, ExprCase};
 use crate::cfi::CfiSection;
-use crate::consumer::{Consumer, Support};
+use crate::consumer::{Answer, Consumer, FailureClass, Support};
 use crate::edition::Edition;
 use crate::outcome::{CfaRule, CfiOutcome, Outcome, RegisterRule, RowTable};
 use crate::target::{Arch, Endian};
@@ -230,6 +231,30 @@ impl Consumer for External {
             Some(Err(o)) => o.clone(),
             None => CfiOutcome::ConsumerFault { what: "internal: section not parsed".into() },
         }
+    }
+
+    /// X1 to X6 of docs/consumers.md ([`classes::known_class`]).
+    fn failure_class(&self, case: &Case, reference: Answer<'_>, answer: Answer<'_>) -> Option<FailureClass> {
+        let (Case::Cfi(c), Answer::Cfi(r), Answer::Cfi(a)) = (case, reference, answer) else {
+            return None;
+        };
+        let id = classes::known_class(self.tool, c, r, a)?;
+        Some(FailureClass {
+            id: id.to_string(),
+            explanation: classes::explanation(id)?.to_string(),
+            docs: Some("docs/consumers.md#disagreement-classes-bundled-suite".to_string()),
+            report: None,
+        })
+    }
+
+    /// The program's file name and the first line it prints for
+    /// `--version`.
+    fn version(&self) -> Option<String> {
+        let out = std::process::Command::new(&self.program).arg("--version").output().ok()?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        let line = text.lines().map(str::trim).find(|l| !l.is_empty())?;
+        let program = self.program.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
+        Some(format!("{program}: {line}"))
     }
 
     fn cfi_view(&self, case: &CfiCase, reference: &RowTable) -> Option<RowTable> {

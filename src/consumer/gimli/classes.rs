@@ -6,6 +6,27 @@ use crate::case::ExprCase;
 use crate::outcome::location::{Piece, SingleLocation, Source};
 use crate::outcome::Outcome;
 
+/// One line per class of docs/consumers.md "Disagreements" (G1 to G12),
+/// in the project's words: what gimli 0.34 does where the spec fixes
+/// another answer.
+const EXPLANATIONS: &[(&str, &str)] = &[
+    ("G1", "a negative signed integer converted to a float goes through an unsigned 64-bit value (op.convert.converts)"),
+    ("G2", "a DW_EH_PE_indirect initial location is used as the address instead of being read (cfi.eh-pe.indirect-unreadable)"),
+    ("G3", "a bit piece that runs past the end of a register is kept (op.bit-piece.offset-past-storage)"),
+    ("G5", "a register narrower than the type read from it is read whole (op.deref.past-storage-end)"),
+    ("G7", "operations that empty the stack end in NotEnoughStackItems, not the undefined location (expr.result.location-empty-undefined)"),
+    ("G8", "a piece whose part is not above an incomplete composite joins the earlier composite (op.piece.pops-part-creates)"),
+    ("G9", "DW_OP_neg of an unsigned base type is refused (op.neg.signed)"),
+    ("G10", "an empty piece takes a leftover stack entry as its location (op.piece.top-incomplete-appends)"),
+    ("G11", "the size operand of DW_OP_deref_type is not checked against the type (op.deref-type.size-mismatch)"),
+    ("G12", "a LEB128 operand longer than 10 bytes is refused although its value fits (expr.decode.leb128-overflow)"),
+];
+
+/// The one-line explanation of class `id` (`"G1"` ...), if it is one.
+pub fn explanation(id: &str) -> Option<&'static str> {
+    EXPLANATIONS.iter().find(|(k, _)| *k == id).map(|(_, v)| *v)
+}
+
 /// The class (`"G1"`, `"G3"`, `"G5"`, `"G7"` to `"G12"`) a disagreement between the
 /// reference's outcome `reference` and gimli's `gimli` on `case` belongs
 /// to, or `None` for a disagreement no class explains. Signatures:

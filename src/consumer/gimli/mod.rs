@@ -13,8 +13,8 @@ pub mod classes;
 mod expr;
 mod frames;
 
-use crate::case::{CfiCase, ExprCase};
-use crate::consumer::{Consumer, Support};
+use crate::case::{Case, CfiCase, ExprCase};
+use crate::consumer::{Answer, Consumer, FailureClass, Support};
 use crate::edition::Edition;
 use crate::outcome::{CfiOutcome, Outcome};
 use crate::rules::RuleId;
@@ -69,6 +69,45 @@ impl Consumer for Gimli {
             Err(p) => CfiOutcome::ConsumerFault { what: format!("gimli panicked: {}", panic_text(&p)) },
         }
     }
+
+    /// The classes of docs/consumers.md "Disagreements": expression
+    /// classes by [`classes::known_class`], and G2 for an FDE whose CIE
+    /// encodes the initial location `DW_EH_PE_indirect` (0x80).
+    fn failure_class(&self, case: &Case, reference: Answer<'_>, answer: Answer<'_>) -> Option<FailureClass> {
+        let id = match (case, reference, answer) {
+            (Case::Expr(c), Answer::Expr(r), Answer::Expr(g)) => classes::known_class(c, r, g)?,
+            (Case::Cfi(c), Answer::Cfi(_), Answer::Cfi(CfiOutcome::Table(_))) => {
+                if crate::consumer::fde_cie(&c.section, c.fde_offset)?.fde_encoding & 0x80 == 0 {
+                    return None;
+                }
+                "G2"
+            }
+            _ => return None,
+        };
+        let explanation = classes::explanation(id)?;
+        Some(FailureClass {
+            id: id.to_string(),
+            explanation: explanation.to_string(),
+            docs: Some("docs/consumers.md#disagreements".to_string()),
+            report: None,
+        })
+    }
+
+    /// The gimli crate version this build links (from Cargo.lock).
+    fn version(&self) -> Option<String> {
+        crate_version(include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.lock")), "gimli")
+            .map(|v| format!("gimli {v} (crate)"))
+    }
+}
+
+/// The version of package `name` in the text of a `Cargo.lock`: the
+/// `version = "..."` line after its `name = "..."` line.
+fn crate_version(lock: &str, name: &str) -> Option<String> {
+    let wanted = format!("name = \"{name}\"");
+    let mut lines = lock.lines().skip_while(|l| l.trim() != wanted);
+    lines.next()?;
+    let v = lines.next()?.trim().strip_prefix("version = \"")?.strip_suffix('"')?;
+    Some(v.to_string())
 }
 
 /// The message of a caught panic payload.

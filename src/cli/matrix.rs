@@ -1,0 +1,132 @@
+//! `dwarfcheck matrix`: runs the suite against every available consumer and
+//! writes the conformance matrix (docs/conformance.md, [`dwarfcheck::matrix`]).
+
+use super::{input_error, load_cases};
+use clap::Args;
+use dwarfcheck::consumer::builtin::{Fast, Reference};
+use dwarfcheck::consumer::{by_name, Consumer};
+use dwarfcheck::matrix::{self, render::RenderOptions};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Arguments of `dwarfcheck matrix`.
+#[derive(Args)]
+pub struct MatrixArgs {
+    /// Case files or directories (default: specs/cases and
+    /// corpus/regressions, as `run` loads them).
+    paths: Vec<PathBuf>,
+    /// Third-party consumers, comma-separated (gimli, llvm-dwarfdump,
+    /// readelf, gdb, lldb; `none` for reference and fast only). Default: every one
+    /// available; a tool whose program is missing is skipped and the
+    /// document says so. Named explicitly, a missing tool is an error.
+    #[arg(long, value_delimiter = ',')]
+    consumers: Option<Vec<String>>,
+    /// Where to write the matrix (default: docs/conformance.md of this
+    /// crate).
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+    /// Write nothing; exit 1 if FILE differs from what would be written.
+    #[arg(long)]
+    check: bool,
+}
+
+/// Consumers left out, with why: `(name, reason)`.
+type Skipped = Vec<(String, String)>;
+
+/// The third parties to run and those skipped. `Err`: an unknown name, or
+/// a tool named explicitly that is missing.
+fn consumers(wanted: Option<&[String]>) -> Result<(Vec<Box<dyn Consumer>>, Skipped), String> {
+    let explicit = wanted.is_some();
+    let names: Vec<String> = match wanted {
+        Some(w) => w.iter().filter(|n| n.as_str() != "none").cloned().collect(),
+        None => by_name::KNOWN.iter().map(|s| s.to_string()).collect(),
+    };
+    let mut out: Vec<Box<dyn Consumer>> = Vec::new();
+    let mut skipped: Skipped = Vec::new();
+    for n in names {
+        if !by_name::KNOWN.contains(&n.as_str()) {
+            return Err(format!("unknown consumer `{n}`; expected {} or none", by_name::KNOWN.join(", ")));
+        }
+        match by_name::consumer(&n, &by_name::Budgets::default()) {
+            Ok(c) => out.push(c),
+            Err(e) if explicit => return Err(e),
+            Err(e) => skipped.push((n, e)),
+        }
+    }
+    Ok((out, skipped))
+}
+
+/// The default output: docs/conformance.md next to the crate's manifest.
+fn default_out() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("docs/conformance.md")
+}
+
+/// `path` shown from the crate root when it is inside it.
+fn shown(path: &Path) -> String {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let abs = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let root = std::fs::canonicalize(&root).unwrap_or(root);
+    match abs.strip_prefix(&root) {
+        Ok(rel) => rel.to_string_lossy().into_owned(),
+        Err(_) => path.to_string_lossy().into_owned(),
+    }
+}
+
+pub fn matrix(args: &MatrixArgs) -> ExitCode {
+    let start = std::time::Instant::now();
+    let (others, skipped) = match consumers(args.consumers.as_deref()) {
+        Ok(c) => c,
+        Err(e) => return input_error(e),
+    };
+    let sources: Vec<String> = if args.paths.is_empty() {
+        super::default_case_paths().iter().map(|p| shown(p)).collect()
+    } else {
+        args.paths.iter().map(|p| shown(p)).collect()
+    };
+    let cases = match load_cases(args.paths.clone()) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let m = matrix::build(&cases, &Reference, &Fast, &others, skipped, matrix::reports::KNOWN_REPORTS);
+    let out = args.out.clone().unwrap_or_else(default_out);
+    let mut command = String::from("dwarfcheck matrix");
+    for p in &args.paths {
+        command.push_str(&format!(" {}", shown(p)));
+    }
+    if let Some(c) = &args.consumers {
+        command.push_str(&format!(" --consumers {}", c.join(",")));
+    }
+    let link_dir = out.parent().map(|p| if p.as_os_str().is_empty() { PathBuf::from(".") } else { p.to_path_buf() });
+    let text = matrix::render::markdown(&m, &RenderOptions { command, sources, link_dir });
+    let fails = m.failures.iter().filter(|f| f.column >= 2).count();
+    eprintln!(
+        "dwarfcheck matrix: {} cases, {} rules, {} consumers, {} third-party failures; {:.2} s",
+        m.cases.len(),
+        m.rules.len(),
+        m.columns.len(),
+        fails,
+        start.elapsed().as_secs_f64()
+    );
+    let mut code = ExitCode::SUCCESS;
+    if m.harness_failed() {
+        eprintln!("dwarfcheck matrix: the reference or fast fails a case (harness bug); see the Failures section");
+        code = ExitCode::from(1);
+    }
+    if args.check {
+        let on_disk = std::fs::read_to_string(&out).unwrap_or_default();
+        if on_disk != text {
+            eprintln!(
+                "dwarfcheck matrix: {} is not up to date; run `dwarfcheck matrix` to regenerate it",
+                out.display()
+            );
+            return ExitCode::from(1);
+        }
+        eprintln!("dwarfcheck matrix: {} is up to date", out.display());
+        return code;
+    }
+    if let Err(e) = std::fs::write(&out, text) {
+        return input_error(format!("cannot write {}: {e}", out.display()));
+    }
+    eprintln!("dwarfcheck matrix: wrote {}", out.display());
+    code
+}

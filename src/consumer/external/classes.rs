@@ -1,0 +1,93 @@
+//! The known classes of llvm-dwarfdump and readelf disagreement on the
+//! bundled CFI suite (docs/consumers.md, "Disagreement classes (bundled
+//! suite)", X1 to X6), recognised from the case's headers and the answers.
+
+use super::Tool;
+use crate::case::CfiCase;
+use crate::context::Format;
+use crate::outcome::CfiOutcome;
+
+/// One line per class, in the project's words.
+const EXPLANATIONS: &[(&str, &str)] = &[
+    ("X1", "prints nothing and says nothing for a readable entry (CIE versions 1 and 3)"),
+    ("X2", "drops the rule of a register past its register name table"),
+    ("X3", "decodes a pointer or header encoding otherwise (textrel, datarel, funcrel, aligned, indirect, LEB128 pointers, segment selector, DWARF64 .eh_frame)"),
+    ("X4", "stops at an augmentation string the LSB lets a reader skip"),
+    ("X5", "does not decode the GNU instruction DW_CFA_GNU_negative_offset_extended"),
+    ("X6", "misplaces the instructions of an FDE whose CIE has address size 4 in an ELF64 file"),
+];
+
+/// The one-line explanation of class `id`, if it is one.
+pub fn explanation(id: &str) -> Option<&'static str> {
+    EXPLANATIONS.iter().find(|(k, _)| *k == id).map(|(_, v)| *v)
+}
+
+/// The class of a disagreement of `tool` with the reference on `case`
+/// (`reference` the reference's whole outcome, `answer` the tool's), or
+/// `None`. Signatures, checked in this order:
+/// - X1 (readelf): the reference builds a table and readelf does not show
+///   the FDE at all (`readelf:not-shown`);
+/// - X3 (both): the CIE's FDE pointer encoding has an application part of
+///   textrel, datarel, funcrel or aligned (0x20-0x50), is indirect (0x80) or
+///   a LEB128 form (0x01, 0x09), its LSDA encoding is funcrel, it has a
+///   segment selector, or it is a DWARF64 `.eh_frame` CIE; for
+///   llvm-dwarfdump also a pc-relative FDE encoding with a
+///   `DW_CFA_set_loc` (0x01) byte among the instructions;
+/// - X4 (llvm-dwarfdump): the augmentation holds a letter other than z, L,
+///   P, R, S, B, G, or starts with `eh`;
+/// - X5 (llvm-dwarfdump): the instructions disassemble to a
+///   `DW_CFA_GNU_negative_offset_extended`;
+/// - X6 (readelf): the CIE's address size is 4;
+/// - X2 (readelf): the reference's table has a rule for a register
+///   numbered 128 or above that readelf's answer does not name (it drops
+///   the rule, or reports the register as bad).
+pub fn known_class(tool: Tool, case: &CfiCase, reference: &CfiOutcome, answer: &CfiOutcome) -> Option<&'static str> {
+    let readelf = tool == Tool::Readelf;
+    let table = matches!(reference, CfiOutcome::Table(_));
+    if readelf && table && answer.rule().is_some_and(|r| r.as_str() == "readelf:not-shown") {
+        return Some("X1");
+    }
+    let cie = crate::consumer::fde_cie(&case.section, case.fde_offset)?;
+    let fde = case.section.parse_fde(case.fde_offset).ok().map(|(f, _)| f);
+    let enc = cie.fde_encoding;
+    let odd_application = (0x20..=0x50).contains(&(enc & 0x70));
+    let leb = matches!(enc & 0x0f, 0x01 | 0x09);
+    let lsda_funcrel = cie.lsda_encoding.is_some_and(|l| l & 0x70 == 0x40);
+    let dwarf64_eh = case.section.kind == crate::cfi::FrameKind::EhFrame && cie.format == Format::Dwarf64;
+    let bytes = |r: std::ops::Range<u64>| case.section.bytes.get(r.start as usize..r.end as usize).unwrap_or(&[]);
+    let fde_bytes = fde.as_ref().map(|f| bytes(f.instructions.clone())).unwrap_or(&[]);
+    let set_loc_pcrel = !readelf && enc & 0x70 == 0x10 && fde_bytes.contains(&0x01);
+    if odd_application
+        || enc & 0x80 != 0
+        || leb
+        || lsda_funcrel
+        || cie.segment_selector_size != 0
+        || dwarf64_eh
+        || set_loc_pcrel
+    {
+        return Some("X3");
+    }
+    if !readelf {
+        let aug = cie.augmentation.as_str();
+        if aug.starts_with("eh") || aug.chars().any(|c| !"zLPRSBG".contains(c)) {
+            return Some("X4");
+        }
+        let p = crate::asm::cfi::CfiAsmParams::from_cie(&cie);
+        let text = |b: &[u8]| crate::asm::cfi::disassemble(b, &case.section.target, &p);
+        if (text(bytes(cie.instructions.clone())) + &text(fde_bytes)).contains("DW_CFA_GNU_negative_offset_extended") {
+            return Some("X5");
+        }
+        return None;
+    }
+    if cie.address_size == 4 {
+        return Some("X6");
+    }
+    let CfiOutcome::Table(r) = reference else {
+        return None;
+    };
+    let named = |n: u64| match answer {
+        CfiOutcome::Table(a) => a.rows.iter().any(|row| row.registers.contains_key(&n)),
+        _ => false,
+    };
+    r.rows.iter().flat_map(|row| row.registers.keys()).any(|&n| n >= 128 && !named(n)).then_some("X2")
+}
