@@ -44,3 +44,4 @@ pub trait Consumer: Send + Sync {
 pub mod builtin;
 pub mod external;
 pub mod gimli;
+pub mod protocol;
