@@ -33,6 +33,9 @@ pub struct Worker {
     child: Child,
     to_child: Option<Sender<String>>,
     from_child: Receiver<Line>,
+    /// Whether dropping it lets it exit on its own first (false once it
+    /// misbehaved: then it is killed at once).
+    graceful: bool,
     /// Its `hello` reply.
     pub hello: HelloReply,
 }
@@ -67,6 +70,7 @@ impl Worker {
             child,
             to_child: Some(to_child),
             from_child,
+            graceful: true,
             hello: HelloReply {
                 protocol: String::new(),
                 kind: String::new(),
@@ -74,8 +78,10 @@ impl Worker {
                 supports: reply::WireSupport { editions: Vec::new(), expr: false, cfi: false },
             },
         };
+        w.graceful = false;
         let reply = w.ask(&wire::hello_line(), budget.time)?;
         w.hello = reply::parse_hello(&reply)?;
+        w.graceful = true;
         Ok(w)
     }
 
@@ -110,11 +116,12 @@ impl Worker {
 }
 
 impl Drop for Worker {
-    /// Closes the child's stdin (end of requests), gives it a moment to
-    /// exit, then kills its process group and reaps it.
+    /// Closes the child's stdin (end of requests), gives a well-behaved
+    /// child about 100 ms to exit, then kills its process group and reaps
+    /// it.
     fn drop(&mut self) {
         self.to_child = None;
-        for _ in 0..10 {
+        for _ in 0..if self.graceful { 10 } else { 0 } {
             if matches!(self.child.try_wait(), Ok(Some(_))) {
                 break;
             }
@@ -222,6 +229,7 @@ impl Pool {
         } else {
             st.live -= 1;
             drop(st);
+            w.graceful = false;
             drop(w);
         }
         self.freed.notify_one();

@@ -150,7 +150,7 @@ fn need<T>(v: Option<T>, key: &str, form: &str) -> Result<T, String> {
 /// `bytes`), returned first byte first.
 fn hex_last_first(s: &str) -> Result<Vec<u8>, String> {
     let s = s.strip_prefix("0x").unwrap_or(s);
-    if s.len() % 2 != 0 || !s.bytes().all(|b| b.is_ascii_hexdigit()) {
+    if !s.len().is_multiple_of(2) || !s.bytes().all(|b| b.is_ascii_hexdigit()) {
         return Err(format!("`{}` is not hex with two digits per byte", excerpt(s)));
     }
     let mut out: Vec<u8> = (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap_or(0)).collect();
