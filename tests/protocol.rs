@@ -187,6 +187,30 @@ fn misbehaving_consumer_faults_and_the_run_goes_on() {
 }
 
 #[test]
+fn the_pool_runs_at_most_its_bound_of_children_in_parallel() {
+    // Eight threads ask 16 slow cases (100 ms each) of a pool of two: both
+    // children are started (the requests overlap) and no third one is.
+    let yaml: String = (0..16).fold("target: x86_64\ncases:\n".to_string(), |y, i| {
+        y + &format!("  - {{ name: slow-{i}, rules: [op.lit.pushes-generic], expr: DW_OP_lit1 }}\n")
+    });
+    let cases = cases(&yaml);
+    let dir = std::env::temp_dir().join(format!("dwarfcheck-protocol-pids-{}", std::process::id()));
+    let _ = std::fs::remove_file(&dir);
+    let cmd = format!("cd '{}' && PIDS='{}' exec python3 tests/protocol/misbehave.py", root().display(), dir.display());
+    let p = Protocol::new(&cmd, default_budget(), 2).unwrap();
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(8).build().unwrap();
+    let outcomes: Vec<Outcome> = pool.install(|| {
+        use rayon::prelude::*;
+        cases.par_iter().map(|c| p.evaluate(c)).collect()
+    });
+    assert!(outcomes.iter().all(|o| *o == Outcome::Unsupported { what: "on purpose".into() }), "{outcomes:?}");
+    drop(p);
+    let pids = std::fs::read_to_string(&dir).unwrap();
+    let _ = std::fs::remove_file(&dir);
+    assert_eq!(pids.lines().collect::<std::collections::BTreeSet<_>>().len(), 2, "{pids}");
+}
+
+#[test]
 fn a_bad_handshake_or_spec_is_refused_up_front() {
     let dir = root();
     let run = |spec: &str| Protocol::from_spec(spec, tight()).map(|p| p.name().to_string());

@@ -8,7 +8,10 @@ It answers the handshake properly, then reacts to the case name of each
   crash     -> dies by SIGKILL without replying
   hang      -> never replies (sleeps)
   flood     -> a reply line longer than the line cap the test sets
+  slow-*    -> `unsupported` after 100 ms
   anything else -> `unsupported`
+With the environment variable PIDS set, it first appends its process id
+to the file PIDS names (to count the children of a pool).
 """
 
 import json
@@ -16,6 +19,10 @@ import os
 import signal
 import sys
 import time
+
+if os.environ.get("PIDS"):
+    with open(os.environ["PIDS"], "a") as f:
+        f.write("%d\n" % os.getpid())
 
 for line in sys.stdin:
     msg = json.loads(line)
@@ -34,6 +41,10 @@ for line in sys.stdin:
         os.kill(os.getpid(), signal.SIGKILL)
     elif case == "hang":
         time.sleep(3600)
+    elif case.startswith("slow-"):
+        time.sleep(0.1)
+        print(json.dumps({"protocol": "dwarfcheck/1", "type": "result", "id": msg["id"],
+                          "outcome": {"kind": "unsupported", "what": "on purpose"}}), flush=True)
     elif case == "flood":
         print("x" * 100000, flush=True)
     else:
