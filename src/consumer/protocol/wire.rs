@@ -460,3 +460,120 @@ fn caller(f: &CallerFrame, room: usize) -> Result<WireCaller, Outcome> {
         },
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::case::Case;
+    use serde_json::{json, Value as Json};
+
+    const RICH: &str = r#"
+target: x86_64
+cases:
+  - name: rich
+    rules: [op.lit.pushes-generic]
+    context:
+      result: value
+      registers: { rsp: 0x1122, 17: "00 01 02 03 04 05 06 07 08 09 0a 0b 0c 0d 0e 0f" }
+      memory: [ { aspace: 0, at: 0x1000, bytes: "de ad" } ]
+      pc: 0x401000
+      cfa: 0x7ffc0100
+      frame_base: "DW_OP_call_frame_cfa"
+      object: { memory: 0x2000 }
+      initial_stack: [ { value: 5 } ]
+      tls_base: 0x7f0000000000
+      thread: 1
+      lane: 0
+      cu:
+        version: 5
+        format: dwarf64
+        address_size: 8
+        addr_base: 8
+        debug_addr: "00 11"
+        base_types: { 0x2a: { encoding: DW_ATE_signed, bits: 32 } }
+        dies: { 0x40: { location: "DW_OP_reg0" }, 0x48: { const_value: "2a 00 00 00", byte_size: 4 } }
+      caller:
+        pc: 0x401234
+        cfa: 0x7ffc0200
+        rules: { rbx: "[CFA-16]", rbp: "same" }
+        default_rule: undefined
+    expr: "DW_OP_lit1"
+"#;
+
+    fn request(yaml: &str) -> Json {
+        let Ok(cases) = crate::case::yaml::load_str("t.yaml", yaml) else { panic!("case file") };
+        let Some(Case::Expr(c)) = cases.into_iter().next() else { panic!("one expression case") };
+        serde_json::from_str(&evaluate_line(9, &c).expect("expressible")).expect("JSON")
+    }
+
+    #[test]
+    fn the_context_maps_onto_the_documented_keys() {
+        let r = request(RICH);
+        let c = &r["context"];
+        // Worked out by hand from the case above and docs/protocol.md:
+        assert_eq!(r["id"], 9);
+        assert_eq!(r["expr_bytes"], "31"); // DW_OP_lit1
+        assert_eq!(r["target"]["address_size"], 8); // bytes
+        assert_eq!(c["result"], "value");
+        // rsp (7) = 0x1122 as 8 little-endian bytes; xmm0 (17) as given.
+        assert_eq!(c["registers"], json!({"7": "2211000000000000", "17": "000102030405060708090a0b0c0d0e0f"}));
+        assert_eq!(c["memory"], json!([{"aspace": 0, "at": 4096, "bytes": "dead"}]));
+        assert_eq!((c["pc"].clone(), c["cfa"].clone()), (json!(0x401000), json!(0x7ffc0100u64)));
+        assert!(c.get("cfa_aspace").is_none() && c.get("synthetic").is_none() && c.get("cfi_section").is_none());
+        assert_eq!(c["frame_base_bytes"], "9c"); // DW_OP_call_frame_cfa
+                                                 // Entries in the outcome vocabulary: memory 0x2000 is bit 0x10000.
+        let mem = json!({"storage": "memory", "aspace": 0, "bit_addr": 0x10000});
+        assert_eq!(c["object"], json!({"location": {"places": [{"simple": mem}]}}));
+        let generic = json!({"encoding": "generic", "bits": 64, "big_endian": false, "vector_size": 1});
+        assert_eq!(c["initial_stack"], json!([{"value": {"ty": generic, "bytes": "0000000000000005"}}]));
+        assert_eq!(
+            (c["tls_base"].clone(), c["thread"].clone(), c["lane"].clone()),
+            (json!(0x7f0000000000u64), json!(1), json!(0))
+        );
+        let cu = &c["cu"];
+        assert_eq!(
+            (cu["version"].clone(), cu["format"].clone(), cu["address_size"].clone()),
+            (json!(5), json!("dwarf64"), json!(8))
+        );
+        assert_eq!((cu["addr_base"].clone(), cu["debug_addr"].clone()), (json!(8), json!("0011")));
+        // DIE offsets as decimal strings: 0x2a = 42, 0x40 = 64, 0x48 = 72.
+        assert_eq!(
+            cu["base_types"]["42"],
+            json!({"encoding": {"ate": 5}, "bits": 32, "big_endian": false, "vector_size": 1})
+        );
+        assert_eq!(
+            cu["dies"],
+            json!({"64": {"location_bytes": "50"}, "72": {"const_value": "2a000000", "byte_size": 4}})
+        );
+        assert!(cu.get("debug_loclists").is_none() && cu.get("debug_loc").is_none());
+        let f = &c["caller"];
+        assert_eq!((f["pc"].clone(), f["cfa"].clone()), (json!(0x401234), json!(0x7ffc0200u64)));
+        // rbx (3) saved at CFA-16; rbp (6) unchanged.
+        assert_eq!(f["rules"], json!({"3": {"kind": "offset", "offset": -16}, "6": {"kind": "same-value"}}));
+        assert_eq!(f["default_rule"], json!({"kind": "undefined"}));
+        assert!(f.get("caller").is_none());
+    }
+
+    #[test]
+    fn caller_chains_past_the_limit_are_unsupported() {
+        let ctx = {
+            let Ok(cases) = crate::case::yaml::load_str("t.yaml", RICH) else { panic!() };
+            let Some(Case::Expr(c)) = cases.into_iter().next() else { panic!() };
+            c
+        };
+        // MAX_CALLER_FRAMES frames are sent; one more is not.
+        let chain = |n: usize| {
+            let mut f: Option<std::sync::Arc<CallerFrame>> = None;
+            for _ in 0..n {
+                f = Some(std::sync::Arc::new(CallerFrame { caller: f, ..CallerFrame::default() }));
+            }
+            let mut c = ctx.clone();
+            let mut x = (*c.ctx).clone();
+            x.caller = f;
+            c.ctx = std::sync::Arc::new(x);
+            evaluate_line(1, &c)
+        };
+        assert!(chain(MAX_CALLER_FRAMES).is_ok());
+        assert!(matches!(chain(MAX_CALLER_FRAMES + 1), Err(Outcome::Unsupported { .. })));
+    }
+}
