@@ -221,18 +221,9 @@ impl Pool {
     /// Errors: `f`'s error, or a replacement that did not start or
     /// introduced itself differently from the first child.
     pub fn with<T>(&self, f: impl FnOnce(&mut Worker) -> Result<T, String>) -> Result<T, String> {
-        let mut w = self.checkout()?;
-        let r = f(&mut w);
-        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        if r.is_ok() {
-            st.idle.push(w);
-        } else {
-            st.live -= 1;
-            drop(st);
-            w.graceful = false;
-            drop(w);
-        }
-        self.freed.notify_one();
+        let mut lease = Lease { pool: self, worker: Some(self.checkout()?), healthy: false };
+        let r = f(lease.worker.as_mut().expect("leased"));
+        lease.healthy = r.is_ok();
         r
     }
 
@@ -266,5 +257,70 @@ impl Pool {
             self.freed.notify_one();
         }
         started
+    }
+}
+
+/// A checked-out child. Dropping it returns a healthy child to the pool
+/// and kills any other (also when the request panicked), freeing its slot.
+struct Lease<'a> {
+    pool: &'a Pool,
+    worker: Option<Worker>,
+    healthy: bool,
+}
+
+impl Drop for Lease<'_> {
+    fn drop(&mut self) {
+        let Some(mut w) = self.worker.take() else { return };
+        let mut st = self.pool.state.lock().unwrap_or_else(|e| e.into_inner());
+        if self.healthy {
+            st.idle.push(w);
+        } else {
+            st.live -= 1;
+            drop(st);
+            w.graceful = false;
+            drop(w);
+        }
+        self.pool.freed.notify_one();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A shell consumer that answers the handshake, then reads on.
+    const HELLO: &str = r#"read l; echo '{"protocol":"dwarfcheck/1","type":"hello","name":"t","supports":{"editions":[],"expr":true}}'; cat >/dev/null"#;
+
+    fn budget() -> RunBudget {
+        RunBudget { time: Duration::from_secs(5), output_bytes: 1 << 20 }
+    }
+
+    #[test]
+    fn a_panicking_request_frees_its_slot() {
+        // One slot: if the panic leaked it, the second request would wait
+        // for ever; it runs on a thread so that the test can time out.
+        let pool = std::sync::Arc::new(Pool::new(HELLO, budget(), 1).unwrap());
+        let p = pool.clone();
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let first = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                p.with(|_| -> Result<(), String> { panic!("request bug") })
+            }));
+            let second = p.with(|w| Ok(w.hello.name.clone()));
+            let _ = tx.send((first.is_err(), second));
+        });
+        assert_eq!(rx.recv_timeout(Duration::from_secs(20)), Ok((true, Ok("t".to_string()))));
+    }
+
+    #[test]
+    fn a_failed_request_restarts_the_child() {
+        // The failing request's child is killed; the next one gets a new
+        // process (another pid) that passed the handshake again.
+        let pool = Pool::new(HELLO, budget(), 1).unwrap();
+        let first = pool.with(|w| Ok(w.child.id())).unwrap();
+        assert_eq!(pool.with(|w| Ok(w.child.id())), Ok(first));
+        assert_eq!(pool.with(|_| -> Result<(), String> { Err("bad".into()) }), Err("bad".into()));
+        let second = pool.with(|w| Ok(w.child.id())).unwrap();
+        assert_ne!(first, second);
     }
 }
