@@ -70,7 +70,8 @@ impl Worker {
             child,
             to_child: Some(to_child),
             from_child,
-            graceful: true,
+            // Until the handshake is through: killed at once on failure.
+            graceful: false,
             hello: HelloReply {
                 protocol: String::new(),
                 kind: String::new(),
@@ -78,7 +79,6 @@ impl Worker {
                 supports: reply::WireSupport { editions: Vec::new(), expr: false, cfi: false },
             },
         };
-        w.graceful = false;
         let reply = w.ask(&wire::hello_line(), budget.time)?;
         w.hello = reply::parse_hello(&reply)?;
         w.graceful = true;
