@@ -102,6 +102,14 @@ struct ReportArgs {
     /// executable and core file per case (docs/debuggers.md).
     #[arg(long, value_delimiter = ',', default_value = "gimli")]
     consumers: Vec<String>,
+    /// A consumer speaking the process protocol (docs/protocol.md):
+    /// `cmd:COMMAND`, run with `sh -c`; its name is the one it gives in
+    /// its handshake. Repeatable; each value is one whole spec.
+    #[arg(long = "consumer", value_name = "SPEC")]
+    consumer: Vec<String>,
+    /// Time budget in seconds of one protocol request (`--consumer`).
+    #[arg(long, value_name = "SECS", default_value_t = 10)]
+    protocol_timeout: u64,
     /// How many findings to print in full.
     #[arg(long, default_value_t = 10)]
     show: usize,
@@ -136,6 +144,17 @@ impl ReportArgs {
         let budgets = self.budgets();
         for c in self.consumers.iter().filter(|c| c.as_str() != "none") {
             out.push(by_name::consumer(c, &budgets)?);
+        }
+        for spec in &self.consumer {
+            let budget = RunBudget {
+                time: std::time::Duration::from_secs(self.protocol_timeout),
+                ..dwarfcheck::consumer::protocol::default_budget()
+            };
+            let p = dwarfcheck::consumer::protocol::Protocol::from_spec(spec, budget)?;
+            if out.iter().any(|c| c.name() == p.name()) {
+                return Err(format!("--consumer {spec}: a consumer named `{}` is already in this run", p.name()));
+            }
+            out.push(Box::new(p));
         }
         for g in &self.gate {
             if !out.iter().any(|c| c.name() == g) {

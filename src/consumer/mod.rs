@@ -109,3 +109,4 @@ pub mod by_name;
 pub mod debugger;
 pub mod external;
 pub mod gimli;
+pub mod protocol;

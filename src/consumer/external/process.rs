@@ -150,7 +150,7 @@ pub fn run_watched(
 
 /// Sends SIGKILL to the child's process group (its id is the child's pid,
 /// see `process_group(0)` above), then to the child itself, and reaps it.
-fn kill_group(child: &mut std::process::Child) {
+pub(crate) fn kill_group(child: &mut std::process::Child) {
     let group = format!("-{}", child.id());
     let _ = Command::new("kill").args(["-KILL", "--", &group]).stdout(Stdio::null()).stderr(Stdio::null()).status();
     let _ = child.kill();

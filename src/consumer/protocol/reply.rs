@@ -1,0 +1,324 @@
+//! Reading a consumer's replies: the `hello` answer and `result` messages,
+//! whose `outcome` is the serde form of [`Outcome`] (docs/protocol.md).
+//!
+//! The outcome is read through plain mirror structs rather than
+//! `Outcome`'s own `Deserialize`: serde buffers internally tagged enums in
+//! a form without 128-bit integers, so a memory location's `bit_addr`
+//! would not parse. Locations are normalised on the way in, so a consumer
+//! may send composites unmerged and places in any order.
+
+use super::wire::VERSION;
+use crate::edition::Edition;
+use crate::outcome::{BaseType, BudgetKind, NormalLocation, Outcome, RawLocation, RawPiece, RawSingle, Source, Value};
+use crate::rules::RuleId;
+use serde::{Deserialize, Serialize};
+
+/// What a consumer says it implements (the `supports` object of its
+/// `hello` reply). Unknown keys are ignored.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WireSupport {
+    /// Editions of input it implements: `dwarf5`, `dwarf5-gnu`,
+    /// `hetero-2020`.
+    pub editions: Vec<Edition>,
+    /// Whether it evaluates expressions (`evaluate` requests).
+    pub expr: bool,
+    /// Whether it builds CFI row tables. Version 1 sends no CFI requests,
+    /// so this is accepted and ignored.
+    #[serde(default)]
+    pub cfi: bool,
+}
+
+/// The consumer's answer to `hello`. Unknown keys are ignored.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct HelloReply {
+    /// The version it speaks: must be [`VERSION`].
+    pub protocol: String,
+    /// Must be `"hello"`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Its name in reports and `--gate`.
+    pub name: String,
+    /// What it implements.
+    pub supports: WireSupport,
+}
+
+/// Parses and checks a `hello` reply line.
+///
+/// Errors: not JSON, a missing key, another protocol version, another
+/// message type, an empty name (a message for the caller's error).
+pub fn parse_hello(line: &str) -> Result<HelloReply, String> {
+    let r: HelloReply = serde_json::from_str(line).map_err(|e| format!("bad hello reply ({e}): {}", excerpt(line)))?;
+    if r.protocol != VERSION {
+        return Err(format!("speaks protocol `{}`, expected `{VERSION}`", r.protocol));
+    }
+    if r.kind != "hello" {
+        return Err(format!("answered hello with a message of type `{}`", r.kind));
+    }
+    if r.name.trim().is_empty() {
+        return Err("hello reply has an empty name".into());
+    }
+    Ok(r)
+}
+
+/// The reply to an `evaluate` request.
+#[derive(Debug, Deserialize)]
+struct ResultReply {
+    protocol: String,
+    #[serde(rename = "type")]
+    kind: String,
+    id: u64,
+    outcome: WireOutcome,
+}
+
+/// Parses a reply line to the request with `id`.
+///
+/// Errors: not JSON or not a result message, another protocol version,
+/// another id, an outcome that is not one of the documented forms (a
+/// message for `ConsumerFault`).
+pub fn parse_result(line: &str, id: u64) -> Result<Outcome, String> {
+    let r: ResultReply = serde_json::from_str(line).map_err(|e| format!("bad reply ({e}): {}", excerpt(line)))?;
+    if r.protocol != VERSION {
+        return Err(format!("replied with protocol `{}`, expected `{VERSION}`", r.protocol));
+    }
+    if r.kind != "result" {
+        return Err(format!("replied with a message of type `{}`, expected `result`", r.kind));
+    }
+    if r.id != id {
+        return Err(format!("replied to request {} while request {id} was asked", r.id));
+    }
+    r.outcome.into_outcome().map_err(|e| format!("bad outcome: {e}"))
+}
+
+/// The first 200 characters of a line, for fault messages.
+fn excerpt(line: &str) -> String {
+    let mut s: String = line.chars().take(200).collect();
+    if s.len() < line.len() {
+        s.push('…');
+    }
+    s
+}
+
+/// Every key any outcome form uses, `kind` deciding which apply.
+#[derive(Debug, Deserialize)]
+struct WireOutcome {
+    kind: String,
+    ty: Option<BaseType>,
+    bytes: Option<String>,
+    places: Option<Vec<WireSingle>>,
+    rule: Option<String>,
+    at: Option<u64>,
+    budget: Option<BudgetKind>,
+    what: Option<String>,
+}
+
+/// A single location: `{"simple": source}` or `{"composite": [piece]}`.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+enum WireSingle {
+    Simple(WireSource),
+    Composite(Vec<WirePiece>),
+}
+
+/// A composite part.
+#[derive(Debug, Deserialize)]
+struct WirePiece {
+    bits: u64,
+    sources: Vec<WireSource>,
+}
+
+/// Every key any source form uses, `storage` deciding which apply.
+#[derive(Debug, Deserialize)]
+struct WireSource {
+    storage: String,
+    aspace: Option<u64>,
+    bit_addr: Option<u128>,
+    thread: Option<u64>,
+    lane: Option<u32>,
+    regno: Option<u64>,
+    bit_offset: Option<u64>,
+    bytes: Option<String>,
+    die: Option<u64>,
+    byte_displacement: Option<i64>,
+}
+
+/// `Some` value of a key the form requires, else an error naming it.
+fn need<T>(v: Option<T>, key: &str, form: &str) -> Result<T, String> {
+    v.ok_or_else(|| format!("`{form}` needs `{key}`"))
+}
+
+/// Bytes from hex written last byte first (the outcome vocabulary's
+/// `bytes`), returned first byte first.
+fn hex_last_first(s: &str) -> Result<Vec<u8>, String> {
+    let s = s.strip_prefix("0x").unwrap_or(s);
+    if !s.len().is_multiple_of(2) || !s.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(format!("`{}` is not hex with two digits per byte", excerpt(s)));
+    }
+    let mut out: Vec<u8> = (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap_or(0)).collect();
+    out.reverse();
+    Ok(out)
+}
+
+impl WireOutcome {
+    fn into_outcome(self) -> Result<Outcome, String> {
+        let k = self.kind.as_str();
+        Ok(match k {
+            "value" => {
+                let ty = need(self.ty, "ty", k)?;
+                let bytes = hex_last_first(&need(self.bytes, "bytes", k)?)?;
+                if bytes.len() != ty.bytes() {
+                    return Err(format!("a value of {} bits needs {} bytes, not {}", ty.bits, ty.bytes(), bytes.len()));
+                }
+                Outcome::Value(Value { ty, bytes })
+            }
+            "location" => Outcome::Location(location(need(self.places, "places", k)?)?),
+            "ill-formed" => Outcome::IllFormed { rule: RuleId::new(need(self.rule, "rule", k)?), at: self.at },
+            "eval-error" => Outcome::EvalError { rule: RuleId::new(need(self.rule, "rule", k)?), at: self.at },
+            "budget" => Outcome::Budget { budget: need(self.budget, "budget", k)?, at: self.at },
+            "unsupported" => Outcome::Unsupported { what: self.what.unwrap_or_default() },
+            "consumer-fault" => Outcome::ConsumerFault { what: self.what.unwrap_or_default() },
+            other => return Err(format!("unknown outcome kind `{other}`")),
+        })
+    }
+}
+
+/// A location from its places, normalised.
+fn location(places: Vec<WireSingle>) -> Result<NormalLocation, String> {
+    if places.is_empty() {
+        return Err("a location needs at least one place".into());
+    }
+    let mut singles = Vec::with_capacity(places.len());
+    for p in places {
+        singles.push(match p {
+            WireSingle::Simple(s) => RawSingle::Simple(s.into_source()?),
+            WireSingle::Composite(parts) => {
+                let mut pieces = Vec::with_capacity(parts.len());
+                for part in parts {
+                    if part.sources.is_empty() {
+                        return Err("a composite part needs at least one source".into());
+                    }
+                    let singles = part
+                        .sources
+                        .into_iter()
+                        .map(|s| s.into_source().map(RawSingle::Simple))
+                        .collect::<Result<_, _>>()?;
+                    pieces.push(RawPiece { bits: part.bits, location: RawLocation { singles } });
+                }
+                RawSingle::Composite { pieces, bit_offset: 0 }
+            }
+        });
+    }
+    Ok(RawLocation { singles }.normalize())
+}
+
+impl WireSource {
+    fn into_source(self) -> Result<Source, String> {
+        let k = self.storage.as_str();
+        Ok(match k {
+            "memory" => Source::Memory {
+                aspace: self.aspace.unwrap_or(0),
+                bit_addr: need(self.bit_addr, "bit_addr", k)?,
+                thread: self.thread,
+                lane: self.lane,
+            },
+            "register" => {
+                Source::Register { regno: need(self.regno, "regno", k)?, bit_offset: self.bit_offset.unwrap_or(0) }
+            }
+            "implicit" => Source::Implicit {
+                bytes: hex_last_first(&need(self.bytes, "bytes", k)?)?,
+                bit_offset: self.bit_offset.unwrap_or(0),
+            },
+            "implicit-pointer" => Source::ImplicitPointer {
+                die: need(self.die, "die", k)?,
+                aspace: self.aspace,
+                byte_displacement: self.byte_displacement.unwrap_or(0),
+                bit_offset: self.bit_offset.unwrap_or(0),
+            },
+            "undefined" => Source::Undefined,
+            other => return Err(format!("unknown storage `{other}`")),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::outcome::{Piece, SingleLocation};
+
+    fn reply(outcome: &str) -> String {
+        format!(r#"{{"protocol":"dwarfcheck/1","type":"result","id":7,"outcome":{outcome}}}"#)
+    }
+
+    #[test]
+    fn every_outcome_form_reads_back() {
+        // Each form as docs/protocol.md writes it, with the Outcome it
+        // denotes worked out by hand.
+        let v = parse_result(
+            &reply(
+                r#"{"kind":"value","ty":{"encoding":"generic","bits":64,"big_endian":false,"vector_size":1},"bytes":"0000000000001010"}"#,
+            ),
+            7,
+        );
+        assert_eq!(v, Ok(Outcome::Value(Value::from_u128(BaseType::generic(64, false), 0x1010))));
+        // bit_addr past u64: byte address 2^64 - 8 is bit 2^67 - 64.
+        let big = (1u128 << 67) - 64;
+        let m = parse_result(
+            &reply(&format!(
+                r#"{{"kind":"location","places":[{{"simple":{{"storage":"memory","aspace":0,"bit_addr":{big}}}}}]}}"#
+            )),
+            7,
+        );
+        assert_eq!(
+            m,
+            Ok(Outcome::Location(NormalLocation { places: vec![SingleLocation::Simple(Source::memory(0, big))] }))
+        );
+        // Implicit bytes are written last byte first: "0003" is storage 03 00.
+        let i = parse_result(
+            &reply(r#"{"kind":"location","places":[{"simple":{"storage":"implicit","bytes":"0003","bit_offset":0}}]}"#),
+            7,
+        );
+        let want = Source::Implicit { bytes: vec![3, 0], bit_offset: 0 };
+        assert_eq!(i, Ok(Outcome::Location(NormalLocation { places: vec![SingleLocation::Simple(want)] })));
+        let e = parse_result(&reply(r#"{"kind":"eval-error","rule":"op.deref.memory-unreadable","at":3}"#), 7);
+        assert_eq!(e, Ok(Outcome::EvalError { rule: RuleId::new("op.deref.memory-unreadable"), at: Some(3) }));
+        let u = parse_result(&reply(r#"{"kind":"unsupported","what":"DW_OP_foo"}"#), 7);
+        assert_eq!(u, Ok(Outcome::Unsupported { what: "DW_OP_foo".into() }));
+    }
+
+    #[test]
+    fn composites_are_normalised() {
+        // reg0 bits 0..32 then reg0 bits 32..64 continue the same storage:
+        // the normal form merges them into one 64-bit part.
+        let r = parse_result(
+            &reply(
+                r#"{"kind":"location","places":[{"composite":[
+            {"bits":32,"sources":[{"storage":"register","regno":0,"bit_offset":0}]},
+            {"bits":32,"sources":[{"storage":"register","regno":0,"bit_offset":32}]}]}]}"#,
+            ),
+            7,
+        );
+        let part = Piece { bits: 64, sources: [Source::Register { regno: 0, bit_offset: 0 }].into() };
+        assert_eq!(r, Ok(Outcome::Location(NormalLocation { places: vec![SingleLocation::Composite(vec![part])] })));
+    }
+
+    #[test]
+    fn bad_replies_are_errors() {
+        assert!(parse_result("not json", 7).is_err());
+        assert!(parse_result(&reply(r#"{"kind":"unsupported","what":""}"#), 8).unwrap_err().contains("request 7"));
+        let wrong_version = r#"{"protocol":"dwarfcheck/0","type":"result","id":7,"outcome":{"kind":"unsupported"}}"#;
+        assert!(parse_result(wrong_version, 7).unwrap_err().contains("dwarfcheck/0"));
+        // A generic 64-bit value needs 8 bytes, not 2.
+        let short = reply(
+            r#"{"kind":"value","ty":{"encoding":"generic","bits":64,"big_endian":false,"vector_size":1},"bytes":"0010"}"#,
+        );
+        assert!(parse_result(&short, 7).is_err());
+        assert!(parse_result(&reply(r#"{"kind":"guess"}"#), 7).is_err());
+        assert!(parse_hello(
+            r#"{"protocol":"dwarfcheck/2","type":"hello","name":"x","supports":{"editions":[],"expr":true}}"#
+        )
+        .is_err());
+        let ok = parse_hello(
+            r#"{"protocol":"dwarfcheck/1","type":"hello","name":"x","supports":{"editions":["dwarf5"],"expr":true}}"#,
+        );
+        assert_eq!(ok.map(|h| h.supports.editions), Ok(vec![Edition::Dwarf5]));
+    }
+}

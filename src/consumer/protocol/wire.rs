@@ -1,0 +1,579 @@
+//! The JSON messages of protocol `dwarfcheck/1` and the mapping of a case
+//! and its [`Context`] onto them (docs/protocol.md).
+//!
+//! Key names follow the case file's `context:` mapping
+//! (docs/case-format.md) wherever one exists. Byte strings are lowercase
+//! hex, two digits per byte, no separators, **in memory order** (first
+//! byte first), except inside the outcome vocabulary (entries, base types,
+//! the reply's outcome), which keeps the serde form of
+//! [`crate::outcome`]: there a value's or implicit storage's `bytes` are
+//! written **last byte first**.
+
+use crate::case::ExprCase;
+use crate::context::{AttrForm, Attribute, CallerFrame, CompUnit, Context, Entry, Format, ResultKind};
+use crate::edition::Edition;
+use crate::outcome::{BaseType, Outcome, RegisterRule};
+use crate::target::{AddressSpace, Arch, Endian, Register};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// The protocol version this code speaks, sent as `"protocol"` in every
+/// message and expected back in every reply.
+pub const VERSION: &str = "dwarfcheck/1";
+
+/// The deepest caller chain a request carries: a context whose chain of
+/// calling frames is longer is answered `Unsupported` without asking.
+pub const MAX_CALLER_FRAMES: usize = 64;
+
+/// Lowercase hex of `bytes` in the order given (memory order).
+pub fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write;
+    bytes.iter().fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
+        let _ = write!(s, "{b:02x}");
+        s
+    })
+}
+
+/// The first message, dwarfcheck to consumer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Hello {
+    /// Always [`VERSION`].
+    pub protocol: &'static str,
+    /// Always `"hello"`.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+}
+
+/// The `hello` line dwarfcheck sends first.
+pub fn hello_line() -> String {
+    serde_json::to_string(&Hello { protocol: VERSION, kind: "hello" }).expect("plain struct serialises")
+}
+
+/// An `evaluate` request: one expression case.
+#[derive(Debug, Clone, Serialize)]
+pub struct Evaluate<'a> {
+    /// Always [`VERSION`].
+    pub protocol: &'static str,
+    /// Always `"evaluate"`.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// Request number, unique per consumer during a run; the reply echoes it.
+    pub id: u64,
+    /// The case's name (unique within its case file, not across files).
+    pub case: &'a str,
+    /// The smallest edition the case fits in (`crate::edition`).
+    pub edition: Edition,
+    /// Vendor profile for opcodes 0xe0-0xff (`dwarf5`, `gnu`,
+    /// `hetero-2020`, `hetero-2020-uleb`, `llvm-user`).
+    pub vendor: &'a str,
+    /// The target machine.
+    pub target: WireTarget<'a>,
+    /// The attribute whose evaluation context applies (case file
+    /// `attribute:`); absent: evaluate the expression with the context as
+    /// given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub attribute: Option<Attribute>,
+    /// The expression bytes (the attribute's exprloc value); absent when
+    /// the value is a location list or a constant.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expr_bytes: Option<String>,
+    /// `DW_FORM_sec_offset` of a location list: byte offset into
+    /// `cu.debug_loclists` (unit version 5) or `cu.debug_loc`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub loclist: Option<u64>,
+    /// `DW_FORM_loclistx`: index into the offsets table at
+    /// `cu.loclists_base`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub loclistx: Option<u64>,
+    /// A constant value (`data_member_location`: a byte offset).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub constant: Option<u64>,
+    /// The evaluation context.
+    pub context: WireContext<'a>,
+}
+
+/// The target description of a request.
+#[derive(Debug, Clone, Serialize)]
+pub struct WireTarget<'a> {
+    /// Preset or inline name.
+    pub name: &'a str,
+    /// `x86_64`, `aarch64`, `amdgpu` or `other`.
+    pub arch: Arch,
+    /// `little` or `big`: the byte order of memory and registers.
+    pub endian: Endian,
+    /// Size of an address of address space 0 in **bytes**; also the size
+    /// of the generic type.
+    pub address_size: u8,
+    /// Lanes per thread.
+    pub lanes: u32,
+    /// Registers: `number`, `name`, `bits` (size in **bits**).
+    pub registers: &'a [Register],
+    /// Address spaces: `number`, `name`, `address_bits` (**bits**),
+    /// `per_thread`, `per_lane`.
+    pub address_spaces: &'a [AddressSpace],
+    /// DWARF number of the return address column.
+    pub return_address_register: u64,
+}
+
+/// The `context` of a request. Absent keys are "not specified".
+#[derive(Debug, Clone, Serialize)]
+pub struct WireContext<'a> {
+    /// `location` or `value`; absent: unspecified.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub result: Option<ResultKind>,
+    /// Register contents by DWARF number (decimal string), hex in target
+    /// byte order, exactly the register's size.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub registers: BTreeMap<String, String>,
+    /// Known memory.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub memory: Vec<WireMemory>,
+    /// Program location (byte address).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pc: Option<u64>,
+    /// The CFA: a byte address in address space `cfa_aspace`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cfa: Option<u64>,
+    /// Address space of `cfa` (absent: 0).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub cfa_aspace: u64,
+    /// `DW_AT_frame_base` of the current subprogram: expression bytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub frame_base_bytes: Option<String>,
+    /// The current object (an entry in the outcome vocabulary).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub object: Option<&'a Entry>,
+    /// Entries pushed before evaluation, bottom first.
+    #[serde(skip_serializing_if = "<[Entry]>::is_empty")]
+    pub initial_stack: &'a [Entry],
+    /// Base byte address of the current thread's TLS block.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tls_base: Option<u64>,
+    /// Current thread.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub thread: Option<u64>,
+    /// Current lane.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lane: Option<u32>,
+    /// Seed of the synthetic machine state (`crate::context::synthetic`):
+    /// registers and memory not listed read as a function of it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub synthetic: Option<u64>,
+    /// The current compilation unit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cu: Option<WireCu>,
+    /// The calling frame.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub caller: Option<Box<WireCaller>>,
+    /// The program's call frame information, when the CFA and calling
+    /// frames are to be found by virtual unwinding.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cfi_section: Option<WireCfiSection>,
+    /// Evaluation budgets.
+    pub budgets: WireBudgets,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
+}
+
+/// One memory segment.
+#[derive(Debug, Clone, Serialize)]
+pub struct WireMemory {
+    /// Address space identifier.
+    pub aspace: u64,
+    /// Byte address of the first byte.
+    pub at: u64,
+    /// Contents, hex in memory order.
+    pub bytes: String,
+    /// Thread of per-thread storage.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub thread: Option<u64>,
+    /// Lane of per-lane storage.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lane: Option<u32>,
+}
+
+/// The compilation unit.
+#[derive(Debug, Clone, Serialize)]
+pub struct WireCu {
+    /// Unit header version.
+    pub version: u16,
+    /// `dwarf32` or `dwarf64`.
+    pub format: Format,
+    /// Unit address size in **bytes**.
+    pub address_size: u8,
+    /// `.debug_info` offset of the unit header (`DW_OP_call2`/`call4`
+    /// operands are relative to it).
+    pub offset: u64,
+    /// `DW_AT_addr_base`: byte offset into `debug_addr`.
+    pub addr_base: u64,
+    /// Whole `.debug_addr` section, hex.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub debug_addr: String,
+    /// Base type DIEs by unit offset (decimal string), in the outcome
+    /// vocabulary: `encoding`, `bits`, `big_endian`, `vector_size`.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub base_types: BTreeMap<String, BaseType>,
+    /// DIEs by `.debug_info` offset (decimal string).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub dies: BTreeMap<String, WireDie>,
+    /// Whole `.debug_loclists` section, hex.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub debug_loclists: String,
+    /// `DW_AT_loclists_base`: byte offset of the offsets table.
+    pub loclists_base: u64,
+    /// Whole `.debug_loc` section, hex.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub debug_loc: String,
+    /// The unit's base address (`DW_AT_low_pc`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub base_address: Option<u64>,
+}
+
+/// One DIE: its location (one of `location_bytes`, `loclist`, `loclistx`,
+/// `constant`), constant value and size.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct WireDie {
+    /// `DW_AT_location` as expression bytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub location_bytes: Option<String>,
+    /// `DW_AT_location` as a location list offset.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub loclist: Option<u64>,
+    /// `DW_AT_location` as a `DW_FORM_loclistx` index.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub loclistx: Option<u64>,
+    /// `DW_AT_location` as a constant.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub constant: Option<u64>,
+    /// `DW_AT_const_value`, hex in memory order.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub const_value: Option<String>,
+    /// Object size in **bytes**.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub byte_size: Option<u64>,
+}
+
+/// A calling frame.
+#[derive(Debug, Clone, Serialize)]
+pub struct WireCaller {
+    /// Call site (byte address).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pc: Option<u64>,
+    /// The calling frame's CFA (byte address in `cfa_aspace`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cfa: Option<u64>,
+    /// Address space of `cfa` (absent: 0).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub cfa_aspace: u64,
+    /// The calling subprogram's `DW_AT_frame_base` expression bytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub frame_base_bytes: Option<String>,
+    /// The called frame's CFI row by DWARF register number (decimal
+    /// string), in the serde form of `crate::outcome::RegisterRule`.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub rules: BTreeMap<String, RegisterRule>,
+    /// Rule of registers not in `rules`.
+    pub default_rule: RegisterRule,
+    /// The frame that called this one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub caller: Option<Box<WireCaller>>,
+}
+
+/// A frame section.
+#[derive(Debug, Clone, Serialize)]
+pub struct WireCfiSection {
+    /// `debug-frame` or `eh-frame`.
+    pub kind: crate::cfi::FrameKind,
+    /// Virtual byte address of the section.
+    pub address: u64,
+    /// Base for `DW_EH_PE_textrel`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text_base: Option<u64>,
+    /// Base for `DW_EH_PE_datarel`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data_base: Option<u64>,
+    /// Section contents, hex.
+    pub bytes: String,
+}
+
+/// The evaluation budgets (`crate::context::Budgets`).
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct WireBudgets {
+    /// Operations executed per evaluation.
+    pub steps: u64,
+    /// Stack entries.
+    pub stack: usize,
+    /// Nesting depth of evaluations.
+    pub depth: u32,
+    /// Size of one value or storage in **bytes**.
+    pub size_bytes: u64,
+    /// Frames of one virtual unwinding.
+    pub frames: u32,
+}
+
+/// The `evaluate` request line for `case` with request number `id`.
+///
+/// Errors: an `Unsupported` outcome when the case cannot be expressed in
+/// version 1 (a caller chain deeper than [`MAX_CALLER_FRAMES`]).
+pub fn evaluate_line(id: u64, case: &ExprCase) -> Result<String, Outcome> {
+    let ctx = &case.ctx;
+    let t = &ctx.target;
+    let (mut expr_bytes, mut loclist, mut loclistx, mut constant) = (None, None, None, None);
+    match &case.form {
+        None => expr_bytes = Some(hex(&case.expr)),
+        Some(AttrForm::Exprloc(b)) => expr_bytes = Some(hex(b)),
+        Some(AttrForm::LocList { offset }) => loclist = Some(*offset),
+        Some(AttrForm::LocListX { index }) => loclistx = Some(*index),
+        Some(AttrForm::Constant(k)) => constant = Some(*k),
+    }
+    let req = Evaluate {
+        protocol: VERSION,
+        kind: "evaluate",
+        id,
+        case: &case.name,
+        edition: crate::edition::of_expr_case(case),
+        vendor: &ctx.vendor.name,
+        target: WireTarget {
+            name: &t.name,
+            arch: t.arch,
+            endian: t.endian,
+            address_size: t.address_bytes(),
+            lanes: t.lanes,
+            registers: &t.registers,
+            address_spaces: &t.address_spaces,
+            return_address_register: t.return_address_register,
+        },
+        attribute: case.attribute,
+        expr_bytes,
+        loclist,
+        loclistx,
+        constant,
+        context: context(ctx)?,
+    };
+    Ok(serde_json::to_string(&req).expect("request types serialise"))
+}
+
+/// The wire form of a context.
+fn context(ctx: &Context) -> Result<WireContext<'_>, Outcome> {
+    let b = ctx.budgets;
+    Ok(WireContext {
+        result: ctx.result_kind,
+        registers: ctx.registers.iter().map(|(n, v)| (n.to_string(), hex(v))).collect(),
+        memory: ctx
+            .memory
+            .iter()
+            .map(|m| WireMemory {
+                aspace: m.aspace,
+                at: m.address,
+                bytes: hex(&m.bytes),
+                thread: m.thread,
+                lane: m.lane,
+            })
+            .collect(),
+        pc: ctx.pc,
+        cfa: ctx.cfa,
+        cfa_aspace: ctx.cfa_aspace,
+        frame_base_bytes: ctx.frame_base.as_deref().map(hex),
+        object: ctx.object.as_ref(),
+        initial_stack: &ctx.initial_stack,
+        tls_base: ctx.tls_base,
+        thread: ctx.thread,
+        lane: ctx.lane,
+        synthetic: ctx.synthetic,
+        cu: ctx.cu.as_ref().map(cu),
+        caller: match &ctx.caller {
+            Some(f) => Some(Box::new(caller(f, MAX_CALLER_FRAMES)?)),
+            None => None,
+        },
+        cfi_section: ctx.cfi.as_deref().map(|s| WireCfiSection {
+            kind: s.kind,
+            address: s.address,
+            text_base: s.text_base,
+            data_base: s.data_base,
+            bytes: hex(&s.bytes),
+        }),
+        budgets: WireBudgets {
+            steps: b.steps,
+            stack: b.stack,
+            depth: b.depth,
+            size_bytes: b.size_bytes,
+            frames: b.frames,
+        },
+    })
+}
+
+/// The wire form of a unit.
+fn cu(c: &CompUnit) -> WireCu {
+    WireCu {
+        version: c.version,
+        format: c.format,
+        address_size: c.address_size,
+        offset: c.offset,
+        addr_base: c.addr_base,
+        debug_addr: hex(&c.debug_addr),
+        base_types: c.base_types.iter().map(|(o, t)| (o.to_string(), *t)).collect(),
+        dies: c
+            .dies
+            .iter()
+            .map(|(o, d)| {
+                let mut w = WireDie {
+                    const_value: d.const_value.as_deref().map(hex),
+                    byte_size: d.byte_size,
+                    ..WireDie::default()
+                };
+                match &d.location {
+                    None => {}
+                    Some(AttrForm::Exprloc(b)) => w.location_bytes = Some(hex(b)),
+                    Some(AttrForm::LocList { offset }) => w.loclist = Some(*offset),
+                    Some(AttrForm::LocListX { index }) => w.loclistx = Some(*index),
+                    Some(AttrForm::Constant(k)) => w.constant = Some(*k),
+                }
+                (o.to_string(), w)
+            })
+            .collect(),
+        debug_loclists: hex(&c.debug_loclists),
+        loclists_base: c.loclists_base,
+        debug_loc: hex(&c.debug_loc),
+        base_address: c.base_address,
+    }
+}
+
+/// The wire form of a calling frame and at most `room - 1` frames above it.
+fn caller(f: &CallerFrame, room: usize) -> Result<WireCaller, Outcome> {
+    if room == 0 {
+        return Err(Outcome::Unsupported {
+            what: format!("protocol {VERSION} carries at most {MAX_CALLER_FRAMES} calling frames"),
+        });
+    }
+    Ok(WireCaller {
+        pc: f.pc,
+        cfa: f.cfa,
+        cfa_aspace: f.cfa_aspace,
+        frame_base_bytes: f.frame_base.as_deref().map(hex),
+        rules: f.rules.iter().map(|(n, r)| (n.to_string(), r.clone())).collect(),
+        default_rule: f.default_rule.clone(),
+        caller: match &f.caller {
+            Some(c) => Some(Box::new(caller(c, room - 1)?)),
+            None => None,
+        },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::case::Case;
+    use serde_json::{json, Value as Json};
+
+    const RICH: &str = r#"
+target: x86_64
+cases:
+  - name: rich
+    rules: [op.lit.pushes-generic]
+    context:
+      result: value
+      registers: { rsp: 0x1122, 17: "00 01 02 03 04 05 06 07 08 09 0a 0b 0c 0d 0e 0f" }
+      memory: [ { aspace: 0, at: 0x1000, bytes: "de ad" } ]
+      pc: 0x401000
+      cfa: 0x7ffc0100
+      frame_base: "DW_OP_call_frame_cfa"
+      object: { memory: 0x2000 }
+      initial_stack: [ { value: 5 } ]
+      tls_base: 0x7f0000000000
+      thread: 1
+      lane: 0
+      cu:
+        version: 5
+        format: dwarf64
+        address_size: 8
+        addr_base: 8
+        debug_addr: "00 11"
+        base_types: { 0x2a: { encoding: DW_ATE_signed, bits: 32 } }
+        dies: { 0x40: { location: "DW_OP_reg0" }, 0x48: { const_value: "2a 00 00 00", byte_size: 4 } }
+      caller:
+        pc: 0x401234
+        cfa: 0x7ffc0200
+        rules: { rbx: "[CFA-16]", rbp: "same" }
+        default_rule: undefined
+    expr: "DW_OP_lit1"
+"#;
+
+    fn request(yaml: &str) -> Json {
+        let Ok(cases) = crate::case::yaml::load_str("t.yaml", yaml) else { panic!("case file") };
+        let Some(Case::Expr(c)) = cases.into_iter().next() else { panic!("one expression case") };
+        serde_json::from_str(&evaluate_line(9, &c).expect("expressible")).expect("JSON")
+    }
+
+    #[test]
+    fn the_context_maps_onto_the_documented_keys() {
+        let r = request(RICH);
+        let c = &r["context"];
+        // Worked out by hand from the case above and docs/protocol.md:
+        assert_eq!(r["id"], 9);
+        assert_eq!(r["expr_bytes"], "31"); // DW_OP_lit1
+        assert_eq!(r["target"]["address_size"], 8); // bytes
+        assert_eq!(c["result"], "value");
+        // rsp (7) = 0x1122 as 8 little-endian bytes; xmm0 (17) as given.
+        assert_eq!(c["registers"], json!({"7": "2211000000000000", "17": "000102030405060708090a0b0c0d0e0f"}));
+        assert_eq!(c["memory"], json!([{"aspace": 0, "at": 4096, "bytes": "dead"}]));
+        assert_eq!((c["pc"].clone(), c["cfa"].clone()), (json!(0x401000), json!(0x7ffc0100u64)));
+        assert!(c.get("cfa_aspace").is_none() && c.get("synthetic").is_none() && c.get("cfi_section").is_none());
+        assert_eq!(c["frame_base_bytes"], "9c"); // DW_OP_call_frame_cfa
+                                                 // Entries in the outcome vocabulary: memory 0x2000 is bit 0x10000.
+        let mem = json!({"storage": "memory", "aspace": 0, "bit_addr": 0x10000});
+        assert_eq!(c["object"], json!({"location": {"places": [{"simple": mem}]}}));
+        let generic = json!({"encoding": "generic", "bits": 64, "big_endian": false, "vector_size": 1});
+        assert_eq!(c["initial_stack"], json!([{"value": {"ty": generic, "bytes": "0000000000000005"}}]));
+        assert_eq!(
+            (c["tls_base"].clone(), c["thread"].clone(), c["lane"].clone()),
+            (json!(0x7f0000000000u64), json!(1), json!(0))
+        );
+        let cu = &c["cu"];
+        assert_eq!(
+            (cu["version"].clone(), cu["format"].clone(), cu["address_size"].clone()),
+            (json!(5), json!("dwarf64"), json!(8))
+        );
+        assert_eq!((cu["addr_base"].clone(), cu["debug_addr"].clone()), (json!(8), json!("0011")));
+        // DIE offsets as decimal strings: 0x2a = 42, 0x40 = 64, 0x48 = 72.
+        assert_eq!(
+            cu["base_types"]["42"],
+            json!({"encoding": {"ate": 5}, "bits": 32, "big_endian": false, "vector_size": 1})
+        );
+        assert_eq!(
+            cu["dies"],
+            json!({"64": {"location_bytes": "50"}, "72": {"const_value": "2a000000", "byte_size": 4}})
+        );
+        assert!(cu.get("debug_loclists").is_none() && cu.get("debug_loc").is_none());
+        let f = &c["caller"];
+        assert_eq!((f["pc"].clone(), f["cfa"].clone()), (json!(0x401234), json!(0x7ffc0200u64)));
+        // rbx (3) saved at CFA-16; rbp (6) unchanged.
+        assert_eq!(f["rules"], json!({"3": {"kind": "offset", "offset": -16}, "6": {"kind": "same-value"}}));
+        assert_eq!(f["default_rule"], json!({"kind": "undefined"}));
+        assert!(f.get("caller").is_none());
+    }
+
+    #[test]
+    fn caller_chains_past_the_limit_are_unsupported() {
+        let ctx = {
+            let Ok(cases) = crate::case::yaml::load_str("t.yaml", RICH) else { panic!() };
+            let Some(Case::Expr(c)) = cases.into_iter().next() else { panic!() };
+            c
+        };
+        // MAX_CALLER_FRAMES frames are sent; one more is not.
+        let chain = |n: usize| {
+            let mut f: Option<std::sync::Arc<CallerFrame>> = None;
+            for _ in 0..n {
+                f = Some(std::sync::Arc::new(CallerFrame { caller: f, ..CallerFrame::default() }));
+            }
+            let mut c = ctx.clone();
+            let mut x = (*c.ctx).clone();
+            x.caller = f;
+            c.ctx = std::sync::Arc::new(x);
+            evaluate_line(1, &c)
+        };
+        assert!(chain(MAX_CALLER_FRAMES).is_ok());
+        assert!(matches!(chain(MAX_CALLER_FRAMES + 1), Err(Outcome::Unsupported { .. })));
+    }
+}
