@@ -146,14 +146,24 @@ impl Consumer for WrongExpectation {
 
 #[test]
 fn a_wrong_expectation_is_a_failure() {
-    let Some(d) = debugger(Kind::Gdb) else { return };
+    let (Some(right), Some(wrong)) = (debugger(Kind::Gdb), debugger(Kind::Gdb)) else { return };
     let cases = cases();
-    let others: Vec<Box<dyn Consumer>> = vec![Box::new(WrongExpectation(d))];
+    let others: Vec<Box<dyn Consumer>> = vec![Box::new(right), Box::new(WrongExpectation(wrong))];
     let opts = Options { gates: vec!["gdb-wrong-expectation".into()], progress: false, keep_details: 0 };
     let s = runner::run(&cases, &Reference, &Fast, &others, &opts);
-    // All three cases have a known first byte, so all three disagree.
+    // All three cases have a known first byte, so all three disagree, and
+    // the same adapter with the right expectation agrees on all three.
     assert_eq!(s.verdicts["gdb-wrong-expectation"].get(&Verdict::Disagree), Some(&3));
+    assert_eq!(s.verdicts["gdb"].get(&Verdict::Agree), Some(&3));
     assert!(s.failed);
+    // The conformance matrix shows it: a fail in the wrong column, a pass in
+    // the right one, for each rule of the three cases.
+    let m = dwarfcheck::matrix::build(&cases, &Reference, &Fast, &others, Vec::new(), &[]);
+    let col = |n: &str| m.columns.iter().position(|c| c.name == n).unwrap();
+    for rule in ["op.addr.pushes-memory", "op.piece.pops-part-creates", "op.plus.adds"] {
+        assert_eq!(m.cell(rule, col("gdb")).label, dwarfcheck::matrix::Label::Pass, "{rule}");
+        assert_eq!(m.cell(rule, col("gdb-wrong-expectation")).label, dwarfcheck::matrix::Label::Fail, "{rule}");
+    }
 }
 
 /// A fake debugger (a shell script) that hangs or crashes: each case is a

@@ -21,6 +21,10 @@ pub struct MatrixArgs {
     /// document says so. Named explicitly, a missing tool is an error.
     #[arg(long, value_delimiter = ',')]
     consumers: Option<Vec<String>>,
+    /// A consumer speaking the process protocol (docs/protocol.md),
+    /// `cmd:COMMAND`; repeatable, each value one whole spec.
+    #[arg(long = "consumer", value_name = "SPEC")]
+    consumer: Vec<String>,
     /// Where to write the matrix (default: docs/conformance.md of this
     /// crate).
     #[arg(long, value_name = "FILE")]
@@ -74,10 +78,16 @@ fn shown(path: &Path) -> String {
 
 pub fn matrix(args: &MatrixArgs) -> ExitCode {
     let start = std::time::Instant::now();
-    let (others, skipped) = match consumers(args.consumers.as_deref()) {
+    let (mut others, skipped) = match consumers(args.consumers.as_deref()) {
         Ok(c) => c,
         Err(e) => return input_error(e),
     };
+    for spec in &args.consumer {
+        match by_name::protocol(spec, &by_name::Budgets::default(), &others) {
+            Ok(p) => others.push(p),
+            Err(e) => return input_error(e),
+        }
+    }
     let sources: Vec<String> = if args.paths.is_empty() {
         super::default_case_paths().iter().map(|p| shown(p)).collect()
     } else {
@@ -95,6 +105,9 @@ pub fn matrix(args: &MatrixArgs) -> ExitCode {
     }
     if let Some(c) = &args.consumers {
         command.push_str(&format!(" --consumers {}", c.join(",")));
+    }
+    for spec in &args.consumer {
+        command.push_str(&format!(" --consumer '{spec}'"));
     }
     let link_dir = out.parent().map(|p| if p.as_os_str().is_empty() { PathBuf::from(".") } else { p.to_path_buf() });
     let text = matrix::render::markdown(&m, &RenderOptions { command, sources, link_dir });

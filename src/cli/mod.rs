@@ -136,6 +136,10 @@ impl ReportArgs {
                 output_bytes: self.tool_output.saturating_mul(1 << 20),
             },
             debugger: Limits { per_case: std::time::Duration::from_secs(self.debugger_timeout), ..Limits::default() },
+            protocol: RunBudget {
+                time: std::time::Duration::from_secs(self.protocol_timeout),
+                ..dwarfcheck::consumer::protocol::default_budget()
+            },
         }
     }
 
@@ -146,15 +150,8 @@ impl ReportArgs {
             out.push(by_name::consumer(c, &budgets)?);
         }
         for spec in &self.consumer {
-            let budget = RunBudget {
-                time: std::time::Duration::from_secs(self.protocol_timeout),
-                ..dwarfcheck::consumer::protocol::default_budget()
-            };
-            let p = dwarfcheck::consumer::protocol::Protocol::from_spec(spec, budget)?;
-            if out.iter().any(|c| c.name() == p.name()) {
-                return Err(format!("--consumer {spec}: a consumer named `{}` is already in this run", p.name()));
-            }
-            out.push(Box::new(p));
+            let p = by_name::protocol(spec, &budgets, &out)?;
+            out.push(p);
         }
         for g in &self.gate {
             if !out.iter().any(|c| c.name() == g) {

@@ -10,12 +10,21 @@ use super::Consumer;
 pub const KNOWN: [&str; 5] = ["gimli", "llvm-dwarfdump", "readelf", "gdb", "lldb"];
 
 /// Limits handed to the consumers that run other programs.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy)]
 pub struct Budgets {
     /// One run of llvm-dwarfdump or readelf on one frame section.
     pub tool: RunBudget,
     /// gdb and lldb (time per case, cases per process).
     pub debugger: Limits,
+    /// One request to a process-protocol consumer.
+    pub protocol: RunBudget,
+}
+
+impl Default for Budgets {
+    /// Each consumer's own defaults.
+    fn default() -> Self {
+        Budgets { tool: RunBudget::default(), debugger: Limits::default(), protocol: super::protocol::default_budget() }
+    }
 }
 
 /// The consumer called `name` (one of [`KNOWN`]).
@@ -31,4 +40,17 @@ pub fn consumer(name: &str, budgets: &Budgets) -> Result<Box<dyn Consumer>, Stri
         "lldb" => Box::new(Debugger::new(Kind::Lldb, budgets.debugger)?),
         other => return Err(format!("unknown consumer `{other}`; expected one of {} or none", KNOWN.join(", "))),
     })
+}
+
+/// The process-protocol consumer of `spec` (`cmd:COMMAND`,
+/// docs/protocol.md), refused if a consumer of the same name is already in
+/// `others`.
+///
+/// Errors: a bad spec, a failed handshake, or a duplicate name.
+pub fn protocol(spec: &str, budgets: &Budgets, others: &[Box<dyn Consumer>]) -> Result<Box<dyn Consumer>, String> {
+    let p = super::protocol::Protocol::from_spec(spec, budgets.protocol)?;
+    if others.iter().any(|c| c.name() == p.name()) {
+        return Err(format!("--consumer {spec}: a consumer named `{}` is already in this run", p.name()));
+    }
+    Ok(Box::new(p))
 }

@@ -38,7 +38,7 @@ pub fn write(case: &ExprCase, shape: VarShape, pc: u64) -> Result<Vec<Section>, 
     let format = case.ctx.cu.as_ref().map(|c| c.format).unwrap_or_default();
     // First pass with the case's own offsets, to learn where the DIEs land;
     // the second pass re-points the operands (same lengths, same layout).
-    let first = build(case, shape, pc, format, &case.expr)?;
+    let first = build_with(case, shape, pc, format, &case.expr, &|e| Ok(e.to_vec()))?;
     let place = placement(case, &first)?;
     let p = crate::asm::decode::Params {
         vendor: &case.ctx.vendor,
@@ -47,7 +47,7 @@ pub fn write(case: &ExprCase, shape: VarShape, pc: u64) -> Result<Vec<Section>, 
         address_size: case.ctx.address_bytes(),
     };
     let expr = patch(&case.expr, &p, &place)?;
-    let mut sections = build(case, shape, pc, format, &expr)?;
+    let mut sections = build_with(case, shape, pc, format, &expr, &|e| patch(e, &p, &place))?;
     sections.push((".debug_frame", frame(case, pc)?));
     Ok(sections)
 }
@@ -56,19 +56,21 @@ fn writer_error(e: gimli::write::Error) -> Unrepresentable {
     Unrepresentable(format!("gimli's writer: {e}"))
 }
 
-/// Writes the unit once with `expr` as the variable's location.
-fn build(
+/// Rewrites one expression of the case's DIEs (frame base, DIE locations).
+type Rewrite<'a> = dyn Fn(&[u8]) -> Result<Vec<u8>, Unrepresentable> + 'a;
+
+/// Writes the unit once with `expr` as the variable's location and the
+/// case's other expressions passed through `rewrite`.
+fn build_with(
     case: &ExprCase,
     shape: VarShape,
     pc: u64,
     format: Format,
     expr: &[u8],
+    rewrite: &Rewrite<'_>,
 ) -> Result<Vec<Section>, Unrepresentable> {
     let ctx = &case.ctx;
-    let version = match ctx.cu.as_ref().map(|c| c.version) {
-        Some(v @ 2..=5) => v,
-        _ => 5,
-    };
+    let version = ctx.cu.as_ref().map(|c| c.version).filter(|v| (2..=5).contains(v)).unwrap_or(5);
     let format = match format {
         Format::Dwarf32 => gimli::Format::Dwarf32,
         Format::Dwarf64 => gimli::Format::Dwarf64,
@@ -111,7 +113,7 @@ fn build(
             set(unit, id, dw::DW_AT_type, AttributeValue::UnitRef(ty));
             match &d.location {
                 Some(AttrForm::Exprloc(e)) => {
-                    set(unit, id, dw::DW_AT_location, AttributeValue::Exprloc(Expression::raw(e.clone())))
+                    set(unit, id, dw::DW_AT_location, AttributeValue::Exprloc(Expression::raw(rewrite(e)?)))
                 }
                 Some(_) => return Err(Unrepresentable(format!("DIE {off:#x} has a location list"))),
                 None => {}
@@ -127,7 +129,7 @@ fn build(
     set(unit, sub, dw::DW_AT_low_pc, AttributeValue::Address(Address::Constant(pc)));
     set(unit, sub, dw::DW_AT_high_pc, AttributeValue::Udata(CODE_BYTES));
     if let Some(fb) = &ctx.frame_base {
-        set(unit, sub, dw::DW_AT_frame_base, AttributeValue::Exprloc(Expression::raw(fb.clone())));
+        set(unit, sub, dw::DW_AT_frame_base, AttributeValue::Exprloc(Expression::raw(rewrite(fb)?)));
     }
     let var = unit.add(sub, dw::DW_TAG_variable);
     set(unit, var, dw::DW_AT_name, AttributeValue::String(VARIABLE.as_bytes().to_vec()));

@@ -13,13 +13,14 @@
 //! debugger can show it ([`observe::view`], through
 //! [`Consumer::expr_view`]).
 
+pub mod classes;
 pub mod gdb;
 pub mod lldb;
 pub mod observe;
 
 use crate::case::{Case, CfiCase, ExprCase};
 use crate::consumer::external::process::{self, RunBudget, TempDir};
-use crate::consumer::{Consumer, Support};
+use crate::consumer::{Answer, Consumer, FailureClass, Support};
 use crate::edition::Edition;
 use crate::outcome::{CfiOutcome, Outcome};
 use crate::rules::RuleId;
@@ -254,6 +255,11 @@ impl Debugger {
             return Observation::Bytes(obs).to_outcome();
         }
         let msg = v.get("error").and_then(|e| e.as_str()).unwrap_or("no answer");
+        // LLDB's way of saying the whole variable is optimized out.
+        if msg.contains("value may have been optimized out") {
+            let size = v.get("size").and_then(|s| s.as_u64()).unwrap_or(0) as usize;
+            return Observation::Bytes(vec![Byte::OptimizedOut; size]).to_outcome();
+        }
         error_outcome(self.kind, msg)
     }
 }
@@ -274,7 +280,14 @@ fn error_outcome(kind: Kind, msg: &str) -> Outcome {
 
 /// Message fragments of "not implemented" (GDB's `dwarf2/expr.c` and
 /// LLDB's `DWARFExpression.cpp` wordings).
-const UNIMPLEMENTED: [&str; 3] = ["Unhandled DWARF expression opcode", "Unhandled opcode", "unimplemented opcode"];
+const UNIMPLEMENTED: [&str; 6] = [
+    "Unhandled DWARF expression opcode",
+    "Unhandled opcode",
+    "unimplemented opcode",
+    "Could not evaluate DW_OP_",
+    "not available on integers of more than",
+    "unsupported encoding in DW_OP_convert",
+];
 
 fn fault(what: String) -> Outcome {
     Outcome::ConsumerFault { what }
@@ -319,6 +332,23 @@ impl Consumer for Debugger {
 
     fn expr_view(&self, case: &ExprCase, reference: &Outcome) -> Option<Outcome> {
         Some(observe::view(case, reference))
+    }
+
+    fn failure_class(&self, case: &Case, reference: Answer<'_>, answer: Answer<'_>) -> Option<FailureClass> {
+        let (Case::Expr(c), Answer::Expr(r), Answer::Expr(a)) = (case, reference, answer) else { return None };
+        let id = classes::known_class(self.kind, c, r, a)?;
+        let (explanation, report) = classes::describe(id)?;
+        Some(FailureClass {
+            id: id.to_string(),
+            explanation: explanation.to_string(),
+            docs: Some("docs/debuggers.md#classes-of-failure".to_string()),
+            report: report.map(str::to_string),
+        })
+    }
+
+    /// The first line of the debugger's `--version`.
+    fn version(&self) -> Option<String> {
+        Some(self.kind.version(&self.program))
     }
 
     fn frame_table(&self, _case: &CfiCase) -> CfiOutcome {

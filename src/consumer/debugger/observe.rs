@@ -107,13 +107,29 @@ pub fn plan(case: &ExprCase, outcome: &Outcome) -> VarShape {
             Some(SingleLocation::Composite(p)) => {
                 VarShape::Bytes { byte_size: p.iter().map(|p| p.bits).sum::<u64>().div_ceil(8), stack_value: false }
             }
-            _ => VarShape::Bytes { byte_size: addr, stack_value: false },
+            Some(SingleLocation::Simple(s)) => VarShape::Bytes { byte_size: simple_size(case, s), stack_value: false },
+            None => VarShape::Bytes { byte_size: addr, stack_value: false },
         },
         _ => VarShape::Bytes {
             byte_size: addr,
             stack_value: case.ctx.result_kind == Some(crate::context::ResultKind::Value) && needs_stack_value(case),
         },
     }
+}
+
+/// Bytes read through a single location: the rest of implicit storage,
+/// the rest of a register (at most 16 bytes), else the address size (a
+/// memory location, or undefined storage).
+fn simple_size(case: &ExprCase, s: &Source) -> u64 {
+    let addr = u64::from(case.ctx.address_bytes());
+    let rest = match s {
+        Source::Implicit { bytes, bit_offset } => (8 * bytes.len() as u64).saturating_sub(*bit_offset) / 8,
+        Source::Register { regno, bit_offset } => {
+            case.ctx.target.register(*regno).map_or(addr, |r| u64::from(r.bits).saturating_sub(*bit_offset) / 8).min(16)
+        }
+        _ => addr,
+    };
+    rest.max(1)
 }
 
 /// Whether the expression's last operation leaves a value (so a value
@@ -155,7 +171,7 @@ fn rule(s: &str) -> RuleId {
 
 /// The reference's `outcome` as a debugger would show it, for the variable
 /// [`plan`] shapes:
-/// - a value: its bytes;
+/// - a value: its bytes, in the type's byte order;
 /// - a location: the bytes read through it from the case's registers,
 ///   memory and implicit storage, undefined parts optimized out; memory
 ///   the case does not have gives an evaluation error
@@ -175,7 +191,16 @@ pub fn view(case: &ExprCase, outcome: &Outcome) -> Outcome {
         Outcome::EvalError { rule: r, .. } if ALWAYS_PRESENT.contains(&r.as_str()) => {
             unsupported("a context element the case leaves out but every process image has (register, CFA, pc)")
         }
-        Outcome::Value(v) => Observation::Bytes(v.bytes.iter().map(|b| Byte::Known(*b)).collect()).to_outcome(),
+        Outcome::Value(v) => {
+            // Values are kept least significant byte first; the variable
+            // holds them in the type's byte order (DW_OP_stack_value's
+            // implicit storage).
+            let mut bytes = v.bytes.clone();
+            if v.ty.big_endian {
+                bytes.reverse();
+            }
+            Observation::Bytes(bytes.into_iter().map(Byte::Known).collect()).to_outcome()
+        }
         Outcome::Location(l) => match l.places.first() {
             Some(SingleLocation::Simple(Source::ImplicitPointer { .. })) => Observation::SyntheticPointer.to_outcome(),
             Some(SingleLocation::Composite(pieces)) => {
@@ -185,9 +210,7 @@ pub fn view(case: &ExprCase, outcome: &Outcome) -> Outcome {
                 }
                 read_parts(case, pieces.iter().map(|p| (p.bits, p.sources.iter().next())))
             }
-            Some(SingleLocation::Simple(s)) => {
-                read_parts(case, std::iter::once((8 * u64::from(case.ctx.address_bytes()), Some(s))))
-            }
+            Some(SingleLocation::Simple(s)) => read_parts(case, std::iter::once((8 * simple_size(case, s), Some(s)))),
             None => unsupported("an empty location"),
         },
         other => other.clone(),

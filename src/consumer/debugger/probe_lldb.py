@@ -4,7 +4,7 @@
 # the core file, reads the variable `v` in frame 0 and appends one JSON line
 # to DWARFCHECK_DIR/results.jsonl (same forms as probe_gdb.py):
 #   {"id": ..., "bytes": [int, ...]}   LLDB has no per-byte optimized-out state
-#   {"id": ..., "error": "message"}
+#   {"id": ..., "error": "message", "size": n}   (n: the variable's size)
 import json
 import os
 
@@ -47,6 +47,7 @@ def _dwarfcheck_probe(d):
         except Exception as ex:  # noqa: BLE001 - everything LLDB raises is an answer
             res["error"] = str(ex)
         res["id"] = job["id"]
+        res["size"] = job["size"]
         out.write(json.dumps(res) + "\n")
         out.flush()
         if target is not None:

@@ -1,0 +1,149 @@
+//! The known classes of GDB and LLDB disagreement (docs/debuggers.md,
+//! "Classes of failure"), recognised from the case and the two answers by
+//! signature, so that the matrix groups them and says which are
+//! understood.
+
+use super::Kind;
+use crate::case::ExprCase;
+use crate::outcome::location::{SingleLocation, Source};
+use crate::outcome::Outcome;
+
+/// Every class: `(id, which debuggers, explanation, public report)`.
+const CLASSES: &[(&str, &[Kind], &str, Option<&str>)] = &[
+    (
+        "D1",
+        &[Kind::Gdb],
+        "GDB aborts with an internal error (dwarf2_get_symbol_read_needs: assertion on visited operations) on every \
+         expression with DW_OP_bra, while it works out what reading the variable needs",
+        None,
+    ),
+    (
+        "D2",
+        &[Kind::Gdb],
+        "GDB divides the most negative 64-bit value by -1 natively and dies of SIGFPE (DWARF 5 §2.5.1.4 gives the \
+         operation no trap)",
+        None,
+    ),
+    (
+        "D3",
+        &[Kind::Gdb, Kind::Lldb],
+        "no limit on executed operations: an expression that loops (DW_OP_skip/DW_OP_bra backwards) hangs the \
+         debugger (the reference stops at its steps budget)",
+        None,
+    ),
+    (
+        "D4",
+        &[Kind::Lldb],
+        "LLDB pops DW_OP_bra's condition from an empty stack and crashes (SIGSEGV): its operation table gave \
+         DW_OP_bra an arity of 0 (fixed upstream after LLVM 19)",
+        Some("https://github.com/llvm/llvm-project/pull/114136"),
+    ),
+    ("D5", &[Kind::Lldb], "LLDB crashes (SIGSEGV) on a DW_OP_piece of 2^64-1 bytes", None),
+    (
+        "D6",
+        &[Kind::Gdb, Kind::Lldb],
+        "DW_OP_deref_size larger than the generic type: ill-formed in DWARF 5, defined by hetero-2020 (read the \
+         generic size); the debuggers follow DWARF 5 (docs/ambiguities.md item 26)",
+        None,
+    ),
+    (
+        "D7",
+        &[Kind::Lldb],
+        "after a comparison (DW_OP_eq .. DW_OP_ne) LLDB's result is not a value of the generic type's size, so the \
+         8-byte variable cannot be read (\"extracting data from value failed\")",
+        None,
+    ),
+    (
+        "D8",
+        &[Kind::Lldb],
+        "LLDB reads the parts of a composite that have no location (DWARF 5 §2.6.1.2: undefined) as zero bytes, \
+         and does not say they are optimized out",
+        None,
+    ),
+    (
+        "D9",
+        &[Kind::Gdb],
+        "GDB reads past the end of a register (DW_OP_bit_piece offset past it, DW_OP_regval_type with a wider \
+         type) and shows zeros or the register's bytes where the reference reports an error",
+        None,
+    ),
+    (
+        "D10",
+        &[Kind::Gdb, Kind::Lldb],
+        "an expression that leaves the stack empty is an error to the debugger; hetero-2020 makes it the undefined \
+         location (expr.result.location-empty-undefined); DWARF 5 does not say",
+        None,
+    ),
+    ("D11", &[Kind::Lldb], "LLDB finds no variable in a 64-bit DWARF (DWARF64) unit", None),
+];
+
+/// The class of a disagreement between the reference's `reference` and the
+/// debugger's `answer` on `case`, or `None`.
+pub fn known_class(kind: Kind, case: &ExprCase, reference: &Outcome, answer: &Outcome) -> Option<&'static str> {
+    let has = |op: u8| case.expr.contains(&op);
+    let fault = |what: &str| matches!(answer, Outcome::ConsumerFault { what: w } if w.contains(what));
+    let error = |what: &str| matches!(answer, Outcome::EvalError { rule, .. } if rule.as_str().contains(what));
+    let result = |o: &Outcome| matches!(o, Outcome::Value(_) | Outcome::Location(_));
+    let id = if kind == Kind::Gdb && fault("SIGABRT") && has(0x28) {
+        "D1"
+    } else if kind == Kind::Gdb && fault("SIGFPE") && has(0x1b) {
+        "D2"
+    } else if fault("killed after") && matches!(reference, Outcome::Budget { .. }) {
+        "D3"
+    } else if kind == Kind::Lldb && fault("SIGSEGV") && case.expr.first() == Some(&0x28) {
+        "D4"
+    } else if kind == Kind::Lldb && fault("SIGSEGV") && matches!(reference, Outcome::Budget { .. }) && has(0x93) {
+        "D5"
+    } else if has(0x94) && result(reference) && matches!(answer, Outcome::EvalError { .. }) {
+        "D6"
+    } else if kind == Kind::Lldb && error("extracting data from value failed") && (0x29..=0x2e).any(has) {
+        "D7"
+    } else if kind == Kind::Lldb && undefined_parts(reference) && result(answer) {
+        "D8"
+    } else if kind == Kind::Gdb
+        && result(answer)
+        && reference
+            .rule()
+            .is_some_and(|r| ["op.bit-piece.offset-past-storage", "op.deref.past-storage-end"].contains(&r.as_str()))
+    {
+        "D9"
+    } else if reference_is_undefined(reference) && matches!(answer, Outcome::EvalError { .. }) {
+        "D10"
+    } else if kind == Kind::Lldb
+        && error("no variable v")
+        && case.ctx.cu.as_ref().is_some_and(|c| c.format == crate::context::Format::Dwarf64)
+    {
+        "D11"
+    } else {
+        return None;
+    };
+    Some(id)
+}
+
+/// Whether the reference's location has an undefined part.
+fn undefined_parts(o: &Outcome) -> bool {
+    matches!(o, Outcome::Location(l) if l.places.iter().any(|p| matches!(p,
+        SingleLocation::Composite(parts) if parts.iter().any(|x| x.sources.contains(&Source::Undefined)))))
+}
+
+fn reference_is_undefined(o: &Outcome) -> bool {
+    matches!(o, Outcome::Location(l) if l.places == [SingleLocation::Simple(Source::Undefined)])
+}
+
+/// The explanation and public report of class `id`.
+pub fn describe(id: &str) -> Option<(&'static str, Option<&'static str>)> {
+    CLASSES.iter().find(|c| c.0 == id).map(|c| (c.2, c.3))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_class_is_described_once() {
+        for (i, c) in CLASSES.iter().enumerate() {
+            assert_eq!(c.0, format!("D{}", i + 1));
+            assert!(describe(c.0).is_some());
+        }
+    }
+}
