@@ -36,7 +36,10 @@ cases:
 "#;
 
 fn cases() -> Vec<Case> {
-    let dir = std::env::temp_dir().join(format!("dwarfcheck-debuggers-{}", std::process::id()));
+    // One directory per call: the tests run in parallel.
+    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("dwarfcheck-debuggers-{}-{n}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("cases.yaml");
     std::fs::write(&path, CASES).unwrap();
