@@ -128,18 +128,9 @@ pub struct WireContext<'a> {
     /// Known memory.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub memory: Vec<WireMemory>,
-    /// Program location (byte address).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub pc: Option<u64>,
-    /// The CFA: a byte address in address space `cfa_aspace`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cfa: Option<u64>,
-    /// Address space of `cfa` (absent: 0).
-    #[serde(skip_serializing_if = "is_zero")]
-    pub cfa_aspace: u64,
-    /// `DW_AT_frame_base` of the current subprogram: expression bytes.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub frame_base_bytes: Option<String>,
+    /// The frame: pc, CFA, frame base (same keys as a caller's).
+    #[serde(flatten)]
+    pub frame: WireFrame,
     /// The current object (an entry in the outcome vocabulary).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub object: Option<&'a Entry>,
@@ -255,21 +246,35 @@ pub struct WireDie {
     pub byte_size: Option<u64>,
 }
 
-/// A calling frame.
+/// What the current frame and each calling frame share.
 #[derive(Debug, Clone, Serialize)]
-pub struct WireCaller {
-    /// Call site (byte address).
+pub struct WireFrame {
+    /// Program location (the call site for a calling frame; byte address).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pc: Option<u64>,
-    /// The calling frame's CFA (byte address in `cfa_aspace`).
+    /// The frame's CFA: a byte address in address space `cfa_aspace`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cfa: Option<u64>,
     /// Address space of `cfa` (absent: 0).
     #[serde(skip_serializing_if = "is_zero")]
     pub cfa_aspace: u64,
-    /// The calling subprogram's `DW_AT_frame_base` expression bytes.
+    /// `DW_AT_frame_base` of the frame's subprogram: expression bytes.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub frame_base_bytes: Option<String>,
+}
+
+impl WireFrame {
+    fn new(pc: Option<u64>, cfa: Option<u64>, cfa_aspace: u64, frame_base: Option<&[u8]>) -> Self {
+        WireFrame { pc, cfa, cfa_aspace, frame_base_bytes: frame_base.map(hex) }
+    }
+}
+
+/// A calling frame.
+#[derive(Debug, Clone, Serialize)]
+pub struct WireCaller {
+    /// The calling frame: call site, its CFA, its frame base.
+    #[serde(flatten)]
+    pub frame: WireFrame,
     /// The called frame's CFI row by DWARF register number (decimal
     /// string), in the serde form of `crate::outcome::RegisterRule`.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
@@ -372,10 +377,7 @@ fn context(ctx: &Context) -> Result<WireContext<'_>, Outcome> {
                 lane: m.lane,
             })
             .collect(),
-        pc: ctx.pc,
-        cfa: ctx.cfa,
-        cfa_aspace: ctx.cfa_aspace,
-        frame_base_bytes: ctx.frame_base.as_deref().map(hex),
+        frame: WireFrame::new(ctx.pc, ctx.cfa, ctx.cfa_aspace, ctx.frame_base.as_deref()),
         object: ctx.object.as_ref(),
         initial_stack: &ctx.initial_stack,
         tls_base: ctx.tls_base,
@@ -448,10 +450,7 @@ fn caller(f: &CallerFrame, room: usize) -> Result<WireCaller, Outcome> {
         });
     }
     Ok(WireCaller {
-        pc: f.pc,
-        cfa: f.cfa,
-        cfa_aspace: f.cfa_aspace,
-        frame_base_bytes: f.frame_base.as_deref().map(hex),
+        frame: WireFrame::new(f.pc, f.cfa, f.cfa_aspace, f.frame_base.as_deref()),
         rules: f.rules.iter().map(|(n, r)| (n.to_string(), r.clone())).collect(),
         default_rule: f.default_rule.clone(),
         caller: match &f.caller {
