@@ -90,12 +90,17 @@ struct W {
 }
 
 impl W {
+    /// `v` as an `n`-byte unsigned integer in the section's byte order;
+    /// fields wider than 8 bytes (a CIE may say `address_size: 9`) are
+    /// zero-extended.
     fn uint(&mut self, v: u64, n: usize) {
         let b = v.to_le_bytes();
+        let low = &b[..n.min(8)];
+        let high = std::iter::repeat_n(0u8, n.saturating_sub(8));
         if self.big {
-            self.out.extend(b[..n].iter().rev());
+            self.out.extend(high.chain(low.iter().rev().copied()));
         } else {
-            self.out.extend(&b[..n]);
+            self.out.extend(low.iter().copied().chain(high));
         }
     }
 }
@@ -305,6 +310,21 @@ pub fn build(l: &SectionLayout, target: &Target) -> Result<(Vec<u8>, Vec<u64>), 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fields_wider_than_eight_bytes_are_zero_extended() {
+        // 0x0102 in 9 bytes: little-endian 02 01 then seven zeros;
+        // big-endian one zero of extension, then the 8-byte value 00..01 02.
+        let mut le = W { out: Vec::new(), big: false };
+        le.uint(0x0102, 9);
+        assert_eq!(le.out, [2, 1, 0, 0, 0, 0, 0, 0, 0]);
+        let mut be = W { out: Vec::new(), big: true };
+        be.uint(0x0102, 9);
+        assert_eq!(be.out, [0, 0, 0, 0, 0, 0, 0, 1, 2]);
+        let mut short = W { out: Vec::new(), big: true };
+        short.uint(0x0102, 2);
+        assert_eq!(short.out, [1, 2]);
+    }
     use crate::target::presets;
 
     /// DWARF 5 Appendix D.6, Tables D.4 and D.5: the CIE is 40 bytes with

@@ -56,7 +56,7 @@ impl FuzzCase {
             "thread: 0",
             "lane: 0",
             "synthetic: 0x5eed",
-            "budgets: { steps: 5000, size_bytes: 65536 }",
+            "budgets: { steps: 5000, size_bytes: 8192 }",
             "frame_base: \"DW_OP_call_frame_cfa\"",
             "object: { memory: 0x601000 }",
             "caller: { pc: 0x401200, cfa: 0x7ffc1100, default_rule: same, \

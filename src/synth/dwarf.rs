@@ -84,9 +84,30 @@ fn build_with(
     set(unit, root, dw::DW_AT_name, AttributeValue::String(b"dwarfcheck-case".to_vec()));
     set(unit, root, dw::DW_AT_producer, AttributeValue::String(b"dwarfcheck synth".to_vec()));
     set(unit, root, dw::DW_AT_language, AttributeValue::Language(dw::DW_LANG_C99));
-    set(unit, root, dw::DW_AT_low_pc, AttributeValue::Address(Address::Constant(pc)));
-    set(unit, root, dw::DW_AT_high_pc, AttributeValue::Udata(CODE_BYTES));
+    // The unit's base address is the case's (the base of location list
+    // offset pairs, DWARF 5 §2.6.2), and its range still covers the code.
+    let low = match (&case.form, ctx.cu.as_ref().and_then(|c| c.base_address)) {
+        (Some(_), Some(base)) if base <= pc => base,
+        (Some(_), Some(base)) => return Err(Unrepresentable(format!("a unit base address {base:#x} above the pc"))),
+        _ => pc,
+    };
+    set(unit, root, dw::DW_AT_low_pc, AttributeValue::Address(Address::Constant(low)));
+    set(unit, root, dw::DW_AT_high_pc, AttributeValue::Udata(pc - low + CODE_BYTES));
 
+    // The case's `.debug_addr` goes into the executable as it is (below),
+    // with the unit's DW_AT_addr_base; gimli's writer has no `.debug_addr`
+    // of its own nor a section-offset form for the attribute, so the offset
+    // is a constant of the offset size, which GDB and LLDB read as well.
+    let debug_addr = ctx.cu.as_ref().map(|c| (c.debug_addr.to_vec(), c.addr_base)).filter(|(b, _)| !b.is_empty());
+    if let Some((_, base)) = &debug_addr {
+        let v = match format {
+            gimli::Format::Dwarf32 => AttributeValue::Data4(
+                u32::try_from(*base).map_err(|_| Unrepresentable(format!("DW_AT_addr_base {base:#x}")))?,
+            ),
+            gimli::Format::Dwarf64 => AttributeValue::Data8(*base),
+        };
+        set(unit, root, dw::DW_AT_addr_base, v);
+    }
     let byte = unit.add(root, dw::DW_TAG_base_type);
     set(unit, byte, dw::DW_AT_name, AttributeValue::String(b"unsigned char".to_vec()));
     set(unit, byte, dw::DW_AT_encoding, AttributeValue::Encoding(dw::DW_ATE_unsigned_char));
@@ -136,7 +157,7 @@ fn build_with(
     let (ty, mut location) = match shape {
         VarShape::Bytes { byte_size, stack_value } => {
             let mut e = expr.to_vec();
-            if stack_value {
+            if stack_value && !super::ends_in_location(expr, ctx) {
                 e.push(dw::DW_OP_stack_value.0);
             }
             (array_of(unit, root, byte, byte_size), e)
@@ -149,7 +170,23 @@ fn build_with(
         }
     };
     set(unit, var, dw::DW_AT_type, AttributeValue::UnitRef(ty));
-    set(unit, var, dw::DW_AT_location, AttributeValue::Exprloc(Expression::raw(std::mem::take(&mut location))));
+    match (&case.form, &ctx.cu) {
+        (Some(form), Some(cu)) => {
+            let stack_value = matches!(shape, VarShape::Bytes { stack_value: true, .. });
+            let list = super::loclist::entries(cu, form, &|e| {
+                let mut out = rewrite(e)?;
+                if stack_value && !super::ends_in_location(e, ctx) {
+                    out.push(dw::DW_OP_stack_value.0);
+                }
+                Ok(out)
+            })?;
+            let id = unit.locations.add(list);
+            set(unit, var, dw::DW_AT_location, AttributeValue::LocationListRef(id));
+        }
+        _ => {
+            set(unit, var, dw::DW_AT_location, AttributeValue::Exprloc(Expression::raw(std::mem::take(&mut location))))
+        }
+    }
 
     let mut sections = Sections::new(EndianVec::new(LittleEndian));
     du.write(&mut sections).map_err(writer_error)?;
@@ -163,6 +200,9 @@ fn build_with(
             Ok::<(), ()>(())
         })
         .map_err(|_| Unrepresentable("section".into()))?;
+    if let Some((bytes, _)) = debug_addr {
+        out.push((".debug_addr", bytes));
+    }
     Ok(out)
 }
 

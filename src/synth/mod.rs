@@ -11,16 +11,18 @@
 //! Only what a real process image can hold is synthesised. A case whose
 //! context needs more (calling frames, an initial stack, a current object,
 //! TLS, per-thread or per-lane storage, other address spaces, registers a
-//! core file has no slot for, synthetic machine state, location lists, ...)
+//! core file has no slot for, synthetic machine state, ...)
 //! is [`Unrepresentable`], and the debugger adapters report it as
 //! unsupported rather than judge the debugger on a context it never saw.
 
 pub mod dwarf;
 pub mod elf;
+pub mod loclist;
 pub mod patch;
 pub mod x86_64;
 
 use crate::case::ExprCase;
+use crate::context::AttrForm;
 use crate::target::Arch;
 
 /// How the variable `v` of the synthesised program is typed and located.
@@ -29,8 +31,10 @@ pub enum VarShape {
     /// An array of `byte_size` **bytes** (`unsigned char[byte_size]`), so
     /// that a debugger shows each byte and whether it is optimized out.
     /// With `stack_value`, `DW_OP_stack_value` is appended to the case's
-    /// expression (for cases whose result is a value: DWARF 5 §2.6.1.1.4,
-    /// the value becomes the contents of an implicit location).
+    /// expression (to each expression of a location list) unless it already
+    /// ends with an operation that makes a location ([`ends_in_location`]):
+    /// for cases whose result is a value (DWARF 5 §2.6.1.1.4, the value
+    /// becomes the contents of an implicit location).
     Bytes {
         /// Size of the variable in **bytes** (1 to [`MAX_VAR_BYTES`]).
         byte_size: u64,
@@ -103,8 +107,9 @@ fn check_context(case: &ExprCase) -> Result<(), Unrepresentable> {
     if case.attribute.is_some_and(|a| a != crate::context::Attribute::Location) {
         return no("an attribute other than DW_AT_location");
     }
-    if case.form.is_some() {
-        return no("a location list or constant form");
+    match (&case.form, &ctx.cu) {
+        (None, _) | (Some(AttrForm::LocList { .. } | AttrForm::LocListX { .. }), Some(_)) => {}
+        _ => return no("a constant form, or a location list without a unit"),
     }
     if ctx.caller.is_some() || ctx.cfi.is_some() {
         return no("calling frames");
@@ -131,14 +136,38 @@ fn check_context(case: &ExprCase) -> Result<(), Unrepresentable> {
         return Err(Unrepresentable(format!("register {r} (a core file holds DWARF registers 0-32)")));
     }
     if let Some(cu) = &ctx.cu {
-        if !cu.debug_addr.is_empty() {
-            return no(".debug_addr contents");
-        }
         if cu.base_types.values().any(|t| t.vector_size != 1 || !t.bits.is_multiple_of(8)) {
             return no("a vector or bit-sized base type");
         }
     }
     Ok(())
+}
+
+/// Whether `expr`'s last operation makes a location (a register, an
+/// implicit value, a stack value, an implicit pointer, a piece), so that no
+/// `DW_OP_stack_value` may follow it.
+pub fn ends_in_location(expr: &[u8], ctx: &crate::context::Context) -> bool {
+    use crate::encoding::Op;
+    let p = crate::asm::decode::Params {
+        vendor: &ctx.vendor,
+        endian: ctx.target.endian,
+        format: ctx.cu.as_ref().map(|c| c.format).unwrap_or_default(),
+        address_size: ctx.address_bytes(),
+    };
+    let (ops, _) = crate::asm::decode::decode_all(expr, &p);
+    matches!(
+        ops.last().map(|d| d.op()),
+        Some(
+            Op::Reg(_)
+                | Op::Regx
+                | Op::StackValue
+                | Op::ImplicitValue
+                | Op::ImplicitPointer
+                | Op::GnuImplicitPointer
+                | Op::Piece
+                | Op::BitPiece
+        )
+    )
 }
 
 /// A little-endian register value as `u64` (shorter values zero-extended).

@@ -81,3 +81,43 @@ fn contexts_a_process_image_cannot_hold_are_refused() {
     let c = case("amdgpu-wave64.yaml", "amdgpu-w64-push-lane");
     assert!(synthesise(&c, VarShape::Bytes { byte_size: 8, stack_value: false }).is_err());
 }
+
+#[test]
+fn location_lists_are_rewritten_entry_by_entry() {
+    // base-address-entry: [base_address 0x500000, offset_pair [0, 8]
+    // DW_OP_reg3]; written again by gimli, read back by gimli it must give
+    // the same resolved range [0x500000, 0x500008) with DW_OP_reg3 (0x53).
+    let c = case("loclist-dwarf5.yaml", "base-address-entry");
+    let d = synthesise(&c, VarShape::Bytes { byte_size: 8, stack_value: false }).unwrap();
+    let exe = object::File::parse(d.executable.as_slice()).unwrap();
+    let get = |name: &str| exe.section_by_name(name).map(|s| s.data().unwrap().to_vec()).unwrap_or_default();
+    let (info, abbrev, loclists) = (get(".debug_info"), get(".debug_abbrev"), get(".debug_loclists"));
+    let le = gimli::LittleEndian;
+    let unit = gimli::DebugInfo::new(&info[..], le).units().next().unwrap().unwrap();
+    let abbrevs = unit.abbreviations(&gimli::DebugAbbrev::new(&abbrev[..], le)).unwrap();
+    let mut entries = unit.entries(&abbrevs);
+    let mut offset = None;
+    while let Some(e) = entries.next_dfs().unwrap() {
+        if let Some(gimli::AttributeValue::String(n)) = e.attr_value(gimli::DW_AT_name) {
+            if n.slice() == b"v" {
+                if let Some(gimli::AttributeValue::LocationListsRef(o)) = e.attr_value(gimli::DW_AT_location) {
+                    offset = Some(o);
+                }
+            }
+        }
+    }
+    let lists = gimli::LocationLists::new(gimli::DebugLoc::new(&[], le), gimli::DebugLocLists::new(&loclists[..], le));
+    let mut iter = lists
+        .locations(
+            offset.unwrap(),
+            unit.encoding(),
+            0,
+            &gimli::DebugAddr::from(gimli::EndianSlice::new(&[], le)),
+            gimli::DebugAddrBase(0),
+        )
+        .unwrap();
+    let e = iter.next().unwrap().unwrap();
+    assert_eq!((e.range.begin, e.range.end), (0x500000, 0x500008));
+    assert_eq!(e.data.0.slice(), [0x53]);
+    assert!(iter.next().unwrap().is_none());
+}

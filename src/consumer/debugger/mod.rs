@@ -255,8 +255,9 @@ impl Debugger {
             return Observation::Bytes(obs).to_outcome();
         }
         let msg = v.get("error").and_then(|e| e.as_str()).unwrap_or("no answer");
-        // LLDB's way of saying the whole variable is optimized out.
-        if msg.contains("value may have been optimized out") {
+        // LLDB's ways of saying the whole variable is optimized out: an
+        // empty location, or a location list with no entry for the pc.
+        if OPTIMIZED_OUT.iter().any(|m| msg.contains(m)) {
             let size = v.get("size").and_then(|s| s.as_u64()).unwrap_or(0) as usize;
             return Observation::Bytes(vec![Byte::OptimizedOut; size]).to_outcome();
         }
@@ -277,6 +278,10 @@ fn error_outcome(kind: Kind, msg: &str) -> Outcome {
     }
     Outcome::EvalError { rule: RuleId::new(format!("{}:{line}", kind.name())), at: None }
 }
+
+/// LLDB's messages for a variable with no location at the pc (DWARF 5
+/// §2.6.1.1.1 empty location, §2.6.2 no matching list entry).
+const OPTIMIZED_OUT: [&str; 2] = ["value may have been optimized out", "variable not available"];
 
 /// Message fragments of "not implemented" (GDB's `dwarf2/expr.c` and
 /// LLDB's `DWARFExpression.cpp` wordings).

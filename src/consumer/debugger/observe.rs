@@ -92,8 +92,8 @@ fn runs(bytes: &[Byte]) -> Vec<Piece> {
 
 /// How the variable is shaped for `case` given the reference's `outcome`:
 /// a value is the contents of `unsigned char[size of its type]` with
-/// `DW_OP_stack_value` appended (unless the expression already ends with
-/// an operation that makes a location); an implicit pointer result is a
+/// `DW_OP_stack_value` appended ([`VarShape::Bytes`]); an implicit pointer
+/// result is a
 /// pointer; any other location is read as `unsigned char[N]`, N the
 /// composite's length (whole bytes) or the address size for a single
 /// location; an error gives the address-size variable of the case's result
@@ -101,7 +101,7 @@ fn runs(bytes: &[Byte]) -> Vec<Piece> {
 pub fn plan(case: &ExprCase, outcome: &Outcome) -> VarShape {
     let addr = u64::from(case.ctx.address_bytes());
     match outcome {
-        Outcome::Value(v) => VarShape::Bytes { byte_size: v.bytes.len() as u64, stack_value: needs_stack_value(case) },
+        Outcome::Value(v) => VarShape::Bytes { byte_size: v.bytes.len() as u64, stack_value: true },
         Outcome::Location(l) => match l.places.first() {
             Some(SingleLocation::Simple(Source::ImplicitPointer { .. })) => VarShape::Pointer,
             Some(SingleLocation::Composite(p)) => {
@@ -112,7 +112,7 @@ pub fn plan(case: &ExprCase, outcome: &Outcome) -> VarShape {
         },
         _ => VarShape::Bytes {
             byte_size: addr,
-            stack_value: case.ctx.result_kind == Some(crate::context::ResultKind::Value) && needs_stack_value(case),
+            stack_value: case.ctx.result_kind == Some(crate::context::ResultKind::Value),
         },
     }
 }
@@ -132,37 +132,11 @@ fn simple_size(case: &ExprCase, s: &Source) -> u64 {
     rest.max(1)
 }
 
-/// Whether the expression's last operation leaves a value (so a value
-/// result needs `DW_OP_stack_value` to become the variable's contents).
-fn needs_stack_value(case: &ExprCase) -> bool {
-    use crate::encoding::Op;
-    let ctx = &case.ctx;
-    let p = crate::asm::decode::Params {
-        vendor: &ctx.vendor,
-        endian: ctx.target.endian,
-        format: ctx.cu.as_ref().map(|c| c.format).unwrap_or_default(),
-        address_size: ctx.address_bytes(),
-    };
-    let (ops, _) = crate::asm::decode::decode_all(&case.expr, &p);
-    !matches!(
-        ops.last().map(|d| d.op()),
-        Some(
-            Op::Reg(_)
-                | Op::Regx
-                | Op::StackValue
-                | Op::ImplicitValue
-                | Op::ImplicitPointer
-                | Op::GnuImplicitPointer
-                | Op::Piece
-                | Op::BitPiece
-        )
-    )
-}
-
 /// Reference errors about context elements every core file and frame
 /// has: a debugger always finds a value for them, so the case cannot be
 /// reproduced.
-const ALWAYS_PRESENT: [&str; 3] = ["ctx.register-unavailable", "ctx.cfa-missing", "ctx.pc-missing"];
+const ALWAYS_PRESENT: [&str; 4] =
+    ["ctx.register-unavailable", "ctx.cfa-missing", "ctx.pc-missing", "loclist.no-program-location"];
 
 /// A rule ID for what the view cannot judge or a debugger reported.
 fn rule(s: &str) -> RuleId {
@@ -182,7 +156,8 @@ fn rule(s: &str) -> RuleId {
 /// `Unsupported` where a debugger cannot show the answer: a register, CFA
 /// or pc the case leaves out (every process image has them, so the
 /// reference's `ctx.register-unavailable`, `ctx.cfa-missing` and
-/// `ctx.pc-missing` cannot be reproduced), a
+/// `ctx.pc-missing`, and `loclist.no-program-location`, cannot be
+/// reproduced), a
 /// part that is an implicit pointer inside a composite, or a composite
 /// that is not a whole number of bytes.
 pub fn view(case: &ExprCase, outcome: &Outcome) -> Outcome {

@@ -20,6 +20,10 @@ const EXPLANATIONS: &[(&str, &str)] = &[
     ("G10", "an empty piece takes a leftover stack entry as its location (op.piece.top-incomplete-appends)"),
     ("G11", "the size operand of DW_OP_deref_type is not checked against the type (op.deref-type.size-mismatch)"),
     ("G12", "a LEB128 operand longer than 10 bytes is refused although its value fits (expr.decode.leb128-overflow)"),
+    (
+        "G13",
+        "a stack operation after DW_OP_piece reaches below the incomplete composite, which hetero-2020 keeps on the stack and gimli does not (op.piece.pops-part-creates)",
+    ),
 ];
 
 /// The one-line explanation of class `id` (`"G1"` ...), if it is one.
@@ -27,7 +31,7 @@ pub fn explanation(id: &str) -> Option<&'static str> {
     EXPLANATIONS.iter().find(|(k, _)| *k == id).map(|(_, v)| *v)
 }
 
-/// The class (`"G1"`, `"G3"`, `"G5"`, `"G7"` to `"G12"`) a disagreement between the
+/// The class (`"G1"`, `"G3"`, `"G5"`, `"G7"` to `"G13"`) a disagreement between the
 /// reference's outcome `reference` and gimli's `gimli` on `case` belongs
 /// to, or `None` for a disagreement no class explains. Signatures:
 /// - G1: the expression converts (`DW_OP_convert`, 0xa8, or
@@ -60,7 +64,13 @@ pub fn explanation(id: &str) -> Option<&'static str> {
 ///   check the size operand against the type);
 /// - G12: gimli says `BadSignedLeb128`/`BadUnsignedLeb128` where the
 ///   reference decoded the operand (an over-long LEB128 padded with zero
-///   groups, which DWARF 5 §7.6 does not bound).
+///   groups, which DWARF 5 §7.6 does not bound);
+/// - G13: the expression has a stack operation (`DW_OP_dup` 0x12 ..
+///   `DW_OP_rot` 0x17) after its first piece, the reference has a result,
+///   and gimli says `NotEnoughStackItems` or gives a composite of the same
+///   part lengths: hetero-2020 leaves the incomplete composite on the stack
+///   after `DW_OP_piece` (`op.piece.pops-part-creates`), so the operation
+///   reaches entries gimli no longer has, or others.
 ///
 /// The byte tests look at every byte, operands included: a signature may
 /// claim a disagreement it does not explain, never the reverse of a class
@@ -116,6 +126,17 @@ pub fn known_class(case: &ExprCase, reference: &Outcome, gimli: &Outcome) -> Opt
     // G8/G10 with a typed stale entry: gimli cannot use it as an address.
     if parts(reference).is_some() && rule(gimli) == "gimli:IntegralTypeRequired" && has(&|b| b == 0x93 || b == 0x9d) {
         return Some("G10");
+    }
+    // G13: a stack operation after a piece reaches below the composite,
+    // which hetero-2020 keeps on the stack and gimli does not.
+    let first_piece = case.expr.iter().position(|b| *b == 0x93 || *b == 0x9d);
+    let stack_op_after = first_piece.is_some_and(|p| case.expr[p..].iter().any(|b| (0x12..=0x17).contains(b)));
+    let same_lengths = match (parts(reference), parts(gimli)) {
+        (Some(r), Some(g)) => r.iter().map(|x| x.bits).eq(g.iter().map(|x| x.bits)),
+        _ => false,
+    };
+    if stack_op_after && result(reference) && (rule(gimli) == "gimli:NotEnoughStackItems" || same_lengths) {
+        return Some("G13");
     }
     let bits = |o: &Outcome| match o {
         Outcome::Location(l) => match l.places.as_slice() {

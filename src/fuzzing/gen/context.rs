@@ -78,7 +78,7 @@ fn amdgpu(u: &mut Unstructured) -> Result<FuzzCase> {
         (Key, "thread: 1".into()),
         (Key, format!("lane: {lane}")),
         (Key, format!("synthetic: {:#x}", u.arbitrary::<u16>()?)),
-        (Key, "budgets: { steps: 5000, size_bytes: 65536 }".into()),
+        (Key, "budgets: { steps: 5000, size_bytes: 8192 }".into()),
         (Key, "object: { memory: 0x1000 }".into()),
         (Key, "tls_base: 0x2000".into()),
         (Register, format!("exec_mask_64: {:#x}", if u.ratio(1u8, 2)? { u64::MAX } else { u.arbitrary()? })),
