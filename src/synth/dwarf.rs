@@ -5,7 +5,7 @@
 //! subprogram (CFA from the case, DWARF 5 §6.4).
 
 use super::patch::{patch, Placement};
-use super::{Unrepresentable, VarShape, CODE_BYTES, MAX_VAR_BYTES, VARIABLE};
+use super::{Rewrite, Unrepresentable, VarShape, CODE_BYTES, MAX_VAR_BYTES, VARIABLE};
 use crate::case::ExprCase;
 use crate::context::{AttrForm, Format};
 use crate::outcome::TypeEncoding;
@@ -55,9 +55,6 @@ pub fn write(case: &ExprCase, shape: VarShape, pc: u64) -> Result<Vec<Section>, 
 fn writer_error(e: gimli::write::Error) -> Unrepresentable {
     Unrepresentable(format!("gimli's writer: {e}"))
 }
-
-/// Rewrites one expression of the case's DIEs (frame base, DIE locations).
-type Rewrite<'a> = dyn Fn(&[u8]) -> Result<Vec<u8>, Unrepresentable> + 'a;
 
 /// Writes the unit once with `expr` as the variable's location and the
 /// case's other expressions passed through `rewrite`.

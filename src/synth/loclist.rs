@@ -5,7 +5,7 @@
 //! `gimli::write::LocationList`, its expression passed through the same
 //! DIE re-pointing as the variable's.
 
-use super::Unrepresentable;
+use super::{Rewrite, Unrepresentable};
 use crate::context::{AttrForm, CompUnit};
 use gimli::write::{Address, Expression, Location, LocationList};
 use gimli::{LittleEndian, RawLocListEntry};
@@ -16,11 +16,7 @@ use gimli::{LittleEndian, RawLocListEntry};
 /// Errors: [`Unrepresentable`] for entries that index `.debug_addr`
 /// (`DW_LLE_base_addressx`, `startx_endx`, `startx_length`), a list gimli's
 /// reader cannot read, or an expression `rewrite` refuses.
-pub fn entries(
-    cu: &CompUnit,
-    form: &AttrForm,
-    rewrite: &dyn Fn(&[u8]) -> Result<Vec<u8>, Unrepresentable>,
-) -> Result<LocationList, Unrepresentable> {
+pub fn entries(cu: &CompUnit, form: &AttrForm, rewrite: &Rewrite<'_>) -> Result<LocationList, Unrepresentable> {
     let bad = |e: gimli::Error| Unrepresentable(format!("location list: {e}"));
     let format = match cu.format {
         crate::context::Format::Dwarf32 => gimli::Format::Dwarf32,

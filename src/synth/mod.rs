@@ -49,6 +49,10 @@ pub enum VarShape {
 /// Largest variable the synthesiser describes, in **bytes**.
 pub const MAX_VAR_BYTES: u64 = 4096;
 
+/// Rewrites one of the case's expressions for the synthesised unit (DIE
+/// references re-pointed, [`patch`]).
+pub type Rewrite<'a> = dyn Fn(&[u8]) -> Result<Vec<u8>, Unrepresentable> + 'a;
+
 /// Why a case cannot be turned into an executable and a core file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Unrepresentable(pub String);

@@ -69,10 +69,17 @@ pub fn slot(regno: u64) -> Option<Slot> {
     }
 }
 
+/// What a register the case gives no value holds in the core file: every
+/// byte `0x40 | regno` (so a debugger that reads the wrong register shows
+/// it). `len` bytes.
+pub fn unset_register(regno: u64, len: usize) -> Vec<u8> {
+    vec![0x40 | (regno as u8 & 0x3f); len]
+}
+
 /// The two note payloads, `(NT_PRSTATUS, NT_FPREGSET)`, holding
 /// `registers` (DWARF number to bytes in target order; shorter values are
 /// zero-extended, longer ones cut to the slot) and `rip = pc`. Registers
-/// the case does not give are zero.
+/// 0-32 the case does not give hold [`unset_register`].
 pub fn notes(registers: &std::collections::BTreeMap<u64, Vec<u8>>, pc: u64, pid: u32) -> (Vec<u8>, Vec<u8>) {
     let mut prstatus = vec![0u8; PRSTATUS_BYTES];
     let mut fpregs = vec![0u8; FPREGSET_BYTES];
@@ -91,8 +98,11 @@ pub fn notes(registers: &std::collections::BTreeMap<u64, Vec<u8>>, pc: u64, pid:
         }
         None => {}
     };
-    for (r, b) in registers {
-        put(*r, b);
+    for r in 0..=32u64 {
+        match registers.get(&r) {
+            Some(b) => put(r, b),
+            None => put(r, &unset_register(r, if r <= RIP { 8 } else { 16 })),
+        }
     }
     put(RIP, &pc.to_le_bytes());
     (prstatus, fpregs)

@@ -75,6 +75,21 @@ const CLASSES: &[(&str, &[Kind], &str, Option<&str>)] = &[
         None,
     ),
     ("D11", &[Kind::Lldb], "LLDB finds no variable in a 64-bit DWARF (DWARF64) unit", None),
+    (
+        "D12",
+        &[Kind::Gdb, Kind::Lldb],
+        "a location list's DW_LLE_default_location entry (DWARF 5 §2.6.2) is not taken: GDB reports the list as \
+         corrupted, LLDB shows the variable as not available",
+        None,
+    ),
+    (
+        "D13",
+        &[Kind::Lldb],
+        "LLDB shows a variable whose DW_OP_fbreg has no frame base to use as optimized out, where the reference \
+         reports the missing frame base (ctx.frame-base-missing)",
+        None,
+    ),
+    ("D14", &[Kind::Lldb], "LLDB cannot read a DW_OP_bit_piece of a register (\"unable to read data\")", None),
 ];
 
 /// The class of a disagreement between the reference's `reference` and the
@@ -114,10 +129,36 @@ pub fn known_class(kind: Kind, case: &ExprCase, reference: &Outcome, answer: &Ou
         && case.ctx.cu.as_ref().is_some_and(|c| c.format == crate::context::Format::Dwarf64)
     {
         "D11"
+    } else if default_location(case)
+        && result(reference)
+        && (error("Corrupted DWARF expression") || kind == Kind::Lldb && all_optimized_out(answer))
+    {
+        "D12"
+    } else if kind == Kind::Lldb
+        && reference.rule().is_some_and(|r| r.as_str() == "ctx.frame-base-missing")
+        && all_optimized_out(answer)
+    {
+        "D13"
+    } else if kind == Kind::Lldb && error("unable to read data") && has(0x9d) {
+        "D14"
     } else {
         return None;
     };
     Some(id)
+}
+
+/// Whether the case's location list has a `DW_LLE_default_location`
+/// entry (kind 0x05 in `.debug_loclists`; a coarse byte test over the
+/// section, as the other signatures are over the expression).
+fn default_location(case: &ExprCase) -> bool {
+    case.form.is_some() && case.ctx.cu.as_ref().is_some_and(|c| c.debug_loclists.contains(&0x05))
+}
+
+/// Whether a debugger's answer is a variable all of whose bytes are
+/// optimized out.
+fn all_optimized_out(o: &Outcome) -> bool {
+    matches!(o, Outcome::Location(l) if l.places.iter().all(|p| matches!(p,
+        SingleLocation::Composite(parts) if parts.iter().all(|x| x.sources.contains(&Source::Undefined)))))
 }
 
 /// Whether the reference's location has an undefined part.

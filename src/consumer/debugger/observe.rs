@@ -214,16 +214,23 @@ fn read_parts<'a>(case: &ExprCase, parts: impl Iterator<Item = (u64, Option<&'a 
             Source::Register { regno, bit_offset } => {
                 let len = (bit_offset % 8 + n).div_ceil(8) as usize;
                 let mut out = vec![0u8; len];
-                let r = ctx.read_register(*regno, (bit_offset / 8) as usize, &mut out).map(|_| out).map_err(|e| {
-                    use crate::context::ContextError;
-                    match e {
-                        ContextError::RegisterUnavailable(_) | ContextError::Missing(_) => Outcome::Unsupported {
-                            what: "a register without a value in the case (a core file gives every register one)"
-                                .into(),
-                        },
-                        _ => Outcome::EvalError { rule: rule("debugger:register-unreadable"), at: None },
+                let at = (bit_offset / 8) as usize;
+                let r = match ctx.read_register(*regno, at, &mut out) {
+                    Ok(()) => Ok(out),
+                    // A register the case leaves out holds the synthesiser's
+                    // fill in the core file; the reference's answer did not
+                    // read it, so the debugger must show that fill.
+                    Err(
+                        crate::context::ContextError::RegisterUnavailable(_) | crate::context::ContextError::Missing(_),
+                    ) if crate::synth::x86_64::slot(*regno).is_some() => {
+                        let reg_bytes = ctx.target.register(*regno).map_or(8, |r| r.bits as usize / 8);
+                        let fill = crate::synth::x86_64::unset_register(*regno, reg_bytes);
+                        fill.get(at..at + len)
+                            .map(<[u8]>::to_vec)
+                            .ok_or(Outcome::EvalError { rule: rule("debugger:past-storage-end"), at: None })
                     }
-                });
+                    Err(_) => Err(Outcome::EvalError { rule: rule("debugger:register-unreadable"), at: None }),
+                };
                 (bit_offset % 8, r)
             }
             Source::Memory { aspace, bit_addr, .. } => {
