@@ -41,8 +41,10 @@ pub fn explanation(id: &str) -> Option<&'static str> {
 ///   whatever gimli says (gimli goes on past it);
 /// - G5: the reference says `op.deref.past-storage-end` at an operation
 ///   that reads a register as an address or a typed value (`DW_OP_breg*`,
-///   `DW_OP_bregx`, `DW_OP_regval_type`, `DW_OP_GNU_regval_type`), whatever
-///   gimli says (it reads the whole register, then goes on);
+///   `DW_OP_bregx`, `DW_OP_regval_type`, `DW_OP_GNU_regval_type`), or at an
+///   entry value (`DW_OP_entry_value` 0xa3, `DW_OP_GNU_entry_value` 0xf3,
+///   which report their inner expression's error at their own offset),
+///   whatever gimli says (it reads the whole register, then goes on);
 /// - G7: the reference's result is the undefined location of an emptied
 ///   stack (`expr.result.location-empty-undefined`) and gimli reports
 ///   `NotEnoughStackItems`;
@@ -68,7 +70,8 @@ pub fn explanation(id: &str) -> Option<&'static str> {
 /// - G13: the expression has a stack operation (`DW_OP_dup` 0x12 ..
 ///   `DW_OP_rot` 0x17) after its first piece, the reference has a result,
 ///   and gimli says `NotEnoughStackItems` or gives a composite of the same
-///   part lengths: hetero-2020 leaves the incomplete composite on the stack
+///   length in bits (its part boundaries may differ where it also takes
+///   stale entries, as in G10): hetero-2020 leaves the incomplete composite on the stack
 ///   after `DW_OP_piece` (`op.piece.pops-part-creates`), so the operation
 ///   reaches entries gimli no longer has, or others.
 ///
@@ -91,7 +94,10 @@ pub fn known_class(case: &ExprCase, reference: &Outcome, gimli: &Outcome) -> Opt
         return Some("G3");
     }
     let reads_register = |b: u8| (0x70..=0x8f).contains(&b) || [0x92, 0xa5, 0xf5].contains(&b);
-    if rule(reference) == "op.deref.past-storage-end" && at.is_some_and(reads_register) {
+    // An entry value (0xa3, GNU 0xf3) reports the error of its inner
+    // expression at its own offset.
+    let entry_value = |b: u8| b == 0xa3 || b == 0xf3;
+    if rule(reference) == "op.deref.past-storage-end" && at.is_some_and(|b| reads_register(b) || entry_value(b)) {
         return Some("G5");
     }
     if rule(gimli) == "gimli:UnsupportedTypeOperation" && has(&|b| b == 0x1f) {
@@ -131,11 +137,12 @@ pub fn known_class(case: &ExprCase, reference: &Outcome, gimli: &Outcome) -> Opt
     // which hetero-2020 keeps on the stack and gimli does not.
     let first_piece = case.expr.iter().position(|b| *b == 0x93 || *b == 0x9d);
     let stack_op_after = first_piece.is_some_and(|p| case.expr[p..].iter().any(|b| (0x12..=0x17).contains(b)));
-    let same_lengths = match (parts(reference), parts(gimli)) {
-        (Some(r), Some(g)) => r.iter().map(|x| x.bits).eq(g.iter().map(|x| x.bits)),
+    let total = |p: &[Piece]| p.iter().map(|x| u128::from(x.bits)).sum::<u128>();
+    let same_total = match (parts(reference), parts(gimli)) {
+        (Some(r), Some(g)) => total(&r) == total(&g),
         _ => false,
     };
-    if stack_op_after && result(reference) && (rule(gimli) == "gimli:NotEnoughStackItems" || same_lengths) {
+    if stack_op_after && result(reference) && (rule(gimli) == "gimli:NotEnoughStackItems" || same_total) {
         return Some("G13");
     }
     let bits = |o: &Outcome| match o {
