@@ -55,7 +55,8 @@ pub struct FrameEval {
     top: bool,
     /// Registers of frame k+1 under way (`unwind.cyclic`), reused.
     progress: RefCell<Vec<u64>>,
-    /// The byte offsets of frame k's failed registers whose fault has one:
+    /// The byte offsets of frame k's failed registers whose fault has one
+    /// (ill-formed, evaluation error or budget):
     /// a `register` or `same_value` rule that leads to such a register
     /// passes the offset on (as the reference does).
     fault_at: Vec<(u64, u64)>,
@@ -101,7 +102,10 @@ impl FrameEval {
         self.top = callee.is_none();
         self.fault_at.clear();
         for (&r, c) in callee.into_iter().flatten() {
-            if let Outcome::IllFormed { at: Some(a), .. } | Outcome::EvalError { at: Some(a), .. } = &c.location {
+            if let Outcome::IllFormed { at: Some(a), .. }
+            | Outcome::EvalError { at: Some(a), .. }
+            | Outcome::Budget { at: Some(a), .. } = &c.location
+            {
                 self.fault_at.push((r, *a));
             }
             let l = match &c.location {
@@ -184,9 +188,15 @@ impl FrameEval {
             rule => ev.rule_loc(s, rule, regno, None, 0).map_err(|f| {
                 // A register / same value rule whose register of frame k
                 // failed: that fault, with its offset.
+                // Not when the rule failed its own size check
+                // (frame.register.size-mismatch comes before the read).
                 let led_to = match rule {
                     RegisterRule::SameValue => Some(regno),
-                    RegisterRule::Register { register } => Some(*register),
+                    RegisterRule::Register { register } => {
+                        let other = ctx.target.register(*register).map(|r| r.bits);
+                        let own_fault = reg_bits.is_some() && other.is_some() && reg_bits != other;
+                        (!own_fault).then_some(*register)
+                    }
                     _ => None,
                 };
                 let carried = led_to.and_then(|r| {
