@@ -12,6 +12,9 @@ pub fn args(dir: &Path, probe: &Path) -> Vec<String> {
     vec![
         "-nx".into(),
         "-batch".into(),
+        // An internal error must not write a core file of GDB itself.
+        "-ex".into(),
+        "maint set internal-error corefile no".into(),
         "-ex".into(),
         format!("python DWARFCHECK_DIR = {}", super::lldb::py_str(dir)),
         "-x".into(),

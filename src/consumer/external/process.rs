@@ -62,7 +62,8 @@ pub struct RunOutput {
     pub code: i32,
 }
 
-/// Runs `program args...` with stdout and stderr sent to one file in `dir`,
+/// Runs `program args...` in directory `dir`, with stdout and stderr sent to
+/// one file there,
 /// polling until it exits; kills it when `budget` runs out.
 ///
 /// Errors: see [`RunFault`]. A non-zero exit code is not an error here (the
@@ -98,8 +99,11 @@ pub fn run_watched(
     let err = file.try_clone().map_err(|e| RunFault::Io(e.to_string()))?;
     // Its own process group, so that a kill also ends whatever it started
     // (a shell script's children would otherwise go on writing).
+    // The program runs in `dir`, so that whatever it drops in its working
+    // directory (a crashing debugger's `core` file) goes away with it.
     let mut child = Command::new(program)
         .process_group(0)
+        .current_dir(dir)
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::from(file))
