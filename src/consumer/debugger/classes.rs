@@ -13,7 +13,7 @@ const CLASSES: &[(&str, &[Kind], &str, Option<&str>)] = &[
     (
         "D1",
         &[Kind::Gdb],
-        "GDB aborts with an internal error (dwarf2_get_symbol_read_needs: assertion on visited operations) on every \
+        "GDB stops with an internal error (dwarf2_get_symbol_read_needs: assertion on visited operations) on every \
          expression with DW_OP_bra, while it works out what reading the variable needs",
         None,
     ),
@@ -99,7 +99,7 @@ pub fn known_class(kind: Kind, case: &ExprCase, reference: &Outcome, answer: &Ou
     let fault = |what: &str| matches!(answer, Outcome::ConsumerFault { what: w } if w.contains(what));
     let error = |what: &str| matches!(answer, Outcome::EvalError { rule, .. } if rule.as_str().contains(what));
     let result = |o: &Outcome| matches!(o, Outcome::Value(_) | Outcome::Location(_));
-    let id = if kind == Kind::Gdb && fault("SIGABRT") && has(0x28) {
+    let id = if kind == Kind::Gdb && fault("internal-error") && has(0x28) {
         "D1"
     } else if kind == Kind::Gdb && fault("SIGFPE") && has(0x1b) {
         "D2"

@@ -298,8 +298,12 @@ fn fault(what: String) -> Outcome {
     Outcome::ConsumerFault { what }
 }
 
+/// The line that says why a debugger stopped: its internal-error line if
+/// it printed one, else its last non-empty line.
 fn last_line(text: &str) -> String {
-    text.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").chars().take(200).collect()
+    let internal = text.lines().find(|l| l.contains("internal-error:"));
+    let line = internal.or_else(|| text.lines().rev().find(|l| !l.trim().is_empty())).unwrap_or("");
+    line.chars().take(240).collect()
 }
 
 impl Consumer for Debugger {
