@@ -22,6 +22,20 @@ pub struct Params<'a> {
     pub address_size: u8,
 }
 
+impl<'a> Params<'a> {
+    /// The parameters a context's expressions are read with: its vendor
+    /// profile, its target's byte order, its unit's format (32-bit without
+    /// a unit) and its address size in **bytes**.
+    pub fn for_context(ctx: &'a crate::context::Context) -> Self {
+        Params {
+            vendor: &ctx.vendor,
+            endian: ctx.target.endian,
+            format: ctx.cu.as_ref().map(|c| c.format).unwrap_or_default(),
+            address_size: ctx.address_bytes(),
+        }
+    }
+}
+
 /// One decoded operand value.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum OperandValue {

@@ -40,12 +40,7 @@ pub fn write(case: &ExprCase, shape: VarShape, pc: u64) -> Result<Vec<Section>, 
     // the second pass re-points the operands (same lengths, same layout).
     let first = build_with(case, shape, pc, format, &case.expr, &|e| Ok(e.to_vec()))?;
     let place = placement(case, &first)?;
-    let p = crate::asm::decode::Params {
-        vendor: &case.ctx.vendor,
-        endian: case.ctx.target.endian,
-        format,
-        address_size: case.ctx.address_bytes(),
-    };
+    let p = crate::asm::decode::Params::for_context(&case.ctx);
     let expr = patch(&case.expr, &p, &place)?;
     let mut sections = build_with(case, shape, pc, format, &expr, &|e| patch(e, &p, &place))?;
     sections.push((".debug_frame", frame(case, pc)?));

@@ -152,13 +152,7 @@ fn check_context(case: &ExprCase) -> Result<(), Unrepresentable> {
 /// `DW_OP_stack_value` may follow it.
 pub fn ends_in_location(expr: &[u8], ctx: &crate::context::Context) -> bool {
     use crate::encoding::Op;
-    let p = crate::asm::decode::Params {
-        vendor: &ctx.vendor,
-        endian: ctx.target.endian,
-        format: ctx.cu.as_ref().map(|c| c.format).unwrap_or_default(),
-        address_size: ctx.address_bytes(),
-    };
-    let (ops, _) = crate::asm::decode::decode_all(expr, &p);
+    let (ops, _) = crate::asm::decode::decode_all(expr, &crate::asm::decode::Params::for_context(ctx));
     matches!(
         ops.last().map(|d| d.op()),
         Some(

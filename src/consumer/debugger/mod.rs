@@ -82,11 +82,7 @@ impl Kind {
 
     /// The first line of `program --version`.
     pub fn version(self, program: &Path) -> String {
-        let dir = TempDir::new();
-        let out = dir.ok().and_then(|d| {
-            process::run(program, &[std::ffi::OsStr::new("--version")], d.path(), RunBudget::default()).ok()
-        });
-        out.and_then(|o| o.text.lines().next().map(str::to_string)).unwrap_or_else(|| "unknown version".into())
+        process::version_line(program).unwrap_or_else(|| "unknown version".into())
     }
 }
 

@@ -250,9 +250,7 @@ impl Consumer for External {
     /// The program's file name and the first line it prints for
     /// `--version`.
     fn version(&self) -> Option<String> {
-        let out = std::process::Command::new(&self.program).arg("--version").output().ok()?;
-        let text = String::from_utf8_lossy(&out.stdout);
-        let line = text.lines().map(str::trim).find(|l| !l.is_empty())?;
+        let line = process::version_line(&self.program)?;
         let program = self.program.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
         Some(format!("{program}: {line}"))
     }

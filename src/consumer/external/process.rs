@@ -152,6 +152,15 @@ pub fn run_watched(
     Ok(RunOutput { text: String::from_utf8_lossy(&bytes).into_owned(), code })
 }
 
+/// The first non-empty line `program --version` prints, run under the
+/// default [`RunBudget`] in a temporary directory; `None` if it cannot be
+/// run or prints nothing.
+pub fn version_line(program: &Path) -> Option<String> {
+    let dir = TempDir::new().ok()?;
+    let out = run(program, &[std::ffi::OsStr::new("--version")], dir.path(), RunBudget::default()).ok()?;
+    out.text.lines().map(str::trim).find(|l| !l.is_empty()).map(str::to_string)
+}
+
 /// Sends SIGKILL to the child's process group (its id is the child's pid,
 /// see `process_group(0)` above), then to the child itself, and reaps it.
 pub(crate) fn kill_group(child: &mut std::process::Child) {
