@@ -22,8 +22,8 @@ mod common;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use dwarfcheck::case::CfiCase;
-use dwarfcheck::cfi::{CfiSection, FrameKind};
-use dwarfcheck::fast::cfi::{build_all, Builder, CountingSink};
+use dwarfcheck_core::cfi::{CfiSection, FrameKind};
+use dwarfcheck_fast::cfi::{build_all, Builder, CountingSink};
 use gimli::{
     BaseAddresses, CieOrFde, CommonInformationEntry, EhFrame, EhFrameOffset, EndianSlice, RunTimeEndian, UnwindContext,
     UnwindSection,
@@ -69,12 +69,12 @@ fn input() -> Option<(Arc<CfiSection>, Vec<CfiCase>)> {
 /// way `consumer::gimli::cfi` does.
 fn gimli_section(sec: &CfiSection) -> (EhFrame<R<'_>>, BaseAddresses) {
     let endian = match sec.target.endian {
-        dwarfcheck::target::Endian::Big => RunTimeEndian::Big,
-        dwarfcheck::target::Endian::Little => RunTimeEndian::Little,
+        dwarfcheck_core::target::Endian::Big => RunTimeEndian::Big,
+        dwarfcheck_core::target::Endian::Little => RunTimeEndian::Little,
     };
     let mut eh = EhFrame::new(&sec.bytes, endian);
     eh.set_address_size(sec.target.address_bytes());
-    if sec.target.arch == dwarfcheck::target::Arch::Aarch64 {
+    if sec.target.arch == dwarfcheck_core::target::Arch::Aarch64 {
         eh.set_vendor(gimli::Vendor::AArch64);
     }
     let mut bases = BaseAddresses::default().set_eh_frame(sec.address);
@@ -172,7 +172,7 @@ fn bench_rows(c: &mut Criterion) {
     g.bench_function("reference-subset", |b| {
         b.iter(|| {
             for case in &subset {
-                black_box(dwarfcheck::reference::cfi::frame_table(black_box(case)));
+                black_box(dwarfcheck::consumer::builtin::reference_table(black_box(case)));
             }
         })
     });

@@ -11,7 +11,7 @@ use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use dwarfcheck::case::{CfiCase, ExprCase};
 use dwarfcheck::consumer::{gimli::Gimli, Consumer};
 use dwarfcheck::elf::{extract, largest_debug_file, Options};
-use dwarfcheck::fast::expr as fast;
+use dwarfcheck_fast::expr as fast;
 use std::hint::black_box;
 use std::time::Duration;
 
@@ -73,7 +73,7 @@ fn bench_exprs(c: &mut Criterion) {
     g.bench_function("reference", |b| {
         b.iter(|| {
             for case in &cases {
-                black_box(dwarfcheck::reference::expr::evaluate(black_box(&case.expr), &case.ctx));
+                black_box(dwarfcheck_reference::expr::evaluate(black_box(&case.expr), &case.ctx));
             }
         })
     });
@@ -123,14 +123,14 @@ fn bench_cfi(c: &mut Criterion) {
     g.bench_function("reference", |b| {
         b.iter(|| {
             for case in &cases {
-                black_box(dwarfcheck::reference::cfi::frame_table(black_box(case)));
+                black_box(dwarfcheck::consumer::builtin::reference_table(black_box(case)));
             }
         })
     });
     g.bench_function("fast", |b| {
         b.iter(|| {
             for case in &cases {
-                black_box(dwarfcheck::fast::cfi::frame_table(black_box(case)));
+                black_box(dwarfcheck::consumer::builtin::fast_table(black_box(case)));
             }
         })
     });

@@ -36,10 +36,10 @@ mod common;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use dwarfcheck::case::yaml::load_str;
 use dwarfcheck::case::{Case, CfiCase};
-use dwarfcheck::cfi::FrameKind;
-use dwarfcheck::context::Context;
-use dwarfcheck::fast::unwind::{unwind, Frame, Unwinder};
-use dwarfcheck::outcome::unwind::{Step, UnwindEnd};
+use dwarfcheck_core::cfi::FrameKind;
+use dwarfcheck_core::context::Context;
+use dwarfcheck_core::outcome::unwind::{Step, UnwindEnd};
+use dwarfcheck_fast::unwind::{unwind, Frame, Unwinder};
 use std::fmt::Write;
 use std::hint::black_box;
 

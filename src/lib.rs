@@ -2,34 +2,35 @@
 //! expressions and call frame information, covering DWARF 5 and the
 //! LLVM/AMD "DWARF Extensions For Heterogeneous Debugging" (hetero-2020).
 //!
-//! Layout (DESIGN §10):
-//! - [`encoding`], [`context`], [`outcome`], [`rules`], [`target`]: the only
-//!   things the two evaluators share;
-//! - [`reference`]: the spec-literal interpreter; [`fast`]: the embeddable
-//!   evaluator, written apart;
-//! - [`asm`]: text assembler/disassembler; [`case`]: YAML cases; [`elf`]:
-//!   cases from real binaries; [`cfi`]: frame sections;
-//! - [`consumer`]: the consumer trait and third-party adapters;
-//! - [`edition`]: the edition classifier; [`runner`]: comparison and reports;
-//!   [`matrix`]: the rule x consumer conformance matrix.
+//! The harness is the top of a workspace (docs/architecture.md):
+//! `dwarfcheck-core` (what the evaluators share), `dwarfcheck-reference`
+//! (the spec-literal interpreter) and `dwarfcheck-fast` (the embeddable
+//! evaluator) are crates of their own. This crate holds everything that
+//! feeds them and judges them, its modules listed bottom layer first:
+//!
+//! - [`testing`]: support for tests whose oracle is an installed tool;
+//! - [`catalogue`]: the rule catalogue's text;
+//! - [`asm`]: the text assembler/disassembler of expressions and CFI, and
+//!   frame sections built from a layout;
+//! - [`case`]: cases and the YAML case files; [`edition`]: the edition
+//!   classifier;
+//! - [`consumer`]: the consumer trait, the two evaluators behind it, and
+//!   the third-party adapters; [`synth`]: executables and core files
+//!   synthesised from cases for the debuggers;
+//! - [`elf`]: cases from real binaries; [`runner`]: comparison and
+//!   reports; [`matrix`]: the rule × consumer conformance matrix;
+//!   [`fuzzing`]: fuzz targets' logic, minimisation and corpora.
 
 #![warn(missing_docs)]
 
 pub mod asm;
 pub mod case;
-pub mod cfi;
+pub mod catalogue;
 pub mod consumer;
-pub mod context;
 pub mod edition;
 pub mod elf;
-pub mod encoding;
-pub mod fast;
 pub mod fuzzing;
 pub mod matrix;
-pub mod outcome;
-pub mod reference;
-pub mod rules;
 pub mod runner;
 pub mod synth;
-pub mod target;
 pub mod testing;

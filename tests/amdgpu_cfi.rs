@@ -17,10 +17,10 @@
 //!   rules with their address spaces, and the same registers in each row;
 //! - `dwarfcheck elf` reports no disagreements for the object.
 
-use dwarfcheck::cfi::FrameKind;
 use dwarfcheck::elf::{extract, Options};
-use dwarfcheck::encoding::VendorProfile;
-use dwarfcheck::outcome::cfi::{CfaRule, CfiOutcome, RegisterRule, Row};
+use dwarfcheck_core::cfi::FrameKind;
+use dwarfcheck_core::encoding::VendorProfile;
+use dwarfcheck_core::outcome::cfi::{CfaRule, CfiOutcome, RegisterRule, Row};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -177,8 +177,8 @@ fn check(name: &str, vendor: VendorProfile, vendor_flag: Option<&str>, blocks: &
     let want = expected(blocks);
     let mut kinds = Vec::new();
     for c in &x.cfi {
-        let r = dwarfcheck::reference::cfi::frame_table(c);
-        let f = dwarfcheck::fast::cfi::frame_table(c);
+        let r = dwarfcheck::consumer::builtin::reference_table(c);
+        let f = dwarfcheck::consumer::builtin::fast_table(c);
         assert_eq!(r, f, "{name}: FDE {:#x}: reference and fast differ", c.fde_offset);
         let CfiOutcome::Table(t) = r else { panic!("{name}: FDE {:#x}: no row table: {r:?}", c.fde_offset) };
         // Rows relative to the function start (in .eh_frame of a relocatable

@@ -19,11 +19,11 @@
 
 use dwarfcheck::asm::cfi::{decode as cfi_decode, parse_block, CfiAsmParams};
 use dwarfcheck::asm::expr::{disassemble_ops, DisOp};
-use dwarfcheck::cfi::FrameKind;
-use dwarfcheck::context::Format;
 use dwarfcheck::elf::{extract, Options};
-use dwarfcheck::encoding::VendorProfile;
-use dwarfcheck::target::Target;
+use dwarfcheck_core::cfi::FrameKind;
+use dwarfcheck_core::encoding::Format;
+use dwarfcheck_core::encoding::VendorProfile;
+use dwarfcheck_core::target::Target;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -9,11 +9,11 @@
 
 use dwarfcheck::asm::decode::{read_fixed, write_fixed};
 use dwarfcheck::asm::expr::{assemble, disassemble, disassemble_ops};
-use dwarfcheck::context::Format;
-use dwarfcheck::encoding::leb128::{write_sleb, write_uleb};
-use dwarfcheck::encoding::op::{lookup, lookup_llvm_user, Decoded, LLVM_USER};
-use dwarfcheck::encoding::{OpSpec, Operand, VendorProfile};
-use dwarfcheck::target::{presets, Endian, Target};
+use dwarfcheck_core::encoding::leb128::{write_sleb, write_uleb};
+use dwarfcheck_core::encoding::op::{lookup, lookup_llvm_user, Decoded, LLVM_USER};
+use dwarfcheck_core::encoding::Format;
+use dwarfcheck_core::encoding::{OpSpec, Operand, VendorProfile};
+use dwarfcheck_core::target::{presets, Endian, Target};
 use proptest::prelude::*;
 
 /// Every (opcode, sub-opcode, spec) the profile decodes.
@@ -265,7 +265,7 @@ fn disassembly_matches_llvm_dwarfdump_19() {
         let ops = disassemble_ops(e, &t, &v, Format::Dwarf32, 8);
         fn ok(o: &dwarfcheck::asm::expr::DisOp) -> bool {
             use dwarfcheck::asm::decode::OperandValue::Unsigned;
-            use dwarfcheck::encoding::Op;
+            use dwarfcheck_core::encoding::Op;
             match o.op {
                 Some(Op::RegvalType) | Some(Op::Convert) => false,
                 Some(Op::Regx) | Some(Op::Bregx) => {

@@ -8,8 +8,8 @@ use dwarfcheck::case::{Case, ExprCase};
 use dwarfcheck::consumer::builtin::{Fast, Reference};
 use dwarfcheck::consumer::debugger::{observe, Debugger, Kind, Limits};
 use dwarfcheck::consumer::{Consumer, Support};
-use dwarfcheck::outcome::{CfiOutcome, Outcome};
 use dwarfcheck::runner::{self, compare::Verdict, Options};
+use dwarfcheck_core::outcome::{CfiOutcome, Outcome};
 use std::time::Duration;
 
 /// Three DWARF 5 cases whose debugger view is worked out by hand below.
@@ -94,7 +94,7 @@ fn check(kind: Kind) {
     // runner's verdict is agreement.
     for c in &cases {
         let Case::Expr(e) = c else { continue };
-        let r = dwarfcheck::reference::expr::evaluate_case(e).0;
+        let r = dwarfcheck::consumer::builtin::reference_outcome(e).0;
         let seen = d.expr_view(e, &r).unwrap();
         if kind == Kind::Gdb || e.name != "register-then-empty-piece" {
             assert_eq!(runner::compare::judge(&seen, &d.evaluate(e), false), Verdict::Agree, "{}", e.name);
@@ -132,11 +132,11 @@ impl Consumer for WrongExpectation {
     fn expr_view(&self, case: &ExprCase, outcome: &Outcome) -> Option<Outcome> {
         let mut v = self.0.expr_view(case, outcome)?;
         if let Outcome::Location(l) = &mut v {
-            if let Some(dwarfcheck::outcome::SingleLocation::Composite(p)) = l.places.first_mut() {
+            if let Some(dwarfcheck_core::outcome::SingleLocation::Composite(p)) = l.places.first_mut() {
                 let first = p[0].sources.pop_first().unwrap();
-                if let dwarfcheck::outcome::Source::Implicit { mut bytes, bit_offset } = first {
+                if let dwarfcheck_core::outcome::Source::Implicit { mut bytes, bit_offset } = first {
                     bytes[0] = bytes[0].wrapping_add(1);
-                    p[0].sources.insert(dwarfcheck::outcome::Source::Implicit { bytes, bit_offset });
+                    p[0].sources.insert(dwarfcheck_core::outcome::Source::Implicit { bytes, bit_offset });
                 }
             }
         }

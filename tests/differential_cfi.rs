@@ -4,17 +4,18 @@
 //! streams (valid and random) in both `.debug_frame` and `.eh_frame`: row
 //! tables, and virtual unwinding through them from synthetic states.
 
+use dwarfcheck::asm::section::{build, CieLayout, FdeLayout, SectionLayout};
+use dwarfcheck::case::yaml::cfi::{CfiExpect, CfiSpec};
 use dwarfcheck::case::CfiCase;
-use dwarfcheck::cfi::spec::{CfiExpect, CfiSpec};
-use dwarfcheck::cfi::write::{build, CieLayout, FdeLayout, SectionLayout};
-use dwarfcheck::cfi::{CfiSection, FrameKind};
-use dwarfcheck::context::Format;
-use dwarfcheck::encoding::eh_pe;
-use dwarfcheck::encoding::leb128::{write_sleb, write_uleb};
-use dwarfcheck::outcome::CfiOutcome;
-use dwarfcheck::rules::{Catalogue, RuleKind};
-use dwarfcheck::target::{presets, Target};
-use dwarfcheck::{fast, reference};
+use dwarfcheck::catalogue::{Catalogue, RuleKind};
+use dwarfcheck_core::cfi::{CfiSection, FrameKind};
+use dwarfcheck_core::encoding::eh_pe;
+use dwarfcheck_core::encoding::leb128::{write_sleb, write_uleb};
+use dwarfcheck_core::encoding::Format;
+use dwarfcheck_core::outcome::CfiOutcome;
+use dwarfcheck_core::target::{presets, Target};
+use dwarfcheck_fast as fast;
+use dwarfcheck_reference as reference;
 use proptest::prelude::*;
 use serde::Deserialize;
 use std::collections::BTreeSet;
@@ -82,8 +83,8 @@ fn yaml_cases_match_reference_and_fast() {
             }
             let (sec, off) = c.cfi.build(&target).unwrap_or_else(|e| panic!("{tag}: {e}"));
             let cc = case(&c.name, sec, off);
-            let r = reference::cfi::frame_table(&cc);
-            let fa = fast::cfi::frame_table(&cc);
+            let r = reference::cfi::frame_table(&cc.section, cc.fde_offset);
+            let fa = fast::cfi::frame_table(&cc.section, cc.fde_offset);
             if r != fa {
                 failures.push(format!("{tag}: reference {r:?}\n   fast {fa:?}"));
             }
@@ -288,7 +289,7 @@ fn section_of(g: &Gen) -> Option<(Arc<CfiSection>, u64)> {
 /// (every register and memory byte a function of `seed`) at `pc`, with
 /// thread and lane 0 so that per-lane AMDGPU address spaces resolve.
 fn unwinds_agree(sec: &CfiSection, pc: u64, seed: u64) -> Result<(), String> {
-    let mut c = dwarfcheck::context::Context::new(sec.target.clone());
+    let mut c = dwarfcheck_core::context::Context::new(sec.target.clone());
     c.pc = Some(pc);
     c.synthetic = Some(seed);
     (c.thread, c.lane) = (Some(0), Some(0));
@@ -318,8 +319,8 @@ proptest! {
     fn reference_equals_fast(g in gen()) {
         let Some((sec, off)) = section_of(&g) else { return Ok(()) };
         let c = case("gen", sec.clone(), off);
-        let r = reference::cfi::frame_table(&c);
-        let f = fast::cfi::frame_table(&c);
+        let r = reference::cfi::frame_table(&c.section, c.fde_offset);
+        let f = fast::cfi::frame_table(&c.section, c.fde_offset);
         prop_assert_eq!(&r, &f, "{:?}", g);
         // The section walk sees the same FDE, and builds it iff the table is ok.
         let (st, _) = fast::cfi::build_all(&sec);
@@ -332,7 +333,7 @@ proptest! {
         let target = Arc::new(presets::x86_64());
         let sec = Arc::new(CfiSection::new(if eh { FrameKind::EhFrame } else { FrameKind::DebugFrame }, bytes, 0, target));
         let c = case("rand", sec.clone(), off);
-        prop_assert_eq!(reference::cfi::frame_table(&c), fast::cfi::frame_table(&c));
+        prop_assert_eq!(reference::cfi::frame_table(&c.section, c.fde_offset), fast::cfi::frame_table(&c.section, c.fde_offset));
         let _ = fast::cfi::build_all(&sec);
     }
 }
@@ -349,7 +350,7 @@ fn outcome_mix() {
     for _ in 0..3000 {
         let g = gen().new_tree(&mut runner).unwrap().current();
         let Some((sec, off)) = section_of(&g) else { continue };
-        let o = reference::cfi::frame_table(&case("g", sec, off));
+        let o = reference::cfi::frame_table(&sec, off);
         let key = match &o {
             CfiOutcome::Table(t) => format!("table rows={}", t.rows.len().min(5)),
             _ => format!("{} {}", o.kind(), o.rule().map(|r| r.to_string()).unwrap_or_default()),
@@ -425,15 +426,15 @@ fn one_fde_range(fde_insns: Vec<u8>, pc_range: u64) -> (Arc<CfiSection>, u64) {
 
 fn both(sec: Arc<CfiSection>, off: u64) -> CfiOutcome {
     let c = case("budget", sec, off);
-    let r = reference::cfi::frame_table(&c);
-    assert_eq!(r, fast::cfi::frame_table(&c));
+    let r = reference::cfi::frame_table(&c.section, c.fde_offset);
+    assert_eq!(r, fast::cfi::frame_table(&c.section, c.fde_offset));
     r
 }
 
 #[test]
 fn instruction_budget() {
-    use dwarfcheck::cfi::MAX_INSTRUCTIONS;
-    use dwarfcheck::outcome::BudgetKind;
+    use dwarfcheck_core::cfi::MAX_INSTRUCTIONS;
+    use dwarfcheck_core::outcome::BudgetKind;
     let n = MAX_INSTRUCTIONS as usize;
     // The CIE holds 7 instructions: def_cfa and 6 padding nops (18 bytes
     // padded to 24). An FDE of n - 7 nops (sized to need no padding) fits.
@@ -448,8 +449,8 @@ fn instruction_budget() {
 
 #[test]
 fn register_rule_budget() {
-    use dwarfcheck::cfi::MAX_REGISTER_RULES;
-    use dwarfcheck::outcome::BudgetKind;
+    use dwarfcheck_core::cfi::MAX_REGISTER_RULES;
+    use dwarfcheck_core::outcome::BudgetKind;
     assert_eq!(MAX_REGISTER_RULES, 256);
     // DW_CFA_undefined regN for N = 0..=256: 2 bytes for N < 128, 3 after.
     let mut insns = Vec::new();
@@ -470,8 +471,8 @@ fn register_rule_budget() {
 
 #[test]
 fn table_cells_budget() {
-    use dwarfcheck::cfi::MAX_TABLE_CELLS;
-    use dwarfcheck::outcome::BudgetKind;
+    use dwarfcheck_core::cfi::MAX_TABLE_CELLS;
+    use dwarfcheck_core::outcome::BudgetKind;
     assert_eq!(MAX_TABLE_CELLS, 1 << 20);
     // 127 registers (DW_CFA_undefined reg0..reg126, 2 bytes each): each
     // row costs 1 + 127 = 128 cells, so 8192 rows make exactly 2^20 and
@@ -500,7 +501,7 @@ fn fde_offsets_stop_at_eh_frame_terminator() {
     let fde1 = "10000000 1c000000 00100000 10000000 00 000000";
     let fde2 = "10000000 30000000 00200000 10000000 00 000000";
     let hex = format!("{cie} {fde1} {fde2} 00000000 ffffffff ff");
-    let bytes = dwarfcheck::cfi::spec::parse_hex(&hex).unwrap();
+    let bytes = dwarfcheck::case::yaml::cfi::parse_hex(&hex).unwrap();
     let sec = Arc::new(CfiSection::new(FrameKind::EhFrame, bytes.clone(), 0, target.clone()));
     let offs: Vec<_> = sec.fde_offsets().collect::<Result<_, _>>().unwrap();
     assert_eq!(offs, vec![24, 44]);
@@ -548,7 +549,7 @@ proptest! {
         for off in sec.fde_offsets() {
             let off = off.unwrap();
             fdes += 1;
-            let r = reference::cfi::frame_table(&case("m", sec.clone(), off));
+            let r = reference::cfi::frame_table(&sec, off);
             let Ok((fde, cie)) = sec.parse_fde(off) else { continue };
             let mut one = fast::cfi::CountingSink::default();
             let res = fast::cfi::Builder::new().build_fde(&sec, &fde, &cie, &mut one);
@@ -577,7 +578,7 @@ proptest! {
         }
         let sec = Arc::new(CfiSection::new(sec.kind, bytes, sec.address, sec.target.clone()));
         let c = case("mutated", sec.clone(), off);
-        prop_assert_eq!(reference::cfi::frame_table(&c), fast::cfi::frame_table(&c));
+        prop_assert_eq!(reference::cfi::frame_table(&c.section, c.fde_offset), fast::cfi::frame_table(&c.section, c.fde_offset));
         let _ = fast::cfi::build_all(&sec);
         let r = unwinds_agree(&sec, 0x1000 + (edits.len() as u64 * 7) % g.pc_range.max(1), 0x5eed);
         prop_assert!(r.is_ok(), "{}", r.unwrap_err());

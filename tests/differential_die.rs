@@ -6,15 +6,15 @@
 //! `DIFF_CASES=N` sets the number of generated cases (default 2000).
 
 use dwarfcheck::case::ExprCase;
-use dwarfcheck::context::{
-    AttrForm, Attribute, CallerFrame, CompUnit, Context, Die, Entry, Format, MemorySegment, ResultKind,
+use dwarfcheck_core::context::{
+    AttrForm, Attribute, CallerFrame, CompUnit, Context, Die, Entry, MemorySegment, ResultKind,
 };
-use dwarfcheck::encoding::leb128::{write_sleb, write_uleb};
-use dwarfcheck::encoding::VendorProfile;
-use dwarfcheck::outcome::cfi::RegisterRule;
-use dwarfcheck::outcome::{BaseType, NormalLocation, Outcome, SingleLocation, Source, Value};
-use dwarfcheck::target::presets;
-use dwarfcheck::{fast, reference};
+use dwarfcheck_core::encoding::leb128::{write_sleb, write_uleb};
+use dwarfcheck_core::encoding::Format;
+use dwarfcheck_core::encoding::VendorProfile;
+use dwarfcheck_core::outcome::cfi::RegisterRule;
+use dwarfcheck_core::outcome::{BaseType, NormalLocation, Outcome, SingleLocation, Source, Value};
+use dwarfcheck_core::target::presets;
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use std::collections::BTreeMap;
@@ -379,7 +379,7 @@ fn build(g: &Gen) -> ExprCase {
         presets::amdgpu_gfx90a()
     } else if g.be {
         let mut t = presets::aarch64();
-        t.endian = dwarfcheck::target::Endian::Big;
+        t.endian = dwarfcheck_core::target::Endian::Big;
         t
     } else {
         presets::x86_64()
@@ -537,8 +537,8 @@ proptest! {
     #[test]
     fn fast_matches_reference_on_die_backed_cases(g in gen()) {
         let case = build(&g);
-        let (want, _) = reference::expr::evaluate_case(&case);
-        let got = fast::expr::evaluate_case(&case);
+        let (want, _) = dwarfcheck::consumer::builtin::reference_outcome(&case);
+        let got = dwarfcheck::consumer::builtin::fast_outcome(&case);
         // Nothing to compare when the reference does not implement it
         // (messages of "not implemented" differ between evaluators too).
         if matches!(want, Outcome::Unsupported { .. }) {
@@ -559,7 +559,7 @@ fn generator_reaches_locations_and_values() {
     let (mut loc, mut val, mut err) = (0, 0, 0);
     for _ in 0..400 {
         let g = gen().new_tree(&mut runner).unwrap().current();
-        match fast::expr::evaluate_case(&build(&g)) {
+        match dwarfcheck::consumer::builtin::fast_outcome(&build(&g)) {
             Outcome::Location(_) => loc += 1,
             Outcome::Value(_) => val += 1,
             _ => err += 1,
@@ -592,8 +592,8 @@ fn bundled_cases_through_case_entry_points() {
         for case in yaml::load_file(&f).unwrap_or_else(|e| panic!("{}: {e:?}", f.display())) {
             let Case::Expr(c) = case else { continue };
             n += 1;
-            let got = fast::expr::evaluate_case(&c);
-            let (want, _) = reference::expr::evaluate_case(&c);
+            let got = dwarfcheck::consumer::builtin::fast_outcome(&c);
+            let (want, _) = dwarfcheck::consumer::builtin::reference_outcome(&c);
             let unsupported = matches!(want, Outcome::Unsupported { .. });
             if (!unsupported && got != want) || c.expect.as_ref().is_some_and(|e| !meets(e, &got)) {
                 bad.push(format!("{} {}: fast {got} / reference {want} / expected {:?}", c.origin, c.name, c.expect));

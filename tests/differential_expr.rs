@@ -3,13 +3,15 @@
 //! operation sequences, valid and slightly broken, in varied contexts.
 //! `DIFF_CASES=N` sets the number of generated cases (default 3000).
 
-use dwarfcheck::context::{CompUnit, Context, Entry, Format, MemorySegment, ResultKind};
-use dwarfcheck::encoding::leb128::{write_sleb, write_uleb};
-use dwarfcheck::encoding::{ate, VendorProfile};
-use dwarfcheck::fast::expr::{Program, Scratch};
-use dwarfcheck::outcome::{BaseType, NormalLocation, Outcome, SingleLocation, Source, Value};
-use dwarfcheck::target::{presets, AddressSpace, Endian, Target};
-use dwarfcheck::{fast, reference};
+use dwarfcheck_core::context::{CompUnit, Context, Entry, MemorySegment, ResultKind};
+use dwarfcheck_core::encoding::leb128::{write_sleb, write_uleb};
+use dwarfcheck_core::encoding::Format;
+use dwarfcheck_core::encoding::{ate, VendorProfile};
+use dwarfcheck_core::outcome::{BaseType, NormalLocation, Outcome, SingleLocation, Source, Value};
+use dwarfcheck_core::target::{presets, AddressSpace, Endian, Target};
+use dwarfcheck_fast as fast;
+use dwarfcheck_fast::expr::{Program, Scratch};
+use dwarfcheck_reference as reference;
 use proptest::prelude::*;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -52,7 +54,7 @@ fn be32() -> Target {
 /// A little-endian target with 16-bit addresses (so composites can outgrow
 /// memory) and 16/32-bit registers.
 fn tiny16() -> Target {
-    use dwarfcheck::target::{Arch, Register};
+    use dwarfcheck_core::target::{Arch, Register};
     Target {
         name: "tiny16".into(),
         arch: Arch::Other,
@@ -158,7 +160,7 @@ fn bound_loc(addr: u64) -> NormalLocation {
 /// A complete composite: 16 bits of memory at 0x1002, 8 bits of register 0
 /// from bit 8, 8 bits that are in both 0x1000 and implicit storage.
 fn composite() -> NormalLocation {
-    use dwarfcheck::outcome::Piece;
+    use dwarfcheck_core::outcome::Piece;
     use std::collections::BTreeSet;
     NormalLocation {
         places: vec![SingleLocation::Composite(vec![
@@ -179,7 +181,7 @@ fn composite() -> NormalLocation {
 /// A complete composite made of implicit pointer storage: the whole pointer
 /// in two 32-bit parts (`whole`), or its first half and a register.
 fn pointer_composite(whole: bool) -> NormalLocation {
-    use dwarfcheck::outcome::Piece;
+    use dwarfcheck_core::outcome::Piece;
     use std::collections::BTreeSet;
     let ip = |bit_offset| Source::ImplicitPointer { die: 0x40, aspace: None, byte_displacement: 4, bit_offset };
     let second = if whole { ip(32) } else { Source::Register { regno: 0, bit_offset: 0 } };
@@ -882,8 +884,8 @@ fn bundled_cases_agree() {
             n += 1;
             // Through the case entry points: attribute contexts and value
             // forms (location lists, constants) apply.
-            let got = comparable(fast::expr::evaluate_case(&c));
-            let reference = comparable(reference::expr::evaluate_case(&c).0);
+            let got = comparable(dwarfcheck::consumer::builtin::fast_outcome(&c));
+            let reference = comparable(dwarfcheck::consumer::builtin::reference_outcome(&c).0);
             // Where the reference does not implement something yet, only the
             // hand-derived expectation is checked.
             let differs = got != reference && !matches!(reference, Outcome::Unsupported { .. });

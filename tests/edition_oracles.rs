@@ -13,10 +13,10 @@
 //!   checks.
 
 use dwarfcheck::asm::decode::{decode_all, Params};
-use dwarfcheck::context::Format;
 use dwarfcheck::edition::{explain_expr, Edition, Usage};
-use dwarfcheck::encoding::VendorProfile;
-use dwarfcheck::target::Endian;
+use dwarfcheck_core::encoding::Format;
+use dwarfcheck_core::encoding::VendorProfile;
+use dwarfcheck_core::target::Endian;
 use proptest::prelude::*;
 
 /// One operation, encoded by hand from DWARF 5 Table 7.9 (and the GNU and

@@ -9,8 +9,8 @@ use dwarfcheck::case::Case;
 use dwarfcheck::consumer::builtin::{Fast, Reference};
 use dwarfcheck::consumer::external::{External, RunBudget, Tool};
 use dwarfcheck::consumer::Consumer;
-use dwarfcheck::outcome::{CfiOutcome, RegisterRule};
 use dwarfcheck::runner::{self, Finding, Options};
+use dwarfcheck_core::outcome::{CfiOutcome, RegisterRule};
 use std::path::PathBuf;
 
 /// Bundled cases each tool answers differently from the reference, with

@@ -26,7 +26,7 @@ proptest! {
     /// Generated frame sections: every FDE's row table and unwinding agree.
     #[test]
     fn generated_cfi_tables_agree(data in prop::collection::vec(any::<u8>(), 16..400)) {
-        let target = Arc::new(dwarfcheck::target::presets::x86_64());
+        let target = Arc::new(dwarfcheck_core::target::presets::x86_64());
         if let Ok(Some(sec)) = gen::cfi_section(&mut Unstructured::new(&data), &target) {
             prop_assert_eq!(check_cfi(sec.kind, &sec.bytes, target), Ok(()));
         }

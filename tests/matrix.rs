@@ -10,7 +10,7 @@ use dwarfcheck::edition::Edition;
 use dwarfcheck::matrix::render::{markdown, RenderOptions};
 use dwarfcheck::matrix::reports::KnownReport;
 use dwarfcheck::matrix::{self, Cell, Label};
-use dwarfcheck::outcome::{CfiOutcome, Outcome, Value};
+use dwarfcheck_core::outcome::{CfiOutcome, Outcome, Value};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

@@ -30,7 +30,7 @@
 //!
 //! Hand-derived unit examples for each rewrite close the file.
 
-use dwarfcheck::outcome::{NormalLocation, Piece, RawLocation, RawPiece, RawSingle, SingleLocation, Source};
+use dwarfcheck_core::outcome::{NormalLocation, Piece, RawLocation, RawPiece, RawSingle, SingleLocation, Source};
 use proptest::prelude::*;
 use std::collections::BTreeSet;
 

@@ -8,9 +8,9 @@ use dwarfcheck::consumer::builtin::{Fast, Reference};
 use dwarfcheck::consumer::external::RunBudget;
 use dwarfcheck::consumer::protocol::{default_budget, wire, Protocol};
 use dwarfcheck::consumer::Consumer;
-use dwarfcheck::outcome::{BaseType, NormalLocation, Outcome, SingleLocation, Source, Value};
 use dwarfcheck::runner::compare::{judge, Verdict};
 use dwarfcheck::runner::{self, Finding, Options};
+use dwarfcheck_core::outcome::{BaseType, NormalLocation, Outcome, SingleLocation, Source, Value};
 use std::path::PathBuf;
 use std::time::Duration;
 

@@ -25,8 +25,8 @@ fn yaml_regressions_meet_their_expectations() {
         for c in load_file(&f).unwrap_or_else(|e| panic!("{}: {e:?}", f.display())) {
             let Case::Expr(e) = c else { continue };
             let Some(expect) = &e.expect else { continue };
-            let (r, _) = dwarfcheck::reference::expr::evaluate_case(&e);
-            let fast = dwarfcheck::fast::expr::evaluate_case(&e);
+            let (r, _) = dwarfcheck::consumer::builtin::reference_outcome(&e);
+            let fast = dwarfcheck::consumer::builtin::fast_outcome(&e);
             assert!(exact(expect, &r), "{}: reference {r}", e.name);
             assert!(exact(expect, &fast), "{}: fast {fast}", e.name);
             checked += 1;

@@ -5,10 +5,11 @@
 //! on everything else (rules `unwind.*`, `frame.rule.*`).
 
 use dwarfcheck::case::{yaml::load_str, Case, CfiCase};
-use dwarfcheck::outcome::unwind::{Unwind, UnwindEnd};
-use dwarfcheck::outcome::{NormalLocation, RawLocation, Source};
 use dwarfcheck::runner::compare::same_evaluator_unwind;
-use dwarfcheck::{fast, reference};
+use dwarfcheck_core::outcome::unwind::{Unwind, UnwindEnd};
+use dwarfcheck_core::outcome::{NormalLocation, RawLocation, Source};
+use dwarfcheck_fast as fast;
+use dwarfcheck_reference as reference;
 use proptest::prelude::*;
 
 /// Where a frame stops inside its function, with the row that applies.

@@ -14,11 +14,11 @@
 //! `DW_CFA_LLVM_def_aspace_cfa(_sf)` read `reg7 +8 in addrspace1`.
 //! Encodings: DWARF 5 §7.24 Table 7.29 (via `encoding::cfa`).
 
-use crate::cfi::Cie;
-use crate::encoding::cfa::{self, Cfa, CfaOperand};
-use crate::encoding::eh_pe;
-use crate::encoding::leb128::{read_sleb, read_uleb, write_sleb, write_uleb};
-use crate::target::{Endian, Target};
+use dwarfcheck_core::cfi::Cie;
+use dwarfcheck_core::encoding::cfa::{self, Cfa, CfaOperand};
+use dwarfcheck_core::encoding::eh_pe;
+use dwarfcheck_core::encoding::leb128::{read_sleb, read_uleb, write_sleb, write_uleb};
+use dwarfcheck_core::target::{Endian, Target};
 
 /// An assembly error: where in the text (char offset) and what was expected.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -373,8 +373,8 @@ pub fn assemble(text: &str, target: &Target, p: &CfiAsmParams) -> Result<Vec<u8>
         let caf = i128::from(p.code_align);
         let daf = i128::from(p.data_align);
         let (opcode, _) = cfa::encoding_of(which).ok_or_else(|| err(first.at, format!("{name}: no encoding")))?;
-        if which == Cfa::Aarch64NegateRaState && target.arch != crate::target::Arch::Aarch64
-            || which == Cfa::GnuWindowSave && target.arch == crate::target::Arch::Aarch64
+        if which == Cfa::Aarch64NegateRaState && target.arch != dwarfcheck_core::target::Arch::Aarch64
+            || which == Cfa::GnuWindowSave && target.arch == dwarfcheck_core::target::Arch::Aarch64
         {
             return Err(err(first.at, format!("{name}: opcode 0x2d means something else on this target")));
         }
@@ -543,7 +543,7 @@ fn push_uint(out: &mut Vec<u8>, v: u64, n: usize, big: bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::target::presets;
+    use dwarfcheck_core::target::presets;
     use proptest::prelude::*;
 
     fn p() -> CfiAsmParams {

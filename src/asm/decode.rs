@@ -2,11 +2,11 @@
 //! disassembler and the edition classifier (never used by the evaluators,
 //! which decode on their own; DESIGN §2).
 
-use crate::context::Format;
-use crate::encoding::leb128::{read_sleb, read_uleb, LebError};
-use crate::encoding::op::{lookup, lookup_llvm_user, Decoded};
-use crate::encoding::{Op, OpSpec, Operand, VendorProfile};
-use crate::target::Endian;
+use dwarfcheck_core::encoding::leb128::{read_sleb, read_uleb, LebError};
+use dwarfcheck_core::encoding::op::{lookup, lookup_llvm_user, Decoded};
+use dwarfcheck_core::encoding::Format;
+use dwarfcheck_core::encoding::{Op, OpSpec, Operand, VendorProfile};
+use dwarfcheck_core::target::Endian;
 
 /// How to read operands whose size or byte order depends on the unit and
 /// target.
@@ -26,7 +26,7 @@ impl<'a> Params<'a> {
     /// The parameters a context's expressions are read with: its vendor
     /// profile, its target's byte order, its unit's format (32-bit without
     /// a unit) and its address size in **bytes**.
-    pub fn for_context(ctx: &'a crate::context::Context) -> Self {
+    pub fn for_context(ctx: &'a dwarfcheck_core::context::Context) -> Self {
         Params {
             vendor: &ctx.vendor,
             endian: ctx.target.endian,

@@ -93,10 +93,10 @@
 
 use super::decode::{decode_all, DecodedOp, Fault, OperandValue, Params};
 use super::parse::Asm;
-use crate::context::Format;
-use crate::encoding::op::name_of;
-use crate::encoding::{Op, VendorProfile};
-use crate::target::Target;
+use dwarfcheck_core::encoding::op::name_of;
+use dwarfcheck_core::encoding::Format;
+use dwarfcheck_core::encoding::{Op, VendorProfile};
+use dwarfcheck_core::target::Target;
 use std::fmt::Write as _;
 
 /// Nesting limit for `DW_OP_entry_value(...)` in both directions; deeper

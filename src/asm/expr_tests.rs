@@ -3,8 +3,8 @@
 //! is copied from llvm-dwarfdump-19 output on libc6-dbg files where marked.
 
 use super::*;
-use crate::target::presets;
-use crate::target::Endian;
+use dwarfcheck_core::target::presets;
+use dwarfcheck_core::target::Endian;
 
 fn x86() -> Target {
     presets::x86_64()

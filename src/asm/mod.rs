@@ -5,3 +5,4 @@ pub mod cfi;
 pub mod decode;
 pub mod expr;
 mod parse;
+pub mod section;

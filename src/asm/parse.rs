@@ -2,11 +2,11 @@
 
 use super::decode::write_fixed;
 use super::expr::{AsmError, MAX_NESTING};
-use crate::context::Format;
-use crate::encoding::leb128::{write_sleb, write_uleb};
-use crate::encoding::op::{encoding_of, name_of, op_by_name};
-use crate::encoding::{Op, Operand, VendorProfile};
-use crate::target::Target;
+use dwarfcheck_core::encoding::leb128::{write_sleb, write_uleb};
+use dwarfcheck_core::encoding::op::{encoding_of, name_of, op_by_name};
+use dwarfcheck_core::encoding::Format;
+use dwarfcheck_core::encoding::{Op, Operand, VendorProfile};
+use dwarfcheck_core::target::Target;
 
 /// Parser state: the text, the position (a byte index on a character
 /// boundary) and the encoding parameters.
@@ -158,7 +158,7 @@ impl Asm<'_> {
         if let Some(r) = self.target.register_by_name(name) {
             return Some(r.number);
         }
-        if self.target.arch == crate::target::Arch::Aarch64 {
+        if self.target.arch == dwarfcheck_core::target::Arch::Aarch64 {
             let lower = name.to_ascii_lowercase();
             if lower == "wsp" {
                 return Some(31);
@@ -432,7 +432,7 @@ impl Asm<'_> {
         &mut self,
         out: &mut Vec<u8>,
         shape: Operand,
-        endian: crate::target::Endian,
+        endian: dwarfcheck_core::target::Endian,
     ) -> Result<(), AsmError> {
         let fixed_u = |a: &mut Self, out: &mut Vec<u8>, n: usize| -> Result<(), AsmError> {
             let max = if n == 8 { u64::MAX } else { (1u64 << (8 * n)) - 1 };

@@ -4,9 +4,9 @@
 
 pub mod yaml;
 
-use crate::cfi::CfiSection;
-use crate::context::Context;
-use crate::outcome::{CfiOutcome, Outcome};
+use dwarfcheck_core::cfi::CfiSection;
+use dwarfcheck_core::context::Context;
+use dwarfcheck_core::outcome::{CfiOutcome, Outcome};
 use std::sync::Arc;
 
 /// Where a case came from, for reports: `file:line` of a YAML case, or the
@@ -26,16 +26,27 @@ pub struct ExprCase {
     /// The attribute whose evaluation context applies; `None`: evaluate
     /// `expr` with the context exactly as given (no attribute-specific
     /// initial stack or object).
-    pub attribute: Option<crate::context::Attribute>,
+    pub attribute: Option<dwarfcheck_core::context::Attribute>,
     /// The attribute's value when it is not the exprloc `expr`: a location
     /// list (`.debug_loclists`/`.debug_loc` of `ctx.cu`) or a constant.
-    pub form: Option<crate::context::AttrForm>,
+    pub form: Option<dwarfcheck_core::context::AttrForm>,
     /// The evaluation context.
     pub ctx: Arc<Context>,
     /// Rule IDs this case is written to exercise.
     pub rules: Vec<String>,
     /// The hand-derived expected outcome, if any.
     pub expect: Option<Outcome>,
+}
+
+impl ExprCase {
+    /// The attribute's value as the evaluators take it: `form`, or the
+    /// exprloc `expr` when there is none.
+    pub fn value(&self) -> dwarfcheck_core::context::AttrValue<'_> {
+        match &self.form {
+            Some(f) => f.as_value(),
+            None => dwarfcheck_core::context::AttrValue::Exprloc(&self.expr),
+        }
+    }
 }
 
 /// One FDE whose row table is to be built.
@@ -67,10 +78,10 @@ pub struct UnwindCase {
     /// Stop after this many steps ([`UnwindEnd::Limit`]) unless the base
     /// of the stack comes first; `None`: unwind to the base of the stack.
     ///
-    /// [`UnwindEnd::Limit`]: crate::outcome::unwind::UnwindEnd::Limit
+    /// [`UnwindEnd::Limit`]: dwarfcheck_core::outcome::unwind::UnwindEnd::Limit
     pub limit: Option<u32>,
     /// The hand-derived expected unwinding, if any.
-    pub expect: Option<crate::outcome::unwind::Unwind>,
+    pub expect: Option<dwarfcheck_core::outcome::unwind::Unwind>,
 }
 
 /// Any case.

@@ -2,9 +2,9 @@
 
 use super::load_cases;
 use dwarfcheck::case::Case;
-use dwarfcheck::outcome::unwind::UnwindEnd;
-use dwarfcheck::outcome::{CfiOutcome, Outcome};
-use dwarfcheck::rules::{Catalogue, RuleKind};
+use dwarfcheck::catalogue::{Catalogue, RuleKind};
+use dwarfcheck_core::outcome::unwind::UnwindEnd;
+use dwarfcheck_core::outcome::{CfiOutcome, Outcome};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::ExitCode;

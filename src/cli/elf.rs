@@ -30,13 +30,13 @@ pub fn elf(
     };
     let mut cases: Vec<Case> = Vec::new();
     let mut totals = Counts::default();
-    let vendor = match vendor.as_deref().map(|n| (n, dwarfcheck::encoding::VendorProfile::by_name(n))) {
+    let vendor = match vendor.as_deref().map(|n| (n, dwarfcheck_core::encoding::VendorProfile::by_name(n))) {
         None => None,
         Some((_, Some(v))) => Some(v),
         Some((n, None)) => {
             return super::input_error(format!(
                 "unknown vendor profile `{n}`; expected one of {}",
-                dwarfcheck::encoding::VendorProfile::NAMES.join(", ")
+                dwarfcheck_core::encoding::VendorProfile::NAMES.join(", ")
             ))
         }
     };

@@ -6,9 +6,9 @@ use dwarfcheck::asm;
 use dwarfcheck::case::ExprCase;
 use dwarfcheck::consumer::builtin::{Fast, Reference};
 use dwarfcheck::consumer::{gimli::Gimli, Consumer};
-use dwarfcheck::context::{Context, ResultKind};
-use dwarfcheck::encoding::VendorProfile;
-use dwarfcheck::target::presets;
+use dwarfcheck_core::context::{Context, ResultKind};
+use dwarfcheck_core::encoding::VendorProfile;
+use dwarfcheck_core::target::presets;
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -83,7 +83,7 @@ pub fn eval(a: &EvalArgs) -> ExitCode {
         for (i, b) in v.to_le_bytes().iter().enumerate().take(bytes.len()) {
             bytes[i] = *b;
         }
-        if target.endian == dwarfcheck::target::Endian::Big {
+        if target.endian == dwarfcheck_core::target::Endian::Big {
             bytes.reverse();
         }
         ctx.registers.insert(reg.number, bytes);
@@ -105,7 +105,7 @@ pub fn eval(a: &EvalArgs) -> ExitCode {
         expect: None,
     };
     if a.trace {
-        let (_, trace) = dwarfcheck::reference::expr::evaluate_traced(&case.expr, &case.ctx);
+        let (_, trace) = dwarfcheck_reference::expr::evaluate_traced(&case.expr, &case.ctx);
         for t in trace {
             println!("{:#06x}  {:<40} [{}]", t.at, t.op, t.stack.join(", "));
         }

@@ -31,7 +31,7 @@ pub fn synth(args: &SynthArgs) -> ExitCode {
     }) else {
         return super::input_error(format!("no expression case `{}` in {}", args.case, args.file.display()));
     };
-    let reference = dwarfcheck::reference::expr::evaluate_case(case).0;
+    let reference = dwarfcheck::consumer::builtin::reference_outcome(case).0;
     let shape = observe::plan(case, &reference);
     let d = match dwarfcheck::synth::synthesise(case, shape) {
         Ok(d) => d,

@@ -1,11 +1,37 @@
 //! The two in-house consumers: the reference interpreter and the fast
-//! evaluator, behind the same [`Consumer`] trait as third parties.
+//! evaluator, behind the same [`Consumer`] trait as third parties. The
+//! functions here are the one place that turns a case into a call to
+//! either evaluator's crate.
 
 use super::{Consumer, Support};
 use crate::case::{CfiCase, ExprCase, UnwindCase};
 use crate::edition::Edition;
-use crate::outcome::unwind::Unwind;
-use crate::outcome::{CfiOutcome, Outcome};
+use dwarfcheck_core::outcome::unwind::Unwind;
+use dwarfcheck_core::outcome::{CfiOutcome, Outcome};
+use dwarfcheck_core::rules::RuleId;
+
+/// The reference's outcome for an expression case (its attribute's
+/// context and its value's form applied), and the `unspecified` rules the
+/// answer rests on (`dwarfcheck_reference::expr::evaluate_attribute`).
+pub fn reference_outcome(case: &ExprCase) -> (Outcome, Vec<RuleId>) {
+    dwarfcheck_reference::expr::evaluate_attribute(case.attribute, case.value(), &case.ctx)
+}
+
+/// The fast evaluator's outcome for an expression case
+/// (`dwarfcheck_fast::expr::evaluate_attribute`).
+pub fn fast_outcome(case: &ExprCase) -> Outcome {
+    dwarfcheck_fast::expr::evaluate_attribute(case.attribute, case.value(), &case.ctx)
+}
+
+/// The reference's row table for a CFI case.
+pub fn reference_table(case: &CfiCase) -> CfiOutcome {
+    dwarfcheck_reference::cfi::frame_table(&case.section, case.fde_offset)
+}
+
+/// The fast evaluator's row table for a CFI case.
+pub fn fast_table(case: &CfiCase) -> CfiOutcome {
+    dwarfcheck_fast::cfi::frame_table(&case.section, case.fde_offset)
+}
 
 /// The reference interpreter ([`crate::reference`]).
 pub struct Reference;
@@ -28,13 +54,13 @@ impl Consumer for Reference {
         everything()
     }
     fn evaluate(&self, case: &ExprCase) -> Outcome {
-        crate::reference::expr::evaluate_case(case).0
+        reference_outcome(case).0
     }
     fn frame_table(&self, case: &CfiCase) -> CfiOutcome {
-        crate::reference::cfi::frame_table(case)
+        reference_table(case)
     }
     fn unwind(&self, case: &CfiCase, u: &UnwindCase) -> Option<Unwind> {
-        Some(crate::reference::unwind::unwind(&case.section, &u.ctx, u.limit))
+        Some(dwarfcheck_reference::unwind::unwind(&case.section, &u.ctx, u.limit))
     }
 }
 
@@ -49,12 +75,12 @@ impl Consumer for Fast {
         everything()
     }
     fn evaluate(&self, case: &ExprCase) -> Outcome {
-        crate::fast::expr::evaluate_case(case)
+        fast_outcome(case)
     }
     fn frame_table(&self, case: &CfiCase) -> CfiOutcome {
-        crate::fast::cfi::frame_table(case)
+        fast_table(case)
     }
     fn unwind(&self, case: &CfiCase, u: &UnwindCase) -> Option<Unwind> {
-        Some(crate::fast::unwind::unwind(&case.section, &u.ctx, u.limit))
+        Some(dwarfcheck_fast::unwind::unwind(&case.section, &u.ctx, u.limit))
     }
 }

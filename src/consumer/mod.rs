@@ -3,7 +3,7 @@
 
 use crate::case::{Case, CfiCase, ExprCase};
 use crate::edition::Edition;
-use crate::outcome::{CfiOutcome, Outcome, RowTable};
+use dwarfcheck_core::outcome::{CfiOutcome, Outcome, RowTable};
 
 /// What a consumer can be judged on.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -63,7 +63,11 @@ pub trait Consumer: Send + Sync {
     /// Virtually unwinds through `case.section` from `unwind.ctx`
     /// (`unwind.*` rules). `None` (the default): this consumer does not
     /// unwind, and is not judged on unwinding.
-    fn unwind(&self, _case: &CfiCase, _unwind: &crate::case::UnwindCase) -> Option<crate::outcome::unwind::Unwind> {
+    fn unwind(
+        &self,
+        _case: &CfiCase,
+        _unwind: &crate::case::UnwindCase,
+    ) -> Option<dwarfcheck_core::outcome::unwind::Unwind> {
         None
     }
     /// Called once with every case of a run before any `evaluate` or
@@ -97,9 +101,12 @@ pub trait Consumer: Send + Sync {
 /// The CIE of the FDE at `fde_offset` of `section`, read without decoding
 /// the FDE itself (whose pointers may not decode): for
 /// [`Consumer::failure_class`] signatures.
-pub(crate) fn fde_cie(section: &crate::cfi::CfiSection, fde_offset: u64) -> Option<crate::cfi::header::Cie> {
+pub(crate) fn fde_cie(
+    section: &dwarfcheck_core::cfi::CfiSection,
+    fde_offset: u64,
+) -> Option<dwarfcheck_core::cfi::header::Cie> {
     match section.entry_at(fde_offset).ok()?.kind {
-        crate::cfi::header::EntryKind::Fde { cie_offset } => section.parse_cie(cie_offset).ok(),
+        dwarfcheck_core::cfi::header::EntryKind::Fde { cie_offset } => section.parse_cie(cie_offset).ok(),
         _ => None,
     }
 }

@@ -26,9 +26,9 @@ use super::expr::{explain_expr, Usage, REASON_UNDECODABLE};
 use super::{Classification, Edition};
 use crate::asm::decode::{decode_all, OperandValue, Params};
 use crate::case::ExprCase;
-use crate::context::{AttrForm, Attribute, Context, Entry, ResultKind};
-use crate::encoding::Op;
-use crate::outcome::{SingleLocation, Source, TypeEncoding};
+use dwarfcheck_core::context::{AttrForm, Attribute, Context, Entry, ResultKind};
+use dwarfcheck_core::encoding::Op;
+use dwarfcheck_core::outcome::{SingleLocation, Source, TypeEncoding};
 
 /// Rule: an initial stack entry or the object is not an address or a
 /// generic value.
@@ -196,12 +196,12 @@ fn dwarf5_entry(e: &Entry) -> bool {
 fn loclist_exprs(ctx: &Context, form: Option<&AttrForm>) -> Option<Vec<Vec<u8>>> {
     let cu = ctx.cu.as_ref()?;
     let endian = match ctx.target.endian {
-        crate::target::Endian::Big => gimli::RunTimeEndian::Big,
-        crate::target::Endian::Little => gimli::RunTimeEndian::Little,
+        dwarfcheck_core::target::Endian::Big => gimli::RunTimeEndian::Big,
+        dwarfcheck_core::target::Endian::Little => gimli::RunTimeEndian::Little,
     };
     let format = match cu.format {
-        crate::context::Format::Dwarf32 => gimli::Format::Dwarf32,
-        crate::context::Format::Dwarf64 => gimli::Format::Dwarf64,
+        dwarfcheck_core::encoding::Format::Dwarf32 => gimli::Format::Dwarf32,
+        dwarfcheck_core::encoding::Format::Dwarf64 => gimli::Format::Dwarf64,
     };
     let encoding = gimli::Encoding { address_size: cu.address_size, format, version: cu.version };
     let lists = gimli::LocationLists::new(

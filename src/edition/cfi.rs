@@ -20,16 +20,16 @@
 //!   operand, LEB128 overflow): [`Edition::Hetero2020`], conservatively, as
 //!   for expressions ([`super::expr::REASON_UNDECODABLE`]).
 //!
-//! Operands are read as [`crate::encoding::cfa`] describes them;
+//! Operands are read as [`dwarfcheck_core::encoding::cfa`] describes them;
 //! `DW_CFA_set_loc`'s address is `p.address_size` bytes (the `.debug_frame`
 //! encoding; `.eh_frame` producers rarely use it).
 
 use super::expr::{explain_expr, Usage, REASON_UNDECODABLE};
 use super::{Classification, Edition};
 use crate::asm::decode::{read_fixed, Params};
-use crate::encoding::cfa::{lookup, Cfa, CfaOperand};
-use crate::encoding::leb128::{read_sleb, read_uleb};
-use crate::target::Arch;
+use dwarfcheck_core::encoding::cfa::{lookup, Cfa, CfaOperand};
+use dwarfcheck_core::encoding::leb128::{read_sleb, read_uleb};
+use dwarfcheck_core::target::Arch;
 
 /// Rule: a hetero-2020 call frame instruction is used.
 pub const REASON_EXTENSION_INSTRUCTION: &str = "extension-cfa-instruction";
@@ -104,10 +104,10 @@ pub fn explain_cfi(instructions: &[u8], arch: Arch, p: &Params) -> Classificatio
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::context::Format;
     use crate::edition::expr::{REASON_EXTENSION_OP, REASON_LOCATION_IN_VALUE};
-    use crate::encoding::VendorProfile;
-    use crate::target::Endian;
+    use dwarfcheck_core::encoding::Format;
+    use dwarfcheck_core::encoding::VendorProfile;
+    use dwarfcheck_core::target::Endian;
 
     fn explain(bytes: &[u8], arch: Arch, v: &VendorProfile) -> Classification {
         let p = Params { vendor: v, endian: Endian::Little, format: Format::Dwarf32, address_size: 8 };

@@ -65,9 +65,9 @@
 
 use super::{Classification, Edition};
 use crate::asm::decode::{decode_all, DecodedOp, OperandValue, Params};
-use crate::context::Format;
-use crate::encoding::{Op, VendorProfile};
-use crate::target::Endian;
+use dwarfcheck_core::encoding::Format;
+use dwarfcheck_core::encoding::{Op, VendorProfile};
+use dwarfcheck_core::target::Endian;
 
 /// Rule: the bytes do not decode into whole operations.
 pub const REASON_UNDECODABLE: &str = "undecodable";

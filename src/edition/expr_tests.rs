@@ -148,7 +148,7 @@ fn undecodable_is_conservative() {
 mod properties {
     use super::*;
     use crate::edition::cfi::explain_cfi;
-    use crate::target::Arch;
+    use dwarfcheck_core::target::Arch;
     use proptest::prelude::*;
 
     proptest! {

@@ -4,10 +4,11 @@
 
 use super::{section_data, Extracted, Options};
 use crate::case::ExprCase;
-use crate::context::{CompUnit, Context, Format, ResultKind};
-use crate::outcome::BaseType;
-use crate::target::{Endian, Target};
 use anyhow::anyhow;
+use dwarfcheck_core::context::{CompUnit, Context, ResultKind};
+use dwarfcheck_core::encoding::Format;
+use dwarfcheck_core::outcome::BaseType;
+use dwarfcheck_core::target::{Endian, Target};
 use gimli::{AttributeValue, EndianSlice, Operation, RunTimeEndian};
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -33,10 +34,10 @@ pub const SYNTHETIC_CALLER_CFA: u64 = SYNTHETIC_CFA + 0x1000;
 /// [`SYNTHETIC_CALLER_CFA`], the call site is unknown. Like the rest of the
 /// synthetic machine state it is arbitrary but fixed; real unwinding from
 /// the file's CFI belongs to the CFI work (issue 4).
-pub fn synthetic_caller() -> crate::context::CallerFrame {
-    crate::context::CallerFrame {
+pub fn synthetic_caller() -> dwarfcheck_core::context::CallerFrame {
+    dwarfcheck_core::context::CallerFrame {
         cfa: Some(SYNTHETIC_CALLER_CFA),
-        default_rule: crate::outcome::cfi::RegisterRule::SameValue,
+        default_rule: dwarfcheck_core::outcome::cfi::RegisterRule::SameValue,
         ..Default::default()
     }
 }
@@ -112,7 +113,7 @@ struct Extractor<'o> {
     /// `Options::vendor` was given: units' augmentations do not apply.
     vendor_forced: bool,
     /// The calling frame of every context ([`synthetic_caller`]).
-    caller: Arc<crate::context::CallerFrame>,
+    caller: Arc<dwarfcheck_core::context::CallerFrame>,
     debug_addr: Arc<[u8]>,
     out: &'o mut Extracted,
 }
@@ -126,7 +127,7 @@ struct UnitState {
     cache: HashMap<CtxKey, Arc<Context>>,
     /// The vendor profile the unit's `DW_AT_LLVM_augmentation` selects, if
     /// any; otherwise the target's.
-    vendor: Option<crate::encoding::VendorProfile>,
+    vendor: Option<dwarfcheck_core::encoding::VendorProfile>,
 }
 
 /// `DW_AT_LLVM_augmentation` (newest heterogeneous-debugging extensions,
@@ -187,7 +188,7 @@ impl Extractor<'_> {
         if let Some(root) = unit.entries().next_dfs()?.filter(|_| !self.vendor_forced) {
             if let Some(v) = root.attr_value(DW_AT_LLVM_AUGMENTATION) {
                 if let Ok(text) = dwarf.attr_string(unit, v) {
-                    st.vendor = crate::encoding::VendorProfile::from_augmentation(&text.to_string_lossy());
+                    st.vendor = dwarfcheck_core::encoding::VendorProfile::from_augmentation(&text.to_string_lossy());
                 }
             }
         }

@@ -6,8 +6,8 @@
 
 use super::{section_data, Extracted, Options};
 use crate::case::{CfiCase, UnwindCase};
-use crate::cfi::{CfiSection, FrameKind};
-use crate::target::Target;
+use dwarfcheck_core::cfi::{CfiSection, FrameKind};
+use dwarfcheck_core::target::Target;
 use object::{Object, ObjectSection};
 use std::sync::Arc;
 
@@ -82,9 +82,9 @@ fn unwind_from_middle(section: &Arc<CfiSection>, off: u64, seed: u64) -> Option<
     if fde.pc_range == 0 {
         return None;
     }
-    let mut c = crate::context::Context::new(section.target.clone());
+    let mut c = dwarfcheck_core::context::Context::new(section.target.clone());
     c.pc = Some(fde.pc_begin.wrapping_add(fde.pc_range / 2));
-    c.synthetic = Some(crate::context::synthetic::mix(seed ^ off));
+    c.synthetic = Some(dwarfcheck_core::context::synthetic::mix(seed ^ off));
     let (t, l) = super::dwarf::SYNTHETIC_THREAD_LANE;
     (c.thread, c.lane) = (Some(t), Some(l));
     c.cfi = Some(section.clone());
@@ -94,7 +94,7 @@ fn unwind_from_middle(section: &Arc<CfiSection>, off: u64, seed: u64) -> Option<
 /// Offsets of every FDE in `section`, in section order, and the error that
 /// stopped the walk early, if any (the `cfi` module's entry walker, so that
 /// the FDEs a consumer is judged on do not depend on that consumer).
-pub fn fde_offsets(section: &CfiSection) -> (Vec<u64>, Option<crate::cfi::header::CfiError>) {
+pub fn fde_offsets(section: &CfiSection) -> (Vec<u64>, Option<dwarfcheck_core::cfi::header::CfiError>) {
     let mut out = Vec::new();
     for r in section.fde_offsets() {
         match r {

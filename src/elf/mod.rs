@@ -16,8 +16,8 @@ pub mod dwarf;
 pub mod frames;
 
 use crate::case::{CfiCase, ExprCase};
-use crate::target::{presets, Target};
 use anyhow::{anyhow, bail, Context as _};
+use dwarfcheck_core::target::{presets, Target};
 use object::{Object, ObjectSection, ObjectSymbol};
 use std::path::Path;
 use std::sync::Arc;
@@ -35,7 +35,7 @@ pub struct Options {
     /// overriding the target's and any unit's `DW_AT_LLVM_augmentation`
     /// (a CIE names no vendor encoding, so CFI that uses `DW_OP_LLVM_user`
     /// needs this).
-    pub vendor: Option<crate::encoding::VendorProfile>,
+    pub vendor: Option<dwarfcheck_core::encoding::VendorProfile>,
     /// Per frame section, how many FDEs (evenly spaced) also get virtual
     /// unwinding from a synthetic machine state in the middle of their
     /// range (`CfiCase::unwind`; 0: none).
@@ -179,7 +179,7 @@ fn target_of(file: &object::File<'_>, data: &[u8]) -> anyhow::Result<Target> {
         other => bail!("unsupported ELF machine {other:?} (x86-64, AArch64 and AMDGPU have target presets)"),
     };
     if !file.is_little_endian() {
-        t.endian = crate::target::Endian::Big;
+        t.endian = dwarfcheck_core::target::Endian::Big;
     }
     Ok(t)
 }

@@ -54,7 +54,7 @@ fn corrupted_debug_info_never_panics() {
         let mut bad = data.clone();
         let mut z = round;
         for _ in 0..200 {
-            z = crate::context::synthetic::mix(z);
+            z = dwarfcheck_core::context::synthetic::mix(z);
             // Leave the ELF header and program headers alone.
             let i = 0x1000 + (z as usize) % (bad.len() - 0x1000);
             bad[i] = (z >> 32) as u8;
@@ -179,7 +179,7 @@ fn survey() {
         match extract(&p, &Options::default()) {
             Ok(x) => {
                 let el = t.elapsed();
-                let ctxs: std::collections::HashSet<*const crate::context::Context> =
+                let ctxs: std::collections::HashSet<*const dwarfcheck_core::context::Context> =
                     x.exprs.iter().map(|c| std::sync::Arc::as_ptr(&c.ctx)).collect();
                 println!(
                     "{}: {:?} warnings {:?} in {el:?}, {} distinct contexts",
@@ -206,7 +206,7 @@ fn gimli_survey() {
     for c in &x.exprs {
         let o = Gimli.evaluate(c);
         let k = match &o {
-            crate::outcome::Outcome::Unsupported { what } => format!("unsupported: {what}"),
+            dwarfcheck_core::outcome::Outcome::Unsupported { what } => format!("unsupported: {what}"),
             o => match o.rule() {
                 Some(r) => format!("{} {r}", o.kind()),
                 None => o.kind().to_string(),
@@ -229,7 +229,7 @@ fn gimli_survey() {
         let mut rows = 0;
         for c in &x.cfi {
             let o = Gimli.frame_table(c);
-            if let crate::outcome::CfiOutcome::Table(t) = &o {
+            if let dwarfcheck_core::outcome::CfiOutcome::Table(t) = &o {
                 rows += t.rows.len();
             }
             *kinds.entry(format!("{} {:?}", o.kind(), o.rule())).or_default() += 1;
@@ -242,7 +242,7 @@ fn gimli_survey() {
 #[ignore = "survey: gimli against the reference over the largest debug file"]
 fn gimli_vs_reference_survey() {
     use crate::consumer::{gimli::Gimli, Consumer};
-    use crate::outcome::Outcome;
+    use dwarfcheck_core::outcome::Outcome;
     use std::collections::BTreeMap;
     let Some(path) = std::env::var_os("DWARFCHECK_SURVEY_FILE").map(PathBuf::from).or_else(largest_debug_file) else {
         return;
@@ -251,7 +251,7 @@ fn gimli_vs_reference_survey() {
     let mut cats: BTreeMap<String, (usize, String)> = BTreeMap::new();
     for c in &x.exprs {
         let g = Gimli.evaluate(c);
-        let r = crate::reference::expr::evaluate(&c.expr, &c.ctx);
+        let r = dwarfcheck_reference::expr::evaluate(&c.expr, &c.ctx);
         let same = match (&g, &r) {
             (Outcome::Value(_) | Outcome::Location(_), _) => g == r,
             _ => g.kind() == r.kind(),
@@ -280,14 +280,14 @@ fn gimli_vs_reference_survey() {
 #[ignore = "survey: gimli against the reference on the FDEs of libc.so.6, libstdc++.so.6 and libLLVM"]
 fn gimli_vs_reference_cfi_survey() {
     use crate::consumer::{gimli::Gimli, Consumer};
-    use crate::outcome::CfiOutcome;
+    use dwarfcheck_core::outcome::CfiOutcome;
     use std::collections::BTreeMap;
     for lib in [LIBC, "/usr/lib/x86_64-linux-gnu/libstdc++.so.6", "/usr/lib/x86_64-linux-gnu/libLLVM.so.19.1"] {
         let Ok(x) = extract(Path::new(lib), &Options { expressions: false, ..Options::default() }) else { continue };
         let mut cats: BTreeMap<String, (usize, String)> = BTreeMap::new();
         for c in &x.cfi {
             let g = Gimli.frame_table(c);
-            let r = crate::reference::cfi::frame_table(c);
+            let r = crate::consumer::builtin::reference_table(c);
             let key = match (&g, &r) {
                 (CfiOutcome::Table(a), CfiOutcome::Table(b)) if a == b => "agree table".to_string(),
                 (CfiOutcome::Table(_), CfiOutcome::Table(_)) => "tables differ".to_string(),
@@ -313,7 +313,7 @@ fn aarch64_object_negate_ra_state() {
     // An AArch64 object assembled by llvm-mc (skipped if not installed):
     // paciasp; stp x29, x30, [sp, #-16]!; ... with the CFI directives below.
     use crate::consumer::{gimli::Gimli, Consumer};
-    use crate::outcome::{CfaRule, CfiOutcome, RegisterRule};
+    use dwarfcheck_core::outcome::{CfaRule, CfiOutcome, RegisterRule};
     use std::collections::BTreeMap;
     let mc = Path::new("/usr/lib/llvm-19/bin/llvm-mc");
     if crate::testing::needed("llvm-19 (llvm-mc)", mc.exists().then_some(())).is_none() {

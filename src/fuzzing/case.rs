@@ -4,7 +4,7 @@
 //! `corpus/regressions/`.
 
 use crate::case::{yaml::load_str, Case, ExprCase};
-use crate::outcome::unwind::hex;
+use dwarfcheck_core::encoding::hex::to_hex as hex;
 use std::fmt::Write;
 
 /// Where a context entry goes in the case's `context:` mapping.
@@ -143,7 +143,7 @@ impl FuzzCase {
     /// Address size in bytes of the case's target (8 unless the preset is
     /// unknown, which `load` reports).
     fn address_bytes(&self) -> u8 {
-        crate::target::presets::by_name(&self.target).map(|t| t.address_bytes()).unwrap_or(8)
+        dwarfcheck_core::target::presets::by_name(&self.target).map(|t| t.address_bytes()).unwrap_or(8)
     }
 }
 

@@ -4,7 +4,7 @@
 
 use super::targets::{Input, Target};
 use crate::case::Case;
-use crate::cfi::FrameKind;
+use dwarfcheck_core::cfi::FrameKind;
 use std::collections::BTreeSet;
 use std::path::Path;
 
@@ -39,7 +39,7 @@ impl Seeds {
                 Case::Expr(e) => {
                     self.expr_bytes.insert(e.expr.to_vec());
                     for d in e.ctx.cu.iter().flat_map(|u| u.dies.values()) {
-                        if let Some(crate::context::AttrForm::Exprloc(b)) = &d.location {
+                        if let Some(dwarfcheck_core::context::AttrForm::Exprloc(b)) = &d.location {
                             self.expr_bytes.insert(b.clone());
                         }
                     }

@@ -13,12 +13,12 @@ pub mod stats;
 pub mod targets;
 
 use crate::case::{yaml::load_str, Case, ExprCase};
-use crate::cfi::{CfiSection, FrameKind};
 use crate::consumer::Consumer;
-use crate::context::Context;
 use crate::edition::Edition;
 use crate::runner::compare::{judge, same_evaluator_cfi, same_evaluator_outcome, same_evaluator_unwind, Verdict};
-use crate::target::Target;
+use dwarfcheck_core::cfi::{CfiSection, FrameKind};
+use dwarfcheck_core::context::Context;
+use dwarfcheck_core::target::Target;
 use std::sync::{Arc, OnceLock};
 
 /// The fixed rich evaluation context of the `expr_bytes` target
@@ -46,8 +46,8 @@ pub fn check_expr(expr: &[u8], ctx: &Arc<Context>) -> Result<(), String> {
 ///
 /// Errors: a description of the disagreement.
 pub fn check_expr_case(case: &ExprCase) -> Result<(), String> {
-    let (r, _) = crate::reference::expr::evaluate_case(case);
-    let f = crate::fast::expr::evaluate_case(case);
+    let (r, _) = crate::consumer::builtin::reference_outcome(case);
+    let f = crate::consumer::builtin::fast_outcome(case);
     if !same_evaluator_outcome(&r, &f) {
         return Err(format!("{}: reference {r} / fast {f} on {:02x?}", case.name, &case.expr[..]));
     }
@@ -62,7 +62,7 @@ pub fn gimli_verdict(case: &ExprCase) -> Option<(Verdict, Option<&'static str>, 
     if !matches!(crate::edition::of_expr_case(case), Edition::Dwarf5 | Edition::Dwarf5Gnu) {
         return None;
     }
-    let (r, relied) = crate::reference::expr::evaluate_case(case);
+    let (r, relied) = crate::consumer::builtin::reference_outcome(case);
     let g = crate::consumer::gimli::Gimli.evaluate(case);
     let v = judge(&r, &g, !relied.is_empty());
     let class = (v == Verdict::Disagree).then(|| crate::consumer::gimli::classes::known_class(case, &r, &g)).flatten();
@@ -113,7 +113,7 @@ pub fn check_cfi(kind: FrameKind, bytes: &[u8], target: Arc<Target>) -> Result<(
             expect: None,
             unwind: None,
         };
-        let (r, f) = (crate::reference::cfi::frame_table(&case), crate::fast::cfi::frame_table(&case));
+        let (r, f) = (crate::consumer::builtin::reference_table(&case), crate::consumer::builtin::fast_table(&case));
         if !same_evaluator_cfi(&r, &f) {
             return Err(format!("FDE at {off:#x}: reference {r:?} / fast {f:?}"));
         }
@@ -124,8 +124,8 @@ pub fn check_cfi(kind: FrameKind, bytes: &[u8], target: Arc<Target>) -> Result<(
                 c.synthetic = Some(off ^ 0x5eed);
                 (c.thread, c.lane) = (Some(0), Some(0));
                 c.budgets.frames = 8;
-                let ru = crate::reference::unwind::unwind(&sec, &c, None);
-                let fu = crate::fast::unwind::unwind(&sec, &c, None);
+                let ru = dwarfcheck_reference::unwind::unwind(&sec, &c, None);
+                let fu = dwarfcheck_fast::unwind::unwind(&sec, &c, None);
                 if !same_evaluator_unwind(Some(&ru), Some(&fu)) {
                     return Err(format!("unwinding from FDE {off:#x}:\nreference\n{ru}\nfast\n{fu}"));
                 }
@@ -147,13 +147,13 @@ pub fn check_case_yaml(text: &str) -> Result<(), String> {
         match c {
             Case::Expr(e) => check_expr_case(e)?,
             Case::Cfi(c) => {
-                let (r, f) = (crate::reference::cfi::frame_table(c), crate::fast::cfi::frame_table(c));
+                let (r, f) = (crate::consumer::builtin::reference_table(c), crate::consumer::builtin::fast_table(c));
                 if !same_evaluator_cfi(&r, &f) {
                     return Err(format!("{}: reference {r:?} / fast {f:?}", c.name));
                 }
                 if let Some(u) = &c.unwind {
-                    let ru = crate::reference::unwind::unwind(&c.section, &u.ctx, u.limit);
-                    let fu = crate::fast::unwind::unwind(&c.section, &u.ctx, u.limit);
+                    let ru = dwarfcheck_reference::unwind::unwind(&c.section, &u.ctx, u.limit);
+                    let fu = dwarfcheck_fast::unwind::unwind(&c.section, &u.ctx, u.limit);
                     if !same_evaluator_unwind(Some(&ru), Some(&fu)) {
                         return Err(format!("{}: unwinding\nreference\n{ru}\nfast\n{fu}", c.name));
                     }

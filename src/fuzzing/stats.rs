@@ -5,8 +5,8 @@
 
 use super::targets::{Input, Target};
 use crate::asm::cfi::CfiAsmParams;
-use crate::cfi::CfiSection;
-use crate::outcome::{CfiOutcome, Outcome};
+use dwarfcheck_core::cfi::CfiSection;
+use dwarfcheck_core::outcome::{CfiOutcome, Outcome};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
@@ -77,7 +77,7 @@ impl Stats {
                     }
                 }
                 self.evaluated += 1;
-                let (r, _) = crate::reference::expr::evaluate_case(&case);
+                let (r, _) = crate::consumer::builtin::reference_outcome(&case);
                 self.results += usize::from(matches!(r, Outcome::Value(_) | Outcome::Location(_)));
             }
             Input::Cfi { kind, bytes, target } => {
@@ -110,7 +110,7 @@ impl Stats {
                     };
                     self.evaluated += 1;
                     self.results +=
-                        usize::from(matches!(crate::reference::cfi::frame_table(&case), CfiOutcome::Table(_)));
+                        usize::from(matches!(crate::consumer::builtin::reference_table(&case), CfiOutcome::Table(_)));
                     if self.profiles.insert(target.name.clone()) {
                         for b in 0..=255u8 {
                             let first = crate::asm::cfi::decode(&[b, 0, 0, 0, 0, 0, 0, 0, 0, 0], &target, &p);

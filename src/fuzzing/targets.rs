@@ -5,9 +5,9 @@
 
 use super::case::FuzzCase;
 use super::{check_case_yaml, check_cfi, check_expr_case, check_gimli, gen};
-use crate::cfi::FrameKind;
-use crate::target::{presets, Target as Machine};
 use arbitrary::Unstructured;
+use dwarfcheck_core::cfi::FrameKind;
+use dwarfcheck_core::target::{presets, Target as Machine};
 use std::sync::Arc;
 
 /// A fuzz target of the `fuzz/` crate.

@@ -10,7 +10,7 @@ fn bytes(seed: u64, n: usize) -> Vec<u8> {
     let mut z = seed;
     (0..n)
         .map(|_| {
-            z = crate::context::synthetic::mix(z.wrapping_add(0x9e37_79b9_7f4a_7c15));
+            z = dwarfcheck_core::context::synthetic::mix(z.wrapping_add(0x9e37_79b9_7f4a_7c15));
             z as u8
         })
         .collect()
@@ -33,9 +33,9 @@ fn known_expression_checks() {
     // 8 bytes in context.yaml are 01 10 00 .. 00: the generic value 0x1001.
     let e = [0x77, 0x08, 0x06];
     check_expr(&e, &ctx).unwrap();
-    let (r, _) = crate::reference::expr::evaluate_case(&expr_case(&e, &ctx));
+    let (r, _) = crate::consumer::builtin::reference_outcome(&expr_case(&e, &ctx));
     match r {
-        crate::outcome::Outcome::Value(v) => assert_eq!(v.to_u128(), 0x1001),
+        dwarfcheck_core::outcome::Outcome::Value(v) => assert_eq!(v.to_u128(), 0x1001),
         other => panic!("{other}"),
     }
     // Undecodable and truncated input is fine too (both evaluators agree).
@@ -57,9 +57,12 @@ fn generated_expressions_agree_and_mostly_reach_a_result() {
         if let Some((crate::runner::compare::Verdict::Disagree, class, m)) = gimli_verdict(&case) {
             gimli_disagrees.push((class, m));
         }
-        let (r, _) = crate::reference::expr::evaluate_case(&case);
+        let (r, _) = crate::consumer::builtin::reference_outcome(&case);
         let d = deep.entry(fc.target.clone()).or_insert((0usize, 0usize));
-        d.0 += usize::from(matches!(r, crate::outcome::Outcome::Value(_) | crate::outcome::Outcome::Location(_)));
+        d.0 += usize::from(matches!(
+            r,
+            dwarfcheck_core::outcome::Outcome::Value(_) | dwarfcheck_core::outcome::Outcome::Location(_)
+        ));
         d.1 += 1;
         let k = format!("{} {}", fc.target, r.rule().map_or(r.kind().to_string(), |x| x.to_string()));
         *why.entry(k).or_insert(0usize) += 1;
@@ -79,7 +82,7 @@ fn generated_cfi_agrees() {
     for seed in 0..200 {
         let data = bytes(seed, 256);
         let mut u = Unstructured::new(&data);
-        let t = Arc::new(crate::target::presets::x86_64());
+        let t = Arc::new(dwarfcheck_core::target::presets::x86_64());
         if let Some(sec) = gen::cfi_section(&mut u, &t).unwrap() {
             check_cfi(sec.kind, &sec.bytes, t).unwrap_or_else(|m| panic!("seed {seed}: {m}"));
         }

@@ -41,9 +41,9 @@ pub mod reports;
 
 use crate::case::Case;
 use crate::consumer::{Answer, Consumer, FailureClass, Support};
-use crate::outcome::{CfiOutcome, Outcome};
 use crate::runner::compare::Verdict;
 use crate::runner::{self, CaseRecord, Options};
+use dwarfcheck_core::outcome::{CfiOutcome, Outcome};
 use std::collections::BTreeMap;
 
 /// One consumer's mark on one case (see the module docs).
@@ -290,7 +290,7 @@ pub fn build(
         .iter()
         .map(|c| Column { name: c.name().to_string(), version: c.version(), support: c.supports() })
         .collect();
-    let catalogue = crate::rules::Catalogue::get();
+    let catalogue = crate::catalogue::Catalogue::get();
     let mut rows = Vec::with_capacity(cases.len());
     let mut rules: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     for (i, (case, rec)) in cases.iter().zip(&records).enumerate() {

@@ -168,7 +168,7 @@ fn table(s: &mut String, m: &Matrix, o: &RenderOptions) {
     let names: Vec<&str> = m.columns.iter().map(|c| c.name.as_str()).collect();
     let _ = writeln!(s, "| rule | kind | cases | {} |", names.join(" | "));
     let _ = writeln!(s, "|---|---|---:|{}", "---|".repeat(names.len()));
-    let catalogue = crate::rules::Catalogue::get();
+    let catalogue = crate::catalogue::Catalogue::get();
     for (rule, cases) in &m.rules {
         let kind = catalogue.rules.get(rule).map(|r| kebab(&r.kind)).unwrap_or_default();
         let cells: Vec<String> = (0..m.columns.len())

@@ -8,9 +8,9 @@
 //!   an `unspecified` rule are recorded, not judged; input outside the
 //!   consumer's edition is skipped; `Unsupported` is counted, not failed.
 
-use crate::outcome::unwind::{Step, Unwind, UnwindEnd};
-use crate::outcome::{BudgetKind, CfiOutcome, Outcome};
-use crate::rules::{Catalogue, RuleKind};
+use crate::catalogue::{Catalogue, RuleKind};
+use dwarfcheck_core::outcome::unwind::{Step, Unwind, UnwindEnd};
+use dwarfcheck_core::outcome::{BudgetKind, CfiOutcome, Outcome};
 use serde::Serialize;
 
 /// How one consumer's outcome for one case was judged.
@@ -261,9 +261,9 @@ pub fn judge(reference: &Outcome, other: &Outcome, unspecified: bool) -> Verdict
 /// every final stack value as an address (gimli) is judged by this.
 fn as_address(o: &Outcome) -> Option<u128> {
     match o {
-        Outcome::Value(v) if v.ty.encoding == crate::outcome::TypeEncoding::Generic => Some(v.to_u128()),
+        Outcome::Value(v) if v.ty.encoding == dwarfcheck_core::outcome::TypeEncoding::Generic => Some(v.to_u128()),
         Outcome::Location(l) => match l.places.as_slice() {
-            [crate::outcome::SingleLocation::Simple(crate::outcome::Source::Memory {
+            [dwarfcheck_core::outcome::SingleLocation::Simple(dwarfcheck_core::outcome::Source::Memory {
                 aspace: 0,
                 bit_addr,
                 thread: None,
@@ -317,8 +317,8 @@ pub fn judge_cfi(reference: &CfiOutcome, other: &CfiOutcome, unspecified: bool) 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::outcome::{BaseType, Value};
-    use crate::rules::{id, RuleId};
+    use dwarfcheck_core::outcome::{BaseType, Value};
+    use dwarfcheck_core::rules::{id, RuleId};
 
     fn v(n: u128) -> Outcome {
         Outcome::Value(Value::from_u128(BaseType::generic(64, false), n))
@@ -351,7 +351,10 @@ mod tests {
         // A generic value and a default-address-space memory location at the
         // same byte are the same answer (implicit conversion).
         let mem = |a: u128| {
-            Outcome::Location(crate::outcome::RawLocation::simple(crate::outcome::Source::memory(0, a * 8)).normalize())
+            Outcome::Location(
+                dwarfcheck_core::outcome::RawLocation::simple(dwarfcheck_core::outcome::Source::memory(0, a * 8))
+                    .normalize(),
+            )
         };
         assert_eq!(judge(&v(0x401000), &mem(0x401000), false), Verdict::Agree);
         assert_eq!(judge(&v(0x401000), &mem(0x401001), false), Verdict::Disagree);

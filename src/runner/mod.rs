@@ -8,8 +8,8 @@ pub mod report;
 use crate::case::{Case, CfiCase, ExprCase};
 use crate::consumer::Consumer;
 use crate::edition::{self, Edition};
-use crate::outcome::{CfiOutcome, Outcome};
 use compare::Verdict;
+use dwarfcheck_core::outcome::{CfiOutcome, Outcome};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -143,7 +143,7 @@ pub struct CaseRecord {
 
 /// Runs `cases` with the reference, `fast` and the `others`, and judges.
 ///
-/// Expression cases are evaluated by [`crate::reference::expr`] directly,
+/// Expression cases are evaluated by [`dwarfcheck_reference::expr`] directly,
 /// which also says which `unspecified` decisions an answer rests on;
 /// `reference` builds the CFI tables and re-runs cases for the details of a
 /// finding.
@@ -311,10 +311,10 @@ fn judge_all(
     (verdicts, findings)
 }
 
-/// An expression case. The reference is [`crate::reference::expr`] itself,
+/// An expression case. The reference is [`dwarfcheck_reference::expr`] itself,
 /// asked also which `unspecified` decisions its answer rests on.
 fn run_expr(c: &ExprCase, fast: &dyn Consumer, others: &[Box<dyn Consumer>], opts: &Options) -> CaseResult {
-    let (r, relied) = crate::reference::expr::evaluate_case(c);
+    let (r, relied) = crate::consumer::builtin::reference_outcome(c);
     let f = fast.evaluate(c);
     let expect = c.expect.as_ref().map(|e| (compare::exact(e, &r), compare::exact(e, &f)));
     let edition = if others.is_empty() { Edition::Dwarf5 } else { edition::of_expr_case(c) };
@@ -368,8 +368,9 @@ fn run_cfi(
         same_unwind = compare::same_evaluator_unwind(ru.as_ref(), fu.as_ref());
         if let Some(e) = &u.expect {
             let (a, b) = expect.unwrap_or((true, true));
-            let met =
-                |x: &Option<crate::outcome::unwind::Unwind>| x.as_ref().is_some_and(|x| compare::exact_unwind(e, x));
+            let met = |x: &Option<dwarfcheck_core::outcome::unwind::Unwind>| {
+                x.as_ref().is_some_and(|x| compare::exact_unwind(e, x))
+            };
             expect = Some((a && met(&ru), b && met(&fu)));
         }
     }
@@ -410,8 +411,8 @@ fn run_cfi(
 
 /// How an unwinding ended, for the summary: `base`, `limit`, or the
 /// fault's rule, budget or kind.
-fn end_label(e: &crate::outcome::unwind::UnwindEnd) -> String {
-    use crate::outcome::unwind::UnwindEnd;
+fn end_label(e: &dwarfcheck_core::outcome::unwind::UnwindEnd) -> String {
+    use dwarfcheck_core::outcome::unwind::UnwindEnd;
     match e {
         UnwindEnd::Base => "base".into(),
         UnwindEnd::Limit => "limit".into(),
@@ -439,8 +440,8 @@ pub fn input_text(case: &Case) -> String {
 fn fde_text(c: &CfiCase) -> String {
     let sec = &c.section;
     let kind = match sec.kind {
-        crate::cfi::FrameKind::DebugFrame => ".debug_frame",
-        crate::cfi::FrameKind::EhFrame => ".eh_frame",
+        dwarfcheck_core::cfi::FrameKind::DebugFrame => ".debug_frame",
+        dwarfcheck_core::cfi::FrameKind::EhFrame => ".eh_frame",
     };
     let head = format!("{kind} FDE at {:#x}", c.fde_offset);
     match sec.parse_fde(c.fde_offset) {
@@ -494,8 +495,8 @@ fn describe(
         Case::Expr(c) => {
             let input = input_text(case);
             let outcomes: Vec<(String, Outcome)> = all.iter().map(|k| (k.name().to_string(), k.evaluate(c))).collect();
-            let (_, trace) = crate::reference::expr::evaluate_traced(&c.expr, &c.ctx);
-            let (_, relied) = crate::reference::expr::evaluate_case(c);
+            let (_, trace) = dwarfcheck_reference::expr::evaluate_traced(&c.expr, &c.ctx);
+            let (_, relied) = crate::consumer::builtin::reference_outcome(c);
             let extra = relied.iter().map(|r| r.to_string()).chain(outcomes[0].1.rule().map(|r| r.to_string()));
             let rules = merged_rules(&c.rules, extra);
             Failure {

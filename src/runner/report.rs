@@ -3,7 +3,7 @@
 
 use super::compare::Verdict;
 use super::{Failure, Finding, Summary};
-use crate::outcome::CfiOutcome;
+use dwarfcheck_core::outcome::CfiOutcome;
 use std::fmt::Write as _;
 
 /// A CFI outcome as one line of text (tables as llvm-dwarfdump-like rows).

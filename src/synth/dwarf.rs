@@ -7,8 +7,9 @@
 use super::patch::{patch, Placement};
 use super::{Rewrite, Unrepresentable, VarShape, CODE_BYTES, MAX_VAR_BYTES, VARIABLE};
 use crate::case::ExprCase;
-use crate::context::{AttrForm, Format};
-use crate::outcome::TypeEncoding;
+use dwarfcheck_core::context::AttrForm;
+use dwarfcheck_core::encoding::Format;
+use dwarfcheck_core::outcome::TypeEncoding;
 use gimli::write::{
     Address, AttributeValue, CallFrameInstruction, CommonInformationEntry, DwarfUnit, EndianVec, Expression,
     FrameDescriptionEntry, FrameTable, Sections, UnitEntryId,

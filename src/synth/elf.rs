@@ -13,7 +13,7 @@
 
 use super::dwarf::Section;
 use super::{x86_64, Unrepresentable, CODE_BYTES};
-use crate::context::Context;
+use dwarfcheck_core::context::Context;
 use object::elf;
 use object::endian::{Endianness, LittleEndian, U32};
 use object::write::elf::{FileHeader, ProgramHeader, SectionHeader, Writer};

@@ -6,7 +6,7 @@
 //! DIE re-pointing as the variable's.
 
 use super::{Rewrite, Unrepresentable};
-use crate::context::{AttrForm, CompUnit};
+use dwarfcheck_core::context::{AttrForm, CompUnit};
 use gimli::write::{Address, Expression, Location, LocationList};
 use gimli::{LittleEndian, RawLocListEntry};
 
@@ -19,8 +19,8 @@ use gimli::{LittleEndian, RawLocListEntry};
 pub fn entries(cu: &CompUnit, form: &AttrForm, rewrite: &Rewrite<'_>) -> Result<LocationList, Unrepresentable> {
     let bad = |e: gimli::Error| Unrepresentable(format!("location list: {e}"));
     let format = match cu.format {
-        crate::context::Format::Dwarf32 => gimli::Format::Dwarf32,
-        crate::context::Format::Dwarf64 => gimli::Format::Dwarf64,
+        dwarfcheck_core::encoding::Format::Dwarf32 => gimli::Format::Dwarf32,
+        dwarfcheck_core::encoding::Format::Dwarf64 => gimli::Format::Dwarf64,
     };
     let encoding = gimli::Encoding { format, version: cu.version, address_size: cu.address_size };
     let lists = gimli::LocationLists::new(

@@ -22,8 +22,8 @@ pub mod patch;
 pub mod x86_64;
 
 use crate::case::ExprCase;
-use crate::context::AttrForm;
-use crate::target::Arch;
+use dwarfcheck_core::context::AttrForm;
+use dwarfcheck_core::target::Arch;
 
 /// How the variable `v` of the synthesised program is typed and located.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -108,7 +108,7 @@ pub fn synthesise(case: &ExprCase, shape: VarShape) -> Result<Debuggee, Unrepres
 fn check_context(case: &ExprCase) -> Result<(), Unrepresentable> {
     let ctx = &case.ctx;
     let no = |what: &str| Err(Unrepresentable(what.to_string()));
-    if case.attribute.is_some_and(|a| a != crate::context::Attribute::Location) {
+    if case.attribute.is_some_and(|a| a != dwarfcheck_core::context::Attribute::Location) {
         return no("an attribute other than DW_AT_location");
     }
     match (&case.form, &ctx.cu) {
@@ -150,8 +150,8 @@ fn check_context(case: &ExprCase) -> Result<(), Unrepresentable> {
 /// Whether `expr`'s last operation makes a location (a register, an
 /// implicit value, a stack value, an implicit pointer, a piece), so that no
 /// `DW_OP_stack_value` may follow it.
-pub fn ends_in_location(expr: &[u8], ctx: &crate::context::Context) -> bool {
-    use crate::encoding::Op;
+pub fn ends_in_location(expr: &[u8], ctx: &dwarfcheck_core::context::Context) -> bool {
+    use dwarfcheck_core::encoding::Op;
     let (ops, _) = crate::asm::decode::decode_all(expr, &crate::asm::decode::Params::for_context(ctx));
     matches!(
         ops.last().map(|d| d.op()),

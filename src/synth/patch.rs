@@ -17,7 +17,7 @@
 
 use super::Unrepresentable;
 use crate::asm::decode::{decode_all, write_fixed, OperandValue, Params};
-use crate::encoding::Op;
+use dwarfcheck_core::encoding::Op;
 use std::collections::BTreeMap;
 
 /// Where the synthesised unit put the case's DIEs.
@@ -62,7 +62,7 @@ pub fn patch(expr: &[u8], p: &Params, place: &Placement) -> Result<Vec<u8>, Unre
             Op::EntryValue | Op::GnuEntryValue | Op::GnuParameterRef => {
                 return Err(Unrepresentable(format!(
                     "{} (needs a calling frame)",
-                    crate::encoding::op::name_of(d.op())
+                    dwarfcheck_core::encoding::op::name_of(d.op())
                 )))
             }
             Op::Call2 | Op::Call4 => Some((0, unit_rel(unsigned(&d.operands[0])))),
@@ -95,8 +95,13 @@ fn unsigned(v: &OperandValue) -> u64 {
 }
 
 /// Writes `value` over the operand bytes `field`, keeping their length.
-fn rewrite(field: &mut [u8], shape: crate::encoding::Operand, value: u64, p: &Params) -> Result<(), Unrepresentable> {
-    use crate::encoding::Operand;
+fn rewrite(
+    field: &mut [u8],
+    shape: dwarfcheck_core::encoding::Operand,
+    value: u64,
+    p: &Params,
+) -> Result<(), Unrepresentable> {
+    use dwarfcheck_core::encoding::Operand;
     let too_big = || Unrepresentable(format!("DIE offset {value:#x} does not fit a {}-byte operand", field.len()));
     match shape {
         Operand::Uleb => {
@@ -126,9 +131,9 @@ fn rewrite(field: &mut [u8], shape: crate::encoding::Operand, value: u64, p: &Pa
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::context::Format;
-    use crate::encoding::VendorProfile;
-    use crate::target::Endian;
+    use dwarfcheck_core::encoding::Format;
+    use dwarfcheck_core::encoding::VendorProfile;
+    use dwarfcheck_core::target::Endian;
 
     fn params(v: &VendorProfile) -> Params<'_> {
         Params { vendor: v, endian: Endian::Little, format: Format::Dwarf32, address_size: 8 }

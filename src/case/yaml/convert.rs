@@ -6,11 +6,11 @@ use super::schema::{CaseSpec, ContextSpec, FileSpec};
 use super::CaseFileError;
 use crate::asm;
 use crate::case::{Case, ExprCase};
-use crate::context::{AttrForm, Budgets, CallerFrame, CompUnit, Context, Die, Entry, MemorySegment};
-use crate::encoding::{ate, VendorProfile};
-use crate::outcome::{BaseType, BudgetKind, Outcome, RawLocation, RawPiece, RawSingle, Source, Value};
-use crate::rules::RuleId;
-use crate::target::{Endian, Target};
+use dwarfcheck_core::context::{AttrForm, Budgets, CallerFrame, CompUnit, Context, Die, Entry, MemorySegment};
+use dwarfcheck_core::encoding::{ate, VendorProfile};
+use dwarfcheck_core::outcome::{BaseType, BudgetKind, Outcome, RawLocation, RawPiece, RawSingle, Source, Value};
+use dwarfcheck_core::rules::RuleId;
+use dwarfcheck_core::target::{Endian, Target};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use yaml_serde::{Mapping, Value as Yaml};
@@ -82,7 +82,7 @@ fn find_top_key(text: &str, key: &str) -> (usize, usize) {
     (1, 1)
 }
 
-fn target_of(t: &crate::target::spec::TargetRef) -> R<Target> {
+fn target_of(t: &crate::case::yaml::target::TargetRef) -> R<Target> {
     t.resolve().map_err(|e| problem(format!("target: {e}"), &[]))
 }
 
@@ -99,7 +99,7 @@ fn convert_case(target: &Arc<Target>, file_vendor: &VendorProfile, c: CaseSpec, 
     if c.rules.is_empty() {
         return Err(problem("a case lists the rule IDs it exercises in `rules:` (at least one)", &["name:"]));
     }
-    let catalogue = crate::rules::Catalogue::get();
+    let catalogue = crate::catalogue::Catalogue::get();
     for r in &c.rules {
         if catalogue.kind(r).is_none() {
             return Err(problem(format!("rule `{r}` is not in specs/rules/"), &[r.as_str(), "rules"]));
@@ -296,7 +296,7 @@ pub(super) fn context(target: &Arc<Target>, vendor: VendorProfile, s: &ContextSp
         ctx.caller = Some(Arc::new(caller(c, &ctx).map_err(|p| with_near(p, "caller"))?));
     }
     if let Some(y) = &s.cfi {
-        let spec: crate::cfi::spec::CfiSpec = reparse(y)
+        let spec: crate::case::yaml::cfi::CfiSpec = reparse(y)
             .map_err(|e| problem(format!("context.cfi: {}", super::strip_location(&e.to_string())), &["cfi:"]))?;
         let (section, _) = spec.build(target).map_err(|e| problem(format!("context.cfi: {e}"), &["cfi:"]))?;
         ctx.cfi = Some(section);
@@ -341,7 +341,7 @@ fn die(d: &super::schema::DieSpec, ctx: &Context) -> R<Die> {
 fn caller(c: &super::schema::CallerSpec, ctx: &Context) -> R<CallerFrame> {
     let target = &ctx.target;
     let rule = |text: &str| {
-        crate::cfi::spec::parse_rule(text, target).map_err(|m| problem(format!("caller rule: {m}"), &[text]))
+        crate::case::yaml::cfi::parse_rule(text, target).map_err(|m| problem(format!("caller rule: {m}"), &[text]))
     };
     let mut f = CallerFrame { pc: c.pc, cfa: c.cfa, cfa_aspace: c.cfa_aspace, ..Default::default() };
     if let Some(t) = &c.frame_base {
@@ -365,7 +365,7 @@ fn caller(c: &super::schema::CallerSpec, ctx: &Context) -> R<CallerFrame> {
 }
 
 /// The target register a mapping key names: a DWARF number or a name.
-pub(super) fn register_key<'t>(k: &Yaml, target: &'t Target) -> R<&'t crate::target::Register> {
+pub(super) fn register_key<'t>(k: &Yaml, target: &'t Target) -> R<&'t dwarfcheck_core::target::Register> {
     match k {
         Yaml::Number(n) => n.as_u64().and_then(|n| target.register(n)),
         Yaml::String(name) => target.register_by_name(name),
@@ -413,7 +413,7 @@ pub(super) fn expectation(y: &Yaml, ctx: &Context) -> R<Outcome> {
     let (key, v) = (&entries[0].0, entries[0].1);
     let rule = |v: &Yaml| -> R<RuleId> {
         let id = v.as_str().ok_or_else(|| problem("expected a rule ID", &["expect"]))?;
-        if crate::rules::Catalogue::get().kind(id).is_none() {
+        if crate::catalogue::Catalogue::get().kind(id).is_none() {
             return Err(problem(format!("rule `{id}` is not in specs/rules/"), &[id]));
         }
         Ok(RuleId::new(id))
@@ -661,10 +661,10 @@ fn yaml_text(y: &Yaml) -> String {
     }
 }
 
-/// A CFI case: `cfi:` is a [`crate::cfi::spec::CfiSpec`], `expect:` a
-/// [`crate::cfi::spec::CfiExpect`].
+/// A CFI case: `cfi:` is a [`crate::case::yaml::cfi::CfiSpec`], `expect:` a
+/// [`crate::case::yaml::cfi::CfiExpect`].
 fn cfi_case(target: &Arc<Target>, vendor: VendorProfile, cfi: &Yaml, c: &CaseSpec, origin: String) -> R<Case> {
-    use crate::cfi::spec::{CfiExpect, CfiSpec};
+    use crate::case::yaml::cfi::{CfiExpect, CfiSpec};
     if c.expr.is_some() || c.expr_bytes.is_some() {
         return Err(problem("a case has exactly one of `expr:`, `expr_bytes:` or `cfi:`", &["cfi:"]));
     }

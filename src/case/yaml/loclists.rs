@@ -4,9 +4,9 @@
 //! §2.6.2), so cases need not spell location lists in hex.
 
 use super::schema::LleSpec;
-use crate::context::Format;
-use crate::encoding::leb128::write_uleb;
-use crate::target::Endian;
+use dwarfcheck_core::encoding::leb128::write_uleb;
+use dwarfcheck_core::encoding::Format;
+use dwarfcheck_core::target::Endian;
 
 /// How to lay out the section.
 pub struct Layout {

@@ -5,10 +5,12 @@
 //! does not assemble) are located at the offending text inside that case's
 //! own lines. Every error reads `file:line:column: message`.
 
+pub mod cfi;
 mod convert;
 mod locate;
 mod loclists;
 mod schema;
+pub mod target;
 mod unwind;
 
 use super::Case;

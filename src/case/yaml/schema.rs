@@ -9,7 +9,7 @@ use yaml_serde::Value as Yaml;
 #[serde(deny_unknown_fields)]
 pub struct FileSpec {
     /// Preset name or inline target mapping.
-    pub target: crate::target::spec::TargetRef,
+    pub target: crate::case::yaml::target::TargetRef,
     /// Vendor profile for every case of the file.
     #[serde(default)]
     pub vendor: Option<String>,
@@ -43,7 +43,7 @@ pub struct CaseSpec {
     pub cfi: Option<Yaml>,
     /// The attribute whose evaluation context applies (`context::Attribute`).
     #[serde(default)]
-    pub attribute: Option<crate::context::Attribute>,
+    pub attribute: Option<dwarfcheck_core::context::Attribute>,
     /// The attribute's value as a location list offset (instead of `expr`).
     #[serde(default)]
     pub loclist: Option<u64>,
@@ -65,7 +65,7 @@ pub struct CaseSpec {
 #[serde(deny_unknown_fields)]
 pub struct ContextSpec {
     #[serde(default)]
-    pub result: Option<crate::context::ResultKind>,
+    pub result: Option<dwarfcheck_core::context::ResultKind>,
     #[serde(default)]
     pub registers: yaml_serde::Mapping,
     #[serde(default)]
@@ -195,7 +195,7 @@ pub struct CuSpec {
     #[serde(default = "default_version")]
     pub version: u16,
     #[serde(default)]
-    pub format: crate::context::Format,
+    pub format: dwarfcheck_core::encoding::Format,
     #[serde(default)]
     pub address_size: Option<u8>,
     #[serde(default)]
@@ -257,7 +257,7 @@ pub struct BaseTypeSpec {
     pub encoding: String,
     pub bits: u32,
     #[serde(default)]
-    pub endian: Option<crate::target::Endian>,
+    pub endian: Option<dwarfcheck_core::target::Endian>,
     #[serde(default)]
     pub vector_size: Option<u32>,
 }

@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::case::Case;
-use crate::outcome::{Outcome, SingleLocation, Source};
+use dwarfcheck_core::outcome::{Outcome, SingleLocation, Source};
 
 fn expr_case(text: &str) -> crate::case::ExprCase {
     match load_str("t.yaml", text).unwrap_or_else(|e| panic!("{e:?}")).remove(0) {
@@ -90,8 +90,8 @@ fn unknown_rule_and_target_are_errors() {
 
 #[test]
 fn loads_dies_caller_frames_and_bound_memory() {
-    use crate::context::{AttrForm, MemoryStorage};
-    use crate::outcome::cfi::RegisterRule;
+    use dwarfcheck_core::context::{AttrForm, MemoryStorage};
+    use dwarfcheck_core::outcome::cfi::RegisterRule;
     let c = expr_case(
         "target: x86_64
 cases:
@@ -174,7 +174,7 @@ cases:
     want.extend([0x01, 0x55, 0x00]);
     assert_eq!(&*cu.debug_loclists, &want[..]);
     assert_eq!(cu.loclists_base, 12);
-    assert_eq!(c.form, Some(crate::context::AttrForm::LocListX { index: 0 }));
+    assert_eq!(c.form, Some(dwarfcheck_core::context::AttrForm::LocListX { index: 0 }));
 }
 
 #[test]
@@ -258,8 +258,8 @@ cases:
     assert_eq!(e.steps[1].registers[&16].location.rule().map(|r| r.to_string()), Some("unwind.no-fde".into()));
     assert_eq!(
         e.end,
-        crate::outcome::unwind::UnwindEnd::Fault {
-            outcome: Outcome::Budget { budget: crate::outcome::BudgetKind::Frames, at: None }
+        dwarfcheck_core::outcome::unwind::UnwindEnd::Fault {
+            outcome: Outcome::Budget { budget: dwarfcheck_core::outcome::BudgetKind::Frames, at: None }
         }
     );
 }

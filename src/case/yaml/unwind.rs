@@ -1,14 +1,14 @@
 //! The `unwind:` part of a CFI case: the machine state to unwind from and
-//! the expected steps (`crate::outcome::unwind`).
+//! the expected steps (`dwarfcheck_core::outcome::unwind`).
 
 use super::convert::{context, expectation, int, int_to_target_bytes, location, problem, register_key, Problem};
 use super::schema::{StepSpec, UnwindSpec};
 use crate::case::UnwindCase;
-use crate::cfi::CfiSection;
-use crate::encoding::VendorProfile;
-use crate::outcome::unwind::{CallerRegister, Step, Unwind, UnwindEnd};
-use crate::outcome::Outcome;
-use crate::target::Target;
+use dwarfcheck_core::cfi::CfiSection;
+use dwarfcheck_core::encoding::VendorProfile;
+use dwarfcheck_core::outcome::unwind::{CallerRegister, Step, Unwind, UnwindEnd};
+use dwarfcheck_core::outcome::Outcome;
+use dwarfcheck_core::target::Target;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use yaml_serde::Value as Yaml;
@@ -49,7 +49,7 @@ pub(super) fn unwind_case(
     Ok(UnwindCase { ctx: Arc::new(ctx), limit: u.frames, expect })
 }
 
-fn step(s: &StepSpec, i: usize, ctx: &crate::context::Context, fde_offsets: &[u64]) -> R<Step> {
+fn step(s: &StepSpec, i: usize, ctx: &dwarfcheck_core::context::Context, fde_offsets: &[u64]) -> R<Step> {
     let fde_offset = *fde_offsets.get(s.fde).ok_or_else(|| {
         problem(format!("step {i}: fde: {} names no FDE (0 = cfi.fde, 1.. = cfi.fdes)", s.fde), &["fde:"])
     })?;
@@ -69,7 +69,11 @@ fn step(s: &StepSpec, i: usize, ctx: &crate::context::Context, fde_offsets: &[u6
 
 /// `{ location: <location>, bytes: "hex" | value: N }`, or an error
 /// expectation (`{ ill_formed: rule, at: N }` ...).
-fn caller_register(v: &Yaml, reg: &crate::target::Register, ctx: &crate::context::Context) -> R<CallerRegister> {
+fn caller_register(
+    v: &Yaml,
+    reg: &dwarfcheck_core::target::Register,
+    ctx: &dwarfcheck_core::context::Context,
+) -> R<CallerRegister> {
     let m = v.as_mapping().ok_or_else(|| problem("a caller register is a mapping", &[reg.name.as_str()]))?;
     let Some(l) = m.get("location") else {
         return Ok(CallerRegister { location: expectation(v, ctx)?, bytes: None });
@@ -78,7 +82,7 @@ fn caller_register(v: &Yaml, reg: &crate::target::Register, ctx: &crate::context
     let size = (reg.bits / 8) as usize;
     let bytes = match (m.get("bytes"), m.get("value")) {
         (Some(Yaml::String(h)), None) => {
-            let b = crate::cfi::spec::parse_hex(h).map_err(|e| problem(format!("bytes: {e}"), &["bytes"]))?;
+            let b = crate::case::yaml::cfi::parse_hex(h).map_err(|e| problem(format!("bytes: {e}"), &["bytes"]))?;
             if b.len() != size {
                 return Err(problem(format!("bytes: register {} has {size} bytes", reg.name), &["bytes"]));
             }
@@ -94,7 +98,7 @@ fn caller_register(v: &Yaml, reg: &crate::target::Register, ctx: &crate::context
     Ok(CallerRegister { location, bytes })
 }
 
-fn end(y: &Yaml, ctx: &crate::context::Context) -> R<UnwindEnd> {
+fn end(y: &Yaml, ctx: &dwarfcheck_core::context::Context) -> R<UnwindEnd> {
     Ok(match y {
         Yaml::String(s) if s == "base" => UnwindEnd::Base,
         Yaml::String(s) if s == "limit" => UnwindEnd::Limit,

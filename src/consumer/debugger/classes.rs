@@ -5,8 +5,8 @@
 
 use super::Kind;
 use crate::case::ExprCase;
-use crate::outcome::location::{SingleLocation, Source};
-use crate::outcome::Outcome;
+use dwarfcheck_core::outcome::location::{SingleLocation, Source};
+use dwarfcheck_core::outcome::Outcome;
 
 /// Every class: `(id, which debuggers, explanation, public report)`.
 const CLASSES: &[(&str, &[Kind], &str, Option<&str>)] = &[
@@ -126,7 +126,7 @@ pub fn known_class(kind: Kind, case: &ExprCase, reference: &Outcome, answer: &Ou
         "D10"
     } else if kind == Kind::Lldb
         && error("no variable v")
-        && case.ctx.cu.as_ref().is_some_and(|c| c.format == crate::context::Format::Dwarf64)
+        && case.ctx.cu.as_ref().is_some_and(|c| c.format == dwarfcheck_core::encoding::Format::Dwarf64)
     {
         "D11"
     } else if default_location(case)

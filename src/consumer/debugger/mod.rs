@@ -22,9 +22,9 @@ use crate::case::{Case, CfiCase, ExprCase};
 use crate::consumer::external::process::{self, RunBudget, TempDir};
 use crate::consumer::{Answer, Consumer, FailureClass, Support};
 use crate::edition::Edition;
-use crate::outcome::{CfiOutcome, Outcome};
-use crate::rules::RuleId;
 use crate::synth::{self, VarShape};
+use dwarfcheck_core::outcome::{CfiOutcome, Outcome};
+use dwarfcheck_core::rules::RuleId;
 use observe::{Byte, Observation};
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -220,7 +220,7 @@ impl Debugger {
     /// Synthesises case number `i` into `dir` and describes it for the
     /// probe; `Err` is the case's outcome when there is nothing to run.
     fn job(&self, case: &ExprCase, i: usize, dir: &Path) -> Result<serde_json::Value, Outcome> {
-        let reference = crate::reference::expr::evaluate_case(case).0;
+        let reference = crate::consumer::builtin::reference_outcome(case).0;
         let shape = observe::plan(case, &reference);
         let d = synth::synthesise(case, shape).map_err(|e| Outcome::Unsupported { what: e.to_string() })?;
         let exe = dir.join(format!("case{i}"));

@@ -14,10 +14,10 @@
 //! DIE 0 and displacement 0 (debuggers do not show the target).
 
 use crate::case::ExprCase;
-use crate::outcome::location::{Piece, SingleLocation, Source};
-use crate::outcome::{NormalLocation, Outcome};
-use crate::rules::RuleId;
 use crate::synth::VarShape;
+use dwarfcheck_core::outcome::location::{Piece, SingleLocation, Source};
+use dwarfcheck_core::outcome::{NormalLocation, Outcome};
+use dwarfcheck_core::rules::RuleId;
 use std::collections::BTreeSet;
 
 /// One byte of a variable as a debugger shows it.
@@ -112,7 +112,7 @@ pub fn plan(case: &ExprCase, outcome: &Outcome) -> VarShape {
         },
         _ => VarShape::Bytes {
             byte_size: addr,
-            stack_value: case.ctx.result_kind == Some(crate::context::ResultKind::Value),
+            stack_value: case.ctx.result_kind == Some(dwarfcheck_core::context::ResultKind::Value),
         },
     }
 }
@@ -221,7 +221,8 @@ fn read_parts<'a>(case: &ExprCase, parts: impl Iterator<Item = (u64, Option<&'a 
                     // fill in the core file; the reference's answer did not
                     // read it, so the debugger must show that fill.
                     Err(
-                        crate::context::ContextError::RegisterUnavailable(_) | crate::context::ContextError::Missing(_),
+                        dwarfcheck_core::context::ContextError::RegisterUnavailable(_)
+                        | dwarfcheck_core::context::ContextError::Missing(_),
                     ) if crate::synth::x86_64::slot(*regno).is_some() => {
                         let reg_bytes = ctx.target.register(*regno).map_or(8, |r| r.bits as usize / 8);
                         let fill = crate::synth::x86_64::unset_register(*regno, reg_bytes);

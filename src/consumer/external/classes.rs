@@ -4,8 +4,8 @@
 
 use super::Tool;
 use crate::case::CfiCase;
-use crate::context::Format;
-use crate::outcome::CfiOutcome;
+use dwarfcheck_core::encoding::Format;
+use dwarfcheck_core::outcome::CfiOutcome;
 
 /// One line per class, in the project's words.
 const EXPLANATIONS: &[(&str, &str)] = &[
@@ -53,7 +53,7 @@ pub fn known_class(tool: Tool, case: &CfiCase, reference: &CfiOutcome, answer: &
     let odd_application = (0x20..=0x50).contains(&(enc & 0x70));
     let leb = matches!(enc & 0x0f, 0x01 | 0x09);
     let lsda_funcrel = cie.lsda_encoding.is_some_and(|l| l & 0x70 == 0x40);
-    let dwarf64_eh = case.section.kind == crate::cfi::FrameKind::EhFrame && cie.format == Format::Dwarf64;
+    let dwarf64_eh = case.section.kind == dwarfcheck_core::cfi::FrameKind::EhFrame && cie.format == Format::Dwarf64;
     let bytes = |r: std::ops::Range<u64>| case.section.bytes.get(r.start as usize..r.end as usize).unwrap_or(&[]);
     let fde_bytes = fde.as_ref().map(|f| bytes(f.instructions.clone())).unwrap_or(&[]);
     let set_loc_pcrel = !readelf && enc & 0x70 == 0x10 && fde_bytes.contains(&0x01);

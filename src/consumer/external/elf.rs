@@ -10,8 +10,8 @@
 //! writer: five section headers need no symbol, string or segment
 //! bookkeeping, and `object`'s reader checks the result in the tests.
 
-use crate::cfi::{CfiSection, FrameKind};
-use crate::target::{Arch, Endian};
+use dwarfcheck_core::cfi::{CfiSection, FrameKind};
+use dwarfcheck_core::target::{Arch, Endian};
 
 /// `EM_X86_64`.
 const EM_X86_64: u16 = 62;
@@ -173,7 +173,7 @@ pub fn synthesise(section: &CfiSection) -> Result<Vec<u8>, NoElf> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::target::presets;
+    use dwarfcheck_core::target::presets;
     use object::{Object, ObjectSection};
     use std::sync::Arc;
 
@@ -195,7 +195,7 @@ mod tests {
 
     #[test]
     fn machines_follow_the_target() {
-        let d = |t: crate::target::Target| {
+        let d = |t: dwarfcheck_core::target::Target| {
             let s = CfiSection::new(FrameKind::DebugFrame, vec![0u8; 3], 0, Arc::new(t));
             synthesise(&s)
         };

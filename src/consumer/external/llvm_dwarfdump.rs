@@ -24,8 +24,8 @@
 //! the learnt [`Names`]; unnamed registers print as `reg<N>`.
 
 use super::table::{hex, signed, Current, Names, ToolCfa, ToolEntry, ToolRow, ToolSection};
-use crate::outcome::{CfaRule, RegisterRule};
-use crate::target::{Arch, Target};
+use dwarfcheck_core::outcome::{CfaRule, RegisterRule};
+use dwarfcheck_core::target::{Arch, Target};
 use std::collections::BTreeMap;
 
 /// The tool's spelling of an unnamed register: `reg<N>`.
@@ -206,7 +206,7 @@ fn parse_rule(reg: u64, s: &str, cx: Ctx<'_>) -> Option<RegisterRule> {
         _ if s.bytes().all(|b| b.is_ascii_digit()) => {
             // LLVM keeps DW_CFA_AARCH64_negate_ra_state as a constant rule
             // of RA_SIGN_STATE; no other constant rule exists in DWARF.
-            if cx.target.arch != Arch::Aarch64 || reg != crate::cfi::AARCH64_RA_SIGN_STATE {
+            if cx.target.arch != Arch::Aarch64 || reg != dwarfcheck_core::cfi::AARCH64_RA_SIGN_STATE {
                 return None;
             }
             RegisterRule::RaSigned { signed: s.parse::<u64>().ok()? & 1 == 1 }
@@ -261,8 +261,8 @@ pub fn calibration_names(text: &str) -> Names {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::outcome::{CfiOutcome, Row};
-    use crate::target::presets;
+    use dwarfcheck_core::outcome::{CfiOutcome, Row};
+    use dwarfcheck_core::target::presets;
 
     /// `llvm-dwarfdump-19 --debug-frame --eh-frame` on dwarfcheck's own
     /// debug executable (entries 0x0-0x80, trimmed), with one synthesised

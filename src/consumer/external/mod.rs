@@ -23,11 +23,11 @@ pub mod table;
 pub use process::RunBudget;
 
 use crate::case::{Case, CfiCase, ExprCase};
-use crate::cfi::CfiSection;
 use crate::consumer::{Answer, Consumer, FailureClass, Support};
 use crate::edition::Edition;
-use crate::outcome::{CfaRule, CfiOutcome, Outcome, RegisterRule, RowTable};
-use crate::target::{Arch, Endian};
+use dwarfcheck_core::cfi::CfiSection;
+use dwarfcheck_core::outcome::{CfaRule, CfiOutcome, Outcome, RegisterRule, RowTable};
+use dwarfcheck_core::target::{Arch, Endian};
 use std::collections::HashMap;
 use std::ffi::OsStr;
 use std::path::PathBuf;
@@ -267,7 +267,7 @@ impl Consumer for External {
 /// the canonical encoding of their text (LLVM prints them disassembled; a
 /// non-minimal LEB128 operand prints as the same text).
 /// Expressions that do not re-assemble stay as they are.
-pub fn llvm_view(target: &crate::target::Target, t: &RowTable) -> RowTable {
+pub fn llvm_view(target: &dwarfcheck_core::target::Target, t: &RowTable) -> RowTable {
     let canon = |e: &mut Vec<u8>| {
         let (v, f, a) = (&target.vendor, Default::default(), target.address_bytes());
         let text = crate::asm::expr::disassemble(e, target, v, f, a);
@@ -340,13 +340,13 @@ pub fn calibration_section(like: &CfiSection) -> CfiSection {
     let mut bytes = Vec::with_capacity((n * CALIBRATION_ENTRY) as usize);
     for k in 0..n {
         let mut body = vec![0xff, 0xff, 0xff, 0xff, 4, 0, 8, 0, 1, 0x78, u8::from(k == 0), 0x08];
-        crate::encoding::leb128::write_uleb(&mut body, k);
+        dwarfcheck_core::encoding::leb128::write_uleb(&mut body, k);
         body.resize(CALIBRATION_ENTRY as usize - 4, 0);
         let len = body.len() as u32;
         bytes.extend(if big { len.to_be_bytes() } else { len.to_le_bytes() });
         bytes.extend(body);
     }
-    CfiSection::new(crate::cfi::FrameKind::DebugFrame, bytes, 0, like.target.clone())
+    CfiSection::new(dwarfcheck_core::cfi::FrameKind::DebugFrame, bytes, 0, like.target.clone())
 }
 
 /// The register number a calibration CIE header line stands for, from the

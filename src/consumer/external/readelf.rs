@@ -23,7 +23,7 @@
 //! address spaces and never shows AArch64's RA_SIGN_STATE (register 34).
 
 use super::table::{hex, signed, Current, Names, ToolCfa, ToolEntry, ToolRow, ToolSection};
-use crate::outcome::{CfaRule, RegisterRule};
+use dwarfcheck_core::outcome::{CfaRule, RegisterRule};
 use std::collections::BTreeMap;
 
 /// The tool's spelling of an unnamed register: `r<N>`.
@@ -177,7 +177,7 @@ pub fn calibration_names(text: &str) -> Names {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::outcome::{CfiOutcome, Row};
+    use dwarfcheck_core::outcome::{CfiOutcome, Row};
 
     /// `readelf --debug-dump=frames-interp` (binutils 2.40) on dwarfcheck's
     /// own debug executable (entries 0x0-0x80, trimmed), then the FDE of
@@ -214,7 +214,7 @@ Contents of the .eh_frame section:
 ";
 
     fn names() -> Names {
-        let t = crate::target::presets::x86_64();
+        let t = dwarfcheck_core::target::presets::x86_64();
         Names::new(t.registers.iter().map(|r| (r.name.clone(), r.number)))
     }
 

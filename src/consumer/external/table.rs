@@ -1,8 +1,8 @@
 //! What a tool printed for a frame section, parsed, and how one FDE of it
 //! becomes a normalised [`CfiOutcome`]; the register-name table of a tool.
 
-use crate::outcome::{CfaRule, CfiOutcome, RegisterRule, Row, RowTable};
-use crate::rules::RuleId;
+use dwarfcheck_core::outcome::{CfaRule, CfiOutcome, RegisterRule, Row, RowTable};
+use dwarfcheck_core::rules::RuleId;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// A CFA rule as a tool prints it.

@@ -1,6 +1,6 @@
 use super::*;
-use crate::outcome::Row;
-use crate::target::presets;
+use dwarfcheck_core::outcome::Row;
+use dwarfcheck_core::target::presets;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -56,7 +56,7 @@ fn calibration_cies_name_one_register_each() {
     // size 0, code alignment 1, data alignment -8 (0x78), ra 1, then
     // DW_CFA_same_value 0 (08 00). CIE 130: ra 0, same_value ULEB(130) =
     // 82 01.
-    let s = CfiSection::new(crate::cfi::FrameKind::DebugFrame, vec![], 0, Arc::new(presets::x86_64()));
+    let s = CfiSection::new(dwarfcheck_core::cfi::FrameKind::DebugFrame, vec![], 0, Arc::new(presets::x86_64()));
     let c = calibration_section(&s);
     let b = &c.bytes;
     assert_eq!(b.len(), 155 * 24);
@@ -71,7 +71,7 @@ fn calibration_cies_name_one_register_each() {
 /// tests/external_cfi.rs covers the whole suite).
 #[test]
 fn both_tools_learn_x86_64_names_when_installed() {
-    let s = CfiSection::new(crate::cfi::FrameKind::DebugFrame, vec![], 0, Arc::new(presets::x86_64()));
+    let s = CfiSection::new(dwarfcheck_core::cfi::FrameKind::DebugFrame, vec![], 0, Arc::new(presets::x86_64()));
     for (tool, rsp, rip) in [(Tool::LlvmDwarfdump, "RSP", "RIP"), (Tool::Readelf, "rsp", "rip")] {
         let Ok(e) = External::new(tool, RunBudget::default()) else { continue };
         let n = e.names(&s).unwrap();
@@ -84,7 +84,8 @@ fn both_tools_learn_x86_64_names_when_installed() {
 /// A CFI case over a small x86-64 `.debug_frame` (one CIE, one FDE at
 /// offset 0x18) whose content does not matter to a fake tool.
 fn some_case() -> CfiCase {
-    let s = CfiSection::new(crate::cfi::FrameKind::DebugFrame, vec![0u8; 0x30], 0, Arc::new(presets::x86_64()));
+    let s =
+        CfiSection::new(dwarfcheck_core::cfi::FrameKind::DebugFrame, vec![0u8; 0x30], 0, Arc::new(presets::x86_64()));
     CfiCase {
         name: "fake".into(),
         origin: "test".into(),
@@ -147,9 +148,10 @@ fn a_target_without_an_elf_machine_is_unsupported_not_a_fault() {
     // An inline target of another architecture: no ELF file can name its
     // machine, so the tool is never run and the answer is Unsupported.
     let mut t = presets::x86_64();
-    t.arch = crate::target::Arch::Other;
+    t.arch = dwarfcheck_core::target::Arch::Other;
     let mut case = some_case();
-    case.section = Arc::new(CfiSection::new(crate::cfi::FrameKind::DebugFrame, vec![0u8; 0x30], 0, Arc::new(t)));
+    case.section =
+        Arc::new(CfiSection::new(dwarfcheck_core::cfi::FrameKind::DebugFrame, vec![0u8; 0x30], 0, Arc::new(t)));
     let tool = External::with_program(Tool::Readelf, PathBuf::from("/nonexistent/readelf"), RunBudget::default());
     assert_eq!(tool.frame_table(&case).kind(), "unsupported");
 }

@@ -14,9 +14,9 @@
 
 use super::expr::evaluate;
 use crate::case::ExprCase;
-use crate::context::{AttrForm, Attribute, Context, ResultKind};
-use crate::outcome::{NormalLocation, Outcome, SingleLocation, Source};
-use crate::rules::RuleId;
+use dwarfcheck_core::context::{AttrForm, Attribute, Context, ResultKind};
+use dwarfcheck_core::outcome::{NormalLocation, Outcome, SingleLocation, Source};
+use dwarfcheck_core::rules::RuleId;
 
 fn unsupported(what: &str) -> Outcome {
     Outcome::Unsupported { what: what.to_string() }
@@ -70,7 +70,7 @@ pub fn evaluate_case(case: &ExprCase) -> Outcome {
 /// helper). Only a memory address in the default address space can be
 /// moved this way.
 fn constant_member(b: u64, ctx: &Context) -> Outcome {
-    use crate::context::Entry;
+    use dwarfcheck_core::context::Entry;
     match ctx.initial_stack.last() {
         Some(Entry::Location(l)) => match l.places.as_slice() {
             [SingleLocation::Simple(Source::Memory { aspace: 0, bit_addr, thread: None, lane: None })]
@@ -103,12 +103,12 @@ fn frame_base_register(out: Outcome, ctx: &Context) -> Outcome {
     match ctx.read_register(*regno, 0, &mut buf) {
         Ok(()) => {
             let mut v = [0u8; 8];
-            if ctx.target.endian == crate::target::Endian::Big {
+            if ctx.target.endian == dwarfcheck_core::target::Endian::Big {
                 v[8 - buf.len()..].copy_from_slice(&buf);
             } else {
                 v[..buf.len()].copy_from_slice(&buf);
             }
-            let a = if ctx.target.endian == crate::target::Endian::Big {
+            let a = if ctx.target.endian == dwarfcheck_core::target::Endian::Big {
                 u64::from_be_bytes(v)
             } else {
                 u64::from_le_bytes(v)
@@ -126,13 +126,16 @@ fn location_list(form: &AttrForm, ctx: &Context) -> Outcome {
     let Some(cu) = ctx.cu.as_ref() else {
         return Outcome::EvalError { rule: RuleId::new("gimli:NoUnit"), at: None };
     };
-    let endian = if ctx.target.endian == crate::target::Endian::Big {
+    let endian = if ctx.target.endian == dwarfcheck_core::target::Endian::Big {
         gimli::RunTimeEndian::Big
     } else {
         gimli::RunTimeEndian::Little
     };
-    let format =
-        if cu.format == crate::context::Format::Dwarf64 { gimli::Format::Dwarf64 } else { gimli::Format::Dwarf32 };
+    let format = if cu.format == dwarfcheck_core::encoding::Format::Dwarf64 {
+        gimli::Format::Dwarf64
+    } else {
+        gimli::Format::Dwarf32
+    };
     let encoding = gimli::Encoding { address_size: cu.address_size, format, version: cu.version };
     let lists = gimli::LocationLists::new(
         gimli::DebugLoc::new(&cu.debug_loc, endian),

@@ -3,10 +3,10 @@
 
 use super::{kind_of, rule_of, unsupported_text, ErrorKind};
 use crate::case::CfiCase;
-use crate::cfi::FrameKind;
-use crate::encoding::cfa;
-use crate::outcome::{CfaRule, CfiOutcome, RegisterRule, Row, RowTable};
-use crate::target::{Arch, Endian};
+use dwarfcheck_core::cfi::FrameKind;
+use dwarfcheck_core::encoding::cfa;
+use dwarfcheck_core::outcome::{CfaRule, CfiOutcome, RegisterRule, Row, RowTable};
+use dwarfcheck_core::target::{Arch, Endian};
 use gimli::{
     BaseAddresses, DebugFrame, DebugFrameOffset, EhFrame, EhFrameOffset, EndianSlice, RunTimeEndian, UnwindContext,
     UnwindSection,
@@ -42,7 +42,10 @@ pub fn frame_table(case: &CfiCase) -> CfiOutcome {
         bases = bases.set_got(d);
     }
     let Ok(offset) = usize::try_from(case.fde_offset) else {
-        return CfiOutcome::IllFormed { rule: crate::rules::RuleId::new("gimli:OffsetOutOfBounds"), at: None };
+        return CfiOutcome::IllFormed {
+            rule: dwarfcheck_core::rules::RuleId::new("gimli:OffsetOutOfBounds"),
+            at: None,
+        };
     };
     let result = match s.kind {
         FrameKind::DebugFrame => {

@@ -3,8 +3,8 @@
 //! the fuzz oracles report only disagreements of a new class.
 
 use crate::case::ExprCase;
-use crate::outcome::location::{Piece, SingleLocation, Source};
-use crate::outcome::Outcome;
+use dwarfcheck_core::outcome::location::{Piece, SingleLocation, Source};
+use dwarfcheck_core::outcome::Outcome;
 
 /// One line per class of docs/consumers.md "Disagreements" (G1 to G12),
 /// in the project's words: what gimli 0.34 does where the spec fixes

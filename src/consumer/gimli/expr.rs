@@ -2,15 +2,16 @@
 //! pieces and errors to an [`Outcome`].
 
 use super::{kind_of, rule_of, unsupported_text, ErrorKind};
-use crate::context::{Context, ContextError, Entry, Format, ResultKind};
-use crate::encoding::ate;
-use crate::encoding::op::{lookup, Decoded};
-use crate::outcome::location::RawSingle;
-use crate::outcome::{
+use dwarfcheck_core::context::{Context, ContextError, Entry, ResultKind};
+use dwarfcheck_core::encoding::ate;
+use dwarfcheck_core::encoding::op::{lookup, Decoded};
+use dwarfcheck_core::encoding::Format;
+use dwarfcheck_core::outcome::location::RawSingle;
+use dwarfcheck_core::outcome::{
     BaseType, BudgetKind, NormalLocation, Outcome, RawLocation, RawPiece, SingleLocation, Source, TypeEncoding, Value,
 };
-use crate::rules::RuleId;
-use crate::target::Endian;
+use dwarfcheck_core::rules::RuleId;
+use dwarfcheck_core::target::Endian;
 use gimli::{EndianSlice, EvaluationResult, Location, Piece, RunTimeEndian, UnitOffset, ValueType};
 
 type R<'a> = EndianSlice<'a, RunTimeEndian>;
@@ -224,7 +225,7 @@ impl<'c> Driver<'c> {
         };
         let d = cu.dies.get(&off).ok_or_else(|| missing("RequiresAtLocation"))?;
         match (&d.location, &d.const_value) {
-            (Some(crate::context::AttrForm::Exprloc(e)), _) => Ok(e.as_slice()),
+            (Some(dwarfcheck_core::context::AttrForm::Exprloc(e)), _) => Ok(e.as_slice()),
             (None, None) => Ok(&[]),
             _ => Err(Outcome::Unsupported {
                 what: "gimli's DW_OP_call* takes expression bytes; the DIE has a location list or a constant".into(),
@@ -336,7 +337,7 @@ impl<'c> Driver<'c> {
             ),
             None => (None, None),
         };
-        let storage = crate::context::MemoryStorage { aspace, thread, lane };
+        let storage = dwarfcheck_core::context::MemoryStorage { aspace, thread, lane };
         self.ctx.read_storage(storage, address, &mut buf[..n]).map_err(|e| ctx_error("RequiresMemory", e))?;
         if vt == ValueType::Generic || n == self.type_bytes(vt) {
             Ok(self.value_from_bytes(vt, &buf[..n]))

@@ -5,11 +5,11 @@
 
 use super::expr::{evaluate, missing};
 use crate::asm::decode::{decode_all, OperandValue, Params};
-use crate::context::{Context, Entry, ResultKind};
-use crate::encoding::Op;
-use crate::outcome::cfi::RegisterRule;
-use crate::outcome::{BaseType, BudgetKind, Outcome, TypeEncoding, Value};
-use crate::target::Endian;
+use dwarfcheck_core::context::{Context, Entry, ResultKind};
+use dwarfcheck_core::encoding::Op;
+use dwarfcheck_core::outcome::cfi::RegisterRule;
+use dwarfcheck_core::outcome::{BaseType, BudgetKind, Outcome, TypeEncoding, Value};
+use dwarfcheck_core::target::Endian;
 use std::collections::BTreeMap;
 
 type Step<T> = Result<T, Outcome>;

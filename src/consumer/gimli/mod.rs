@@ -16,8 +16,8 @@ mod frames;
 use crate::case::{Case, CfiCase, ExprCase};
 use crate::consumer::{Answer, Consumer, FailureClass, Support};
 use crate::edition::Edition;
-use crate::outcome::{CfiOutcome, Outcome};
-use crate::rules::RuleId;
+use dwarfcheck_core::outcome::{CfiOutcome, Outcome};
+use dwarfcheck_core::rules::RuleId;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 pub use cfi::frame_table;

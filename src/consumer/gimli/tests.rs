@@ -2,14 +2,14 @@
 
 use super::Gimli;
 use crate::case::{CfiCase, ExprCase};
-use crate::cfi::{CfiSection, FrameKind};
 use crate::consumer::Consumer;
-use crate::context::{CompUnit, Context, ResultKind};
-use crate::outcome::location::RawSingle;
-use crate::outcome::{
+use dwarfcheck_core::cfi::{CfiSection, FrameKind};
+use dwarfcheck_core::context::{CompUnit, Context, ResultKind};
+use dwarfcheck_core::outcome::location::RawSingle;
+use dwarfcheck_core::outcome::{
     BaseType, BudgetKind, CfaRule, CfiOutcome, Outcome, RawLocation, RawPiece, RegisterRule, Row, Source, Value,
 };
-use crate::target::presets;
+use dwarfcheck_core::target::presets;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -111,7 +111,7 @@ fn synthetic_register_is_read() {
     let mut c = ctx();
     c.synthetic = Some(9);
     let mut b = [0u8; 8];
-    crate::context::synthetic::register_bytes(9, 3, 0, &mut b);
+    dwarfcheck_core::context::synthetic::register_bytes(9, 3, 0, &mut b);
     let want = u64::from_le_bytes(b).wrapping_add(4);
     assert_eq!(eval(&[0x73, 0x04], c), loc(mem(want)));
 }
@@ -168,7 +168,7 @@ fn regval_type_uses_the_base_type() {
     let mut c = ctx();
     c.registers.insert(0, 0xffff_fffeu64.to_le_bytes().to_vec());
     let mut cu = CompUnit { version: 5, address_size: 8, ..Default::default() };
-    cu.base_types.insert(0x2a, BaseType::ate(crate::encoding::ate::SIGNED, 32, false));
+    cu.base_types.insert(0x2a, BaseType::ate(dwarfcheck_core::encoding::ate::SIGNED, 32, false));
     c.cu = Some(cu);
     assert_eq!(
         eval(&[0xa5, 0x00, 0x2a, 0x9f], c),
@@ -353,7 +353,7 @@ fn random_bytes_never_fault() {
         let len = 1 + n % 12;
         let bytes: Vec<u8> = (0..len)
             .map(|_| {
-                z = crate::context::synthetic::mix(z);
+                z = dwarfcheck_core::context::synthetic::mix(z);
                 z as u8
             })
             .collect();
@@ -395,7 +395,7 @@ fn float_ctx(kind: Option<ResultKind>) -> Context {
     let mut c = ctx();
     c.result_kind = kind;
     let mut cu = CompUnit { version: 5, address_size: 8, ..Default::default() };
-    cu.base_types.insert(0x31, BaseType::ate(crate::encoding::ate::FLOAT, 64, false));
+    cu.base_types.insert(0x31, BaseType::ate(dwarfcheck_core::encoding::ate::FLOAT, 64, false));
     c.cu = Some(cu);
     c
 }
@@ -450,7 +450,7 @@ fn xderef_address_is_truncated_to_the_address_space() {
     // space 1's 16-bit addresses, i.e. at 0x10: bytes 02 01, little-endian
     // 0x0102.
     let mut t = presets::x86_64();
-    t.address_spaces.push(crate::target::AddressSpace {
+    t.address_spaces.push(dwarfcheck_core::target::AddressSpace {
         number: 1,
         name: "local".into(),
         address_bits: 16,
@@ -460,7 +460,7 @@ fn xderef_address_is_truncated_to_the_address_space() {
     let mut c = ctx();
     c.target = Arc::new(t);
     c.result_kind = Some(ResultKind::Value);
-    c.memory.push(crate::context::MemorySegment::shared(1, 0x10, vec![2, 1]));
+    c.memory.push(dwarfcheck_core::context::MemorySegment::shared(1, 0x10, vec![2, 1]));
     let want = Value::from_u128(BaseType::generic(64, false), 0x0102);
     assert_eq!(eval(&[0x31, 0x10, 0x90, 0x80, 0x04, 0x95, 0x02], c), Outcome::Value(want));
 }
@@ -479,7 +479,7 @@ fn unspecified_result_kind_keeps_a_typed_value() {
     // top entry is a typed value, returned as the value 0x1234.
     let mut c = ctx();
     c.result_kind = None;
-    let u16t = BaseType::ate(crate::encoding::ate::UNSIGNED, 16, false);
+    let u16t = BaseType::ate(dwarfcheck_core::encoding::ate::UNSIGNED, 16, false);
     let mut cu = CompUnit { version: 5, address_size: 8, ..Default::default() };
     cu.base_types.insert(0x30, u16t);
     c.cu = Some(cu);

@@ -15,7 +15,7 @@ pub mod wire;
 use crate::case::{CfiCase, ExprCase};
 use crate::consumer::external::RunBudget;
 use crate::consumer::{Consumer, Support};
-use crate::outcome::{CfiOutcome, Outcome};
+use dwarfcheck_core::outcome::{CfiOutcome, Outcome};
 use pool::Pool;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;

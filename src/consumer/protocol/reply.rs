@@ -9,8 +9,10 @@
 
 use super::wire::VERSION;
 use crate::edition::Edition;
-use crate::outcome::{BaseType, BudgetKind, NormalLocation, Outcome, RawLocation, RawPiece, RawSingle, Source, Value};
-use crate::rules::RuleId;
+use dwarfcheck_core::outcome::{
+    BaseType, BudgetKind, NormalLocation, Outcome, RawLocation, RawPiece, RawSingle, Source, Value,
+};
+use dwarfcheck_core::rules::RuleId;
 use serde::{Deserialize, Serialize};
 
 /// What a consumer says it implements (the `supports` object of its
@@ -242,7 +244,7 @@ impl WireSource {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::outcome::{Piece, SingleLocation};
+    use dwarfcheck_core::outcome::{Piece, SingleLocation};
 
     fn reply(outcome: &str) -> String {
         format!(r#"{{"protocol":"dwarfcheck/1","type":"result","id":7,"outcome":{outcome}}}"#)

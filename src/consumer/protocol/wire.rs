@@ -6,14 +6,15 @@
 //! hex, two digits per byte, no separators, **in memory order** (first
 //! byte first), except inside the outcome vocabulary (entries, base types,
 //! the reply's outcome), which keeps the serde form of
-//! [`crate::outcome`]: there a value's or implicit storage's `bytes` are
+//! [`dwarfcheck_core::outcome`]: there a value's or implicit storage's `bytes` are
 //! written **last byte first**.
 
 use crate::case::ExprCase;
-use crate::context::{AttrForm, Attribute, CallerFrame, CompUnit, Context, Entry, Format, ResultKind};
 use crate::edition::Edition;
-use crate::outcome::{BaseType, Outcome, RegisterRule};
-use crate::target::{AddressSpace, Arch, Endian, Register};
+use dwarfcheck_core::context::{AttrForm, Attribute, CallerFrame, CompUnit, Context, Entry, ResultKind};
+use dwarfcheck_core::encoding::Format;
+use dwarfcheck_core::outcome::{BaseType, Outcome, RegisterRule};
+use dwarfcheck_core::target::{AddressSpace, Arch, Endian, Register};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -146,7 +147,7 @@ pub struct WireContext<'a> {
     /// Current lane.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lane: Option<u32>,
-    /// Seed of the synthetic machine state (`crate::context::synthetic`):
+    /// Seed of the synthetic machine state (`dwarfcheck_core::context::synthetic`):
     /// registers and memory not listed read as a function of it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub synthetic: Option<u64>,
@@ -276,7 +277,7 @@ pub struct WireCaller {
     #[serde(flatten)]
     pub frame: WireFrame,
     /// The called frame's CFI row by DWARF register number (decimal
-    /// string), in the serde form of `crate::outcome::RegisterRule`.
+    /// string), in the serde form of `dwarfcheck_core::outcome::RegisterRule`.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub rules: BTreeMap<String, RegisterRule>,
     /// Rule of registers not in `rules`.
@@ -290,7 +291,7 @@ pub struct WireCaller {
 #[derive(Debug, Clone, Serialize)]
 pub struct WireCfiSection {
     /// `debug-frame` or `eh-frame`.
-    pub kind: crate::cfi::FrameKind,
+    pub kind: dwarfcheck_core::cfi::FrameKind,
     /// Virtual byte address of the section.
     pub address: u64,
     /// Base for `DW_EH_PE_textrel`.
@@ -303,7 +304,7 @@ pub struct WireCfiSection {
     pub bytes: String,
 }
 
-/// The evaluation budgets (`crate::context::Budgets`).
+/// The evaluation budgets (`dwarfcheck_core::context::Budgets`).
 #[derive(Debug, Clone, Copy, Serialize)]
 pub struct WireBudgets {
     /// Operations executed per evaluation.

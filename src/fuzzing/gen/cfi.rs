@@ -2,12 +2,12 @@
 //! small expressions, remember/restore and advances, for a preset target.
 
 use crate::asm::cfi::CfiAsmParams;
-use crate::cfi::write::{build, CieLayout, FdeLayout, SectionLayout};
-use crate::cfi::{CfiSection, FrameKind};
-use crate::context::Format;
-use crate::encoding::eh_pe;
-use crate::target::Target;
+use crate::asm::section::{build, CieLayout, FdeLayout, SectionLayout};
 use arbitrary::{Result, Unstructured};
+use dwarfcheck_core::cfi::{CfiSection, FrameKind};
+use dwarfcheck_core::encoding::eh_pe;
+use dwarfcheck_core::encoding::Format;
+use dwarfcheck_core::target::Target;
 use std::sync::Arc;
 
 /// One call frame instruction as text: CFA definitions (including the

@@ -12,9 +12,9 @@ pub use cfi::cfi_section;
 pub use context::context;
 
 use crate::case::ExprCase;
-use crate::context::Context;
 use crate::fuzzing::case::FuzzCase;
 use arbitrary::{Result, Unstructured};
+use dwarfcheck_core::context::Context;
 
 /// What the generator's stack model knows of an entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

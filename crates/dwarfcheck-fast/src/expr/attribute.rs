@@ -1,0 +1,205 @@
+//! Attribute evaluation contexts and value forms for the fast evaluator
+//! (hetero-2020 "Debugging Information Entry Attributes"; rules `attr.*`).
+
+use super::exec::{Ev, Fail, Stop};
+use super::machine::{Ent, Loc, Scratch};
+use super::{evaluate, Program};
+use dwarfcheck_core::context::{AttrValue, Attribute, Context, ResultKind};
+use dwarfcheck_core::outcome::{Outcome, Value};
+use dwarfcheck_core::rules::id as R;
+use dwarfcheck_core::rules::RuleId;
+
+/// An attribute's value, by form.
+#[derive(Clone, Copy)]
+enum Form<'a> {
+    /// An operation expression (exprloc).
+    Expr(&'a [u8]),
+    /// A location list (loclist offset or loclistx index).
+    List(AttrValue<'a>),
+    /// An integer constant.
+    Const(u64),
+}
+
+fn ill(rule: RuleId) -> Outcome {
+    Outcome::IllFormed { rule, at: None }
+}
+
+/// Whether `attr` takes a value of `form` (rule `attr.form-not-allowed`).
+fn form_allowed(attr: Attribute, form: Form<'_>) -> bool {
+    use Attribute as A;
+    match form {
+        Form::Const(_) => matches!(attr, A::DataMemberLocation | A::LlvmLanes),
+        Form::List(_) => !matches!(
+            attr,
+            A::DataLocation | A::CallValue | A::CallDataLocation | A::CallDataValue | A::LlvmActiveLane | A::LlvmLanes
+        ),
+        Form::Expr(_) => attr != A::LlvmLanes,
+    }
+}
+
+/// The context the attribute's value is evaluated in: the case's context
+/// with the attribute's result kind, object and initial stack (rules
+/// `attr.*.context`; entries the attribute takes come from the top of the
+/// case's initial stack).
+fn attribute_context(attr: Attribute, ctx: &Context, entries: usize) -> Context {
+    use Attribute as A;
+    let kind = match attr {
+        A::CallValue | A::CallDataValue | A::LlvmActiveLane => ResultKind::Value,
+        _ => ResultKind::Location,
+    };
+    let n = ctx.initial_stack.len();
+    Context {
+        result_kind: Some(kind),
+        object: if attr == A::DataLocation { ctx.object.clone() } else { None },
+        initial_stack: ctx.initial_stack[n - entries..].to_vec(),
+        ..ctx.clone()
+    }
+}
+
+/// Evaluates the value `value` of `attribute` (`None`: no attribute, the
+/// context as given) in `ctx` (rules `attr.*`, `loclist.*`).
+pub fn evaluate_attribute(attribute: Option<Attribute>, value: AttrValue<'_>, ctx: &Context) -> Outcome {
+    // CFA and calling frames by unwinding (`unwind.context-from-cfi`).
+    let derived = crate::unwind::chain::derive(ctx);
+    let ctx = derived.as_ref().unwrap_or(ctx);
+    let form = match value {
+        AttrValue::Exprloc(e) => Form::Expr(e),
+        f @ (AttrValue::LocList { .. } | AttrValue::LocListX { .. }) => Form::List(f),
+        AttrValue::Constant(c) => Form::Const(c),
+    };
+    let Some(attr) = attribute else {
+        return match form {
+            Form::Expr(e) => evaluate(e, ctx),
+            Form::List(f) => list(ctx, f, false),
+            Form::Const(_) => ill(R::ATTR_FORM_NOT_ALLOWED),
+        };
+    };
+    if !form_allowed(attr, form) {
+        return ill(R::ATTR_FORM_NOT_ALLOWED);
+    }
+    let entries = match attr {
+        Attribute::DataMemberLocation | Attribute::VtableElemLocation => 1,
+        Attribute::UseLocation => 2,
+        _ => 0,
+    };
+    if ctx.initial_stack.len() < entries {
+        return Outcome::EvalError { rule: R::ATTR_INITIAL_STACK_MISSING, at: None };
+    }
+    // The common case needs no new context.
+    let plain = attr == Attribute::Location
+        && ctx.result_kind == Some(ResultKind::Location)
+        && ctx.object.is_none()
+        && ctx.initial_stack.is_empty();
+    let own;
+    let actx = if plain {
+        ctx
+    } else {
+        own = attribute_context(attr, ctx, entries);
+        &own
+    };
+    if matches!(attr, Attribute::FrameBase | Attribute::StaticLink | Attribute::ReturnAddr) {
+        return single_memory(attr, actx, form);
+    }
+    let out = match form {
+        Form::Const(b) if attr == Attribute::LlvmLanes => return lanes(ctx, b),
+        Form::Const(b) => return member_offset(actx, b),
+        Form::List(f) => list(actx, f, false),
+        Form::Expr(e) => evaluate(e, actx),
+    };
+    match (attr, &out) {
+        (Attribute::LlvmActiveLane, Outcome::Value(v)) if !v.ty.is_integral() => {
+            ill(R::ATTR_LLVM_ACTIVE_LANE_NOT_INTEGRAL)
+        }
+        _ => out,
+    }
+}
+
+/// `DW_AT_frame_base`, `DW_AT_static_link`, `DW_AT_return_addr`: the
+/// result must be one memory location description; a register frame base
+/// becomes `DW_OP_bregx R 0` (rules `attr.frame-base.*`,
+/// `attr.static-link.not-memory`, `attr.return-addr.not-memory`). The
+/// count is of the single location descriptions the evaluation produced
+/// (a location list's union included), before the outcome's normal form.
+fn single_memory(attr: Attribute, ctx: &Context, form: Form<'_>) -> Outcome {
+    let fb = attr == Attribute::FrameBase;
+    let mut s = Scratch::new();
+    let ev = Ev::new(ctx);
+    let l = match form {
+        Form::List(f) => ev.location_list(f, &mut s, fb),
+        Form::Expr(e) => {
+            let p = Program::compile(e, ctx);
+            match (&p.error, p.fbreg_at()) {
+                (Some(err), _) => return Outcome::IllFormed { rule: err.rule.clone(), at: Some(err.at) },
+                (None, Some(at)) if fb => return Outcome::IllFormed { rule: R::ATTR_FRAME_BASE_FBREG, at: Some(at) },
+                _ => {}
+            }
+            for e in &ctx.initial_stack {
+                let ent: Ent = s.import(e);
+                s.stack.push(ent);
+            }
+            ev.exec(&p, &mut s).and_then(|()| ev.result_loc(&mut s).map_err(|fail| Stop { fail, at: None }))
+        }
+        Form::Const(_) => return ill(R::ATTR_FORM_NOT_ALLOWED),
+    };
+    let l = match l {
+        Ok(l) => l,
+        Err(stop) => return stop.outcome(),
+    };
+    let not_memory = match attr {
+        Attribute::StaticLink => R::ATTR_STATIC_LINK_NOT_MEMORY,
+        Attribute::ReturnAddr => R::ATTR_RETURN_ADDR_NOT_MEMORY,
+        _ => R::ATTR_FRAME_BASE_NOT_MEMORY,
+    };
+    match l {
+        Loc::Mem { .. } => Outcome::Location(s.export_loc(&l)),
+        Loc::Multi { .. } if fb => ill(R::ATTR_FRAME_BASE_NOT_SINGLE),
+        Loc::Reg { regno, .. } if fb => match ev.reg_address(&mut s, regno) {
+            Ok(a) => match ev.mem_at(&mut s, a as u64) {
+                Ok(l) => Outcome::Location(s.export_loc(&l)),
+                Err(fail) => Stop { fail, at: None }.outcome(),
+            },
+            Err(fail) => Stop { fail, at: None }.outcome(),
+        },
+        _ => ill(not_memory),
+    }
+}
+
+/// A location list as the attribute's value, evaluated at depth 0.
+fn list(ctx: &Context, form: AttrValue<'_>, frame_base: bool) -> Outcome {
+    let mut s = Scratch::new();
+    let ev = Ev::new(ctx);
+    match ev.location_list(form, &mut s, frame_base) {
+        Ok(l) => Outcome::Location(s.export_loc(&l)),
+        Err(stop) => stop.outcome(),
+    }
+}
+
+/// `DW_AT_LLVM_lanes` N: N as a generic value (rules
+/// `attr.llvm-lanes.constant`, `attr.llvm-lanes.zero`).
+fn lanes(ctx: &Context, n: u64) -> Outcome {
+    if n == 0 {
+        return ill(R::ATTR_LLVM_LANES_ZERO);
+    }
+    let ty = ctx.generic_type();
+    let mut bytes = n.to_le_bytes().to_vec();
+    bytes.resize(ty.bytes(), 0);
+    Outcome::Value(Value { ty, bytes })
+}
+
+/// `DW_AT_data_member_location` as a constant B: the containing object's
+/// location moved B bytes (rules `attr.data-member-location.constant`,
+/// `attr.data-member-location.offset-out-of-storage`).
+fn member_offset(ctx: &Context, b: u64) -> Outcome {
+    let mut s = Scratch::new();
+    let ev = Ev::new(ctx);
+    let r = (|| {
+        let top = ctx.initial_stack.last().ok_or(Fail::Eval(R::ATTR_INITIAL_STACK_MISSING))?;
+        let e: Ent = s.import(top);
+        let l = ev.to_loc(&mut s, e)?;
+        ev.move_loc(&mut s, l, i128::from(b) * 8, R::ATTR_DATA_MEMBER_LOCATION_OFFSET_OUT_OF_STORAGE)
+    })();
+    match r {
+        Ok(l) => Outcome::Location(s.export_loc(&l)),
+        Err(fail) => Stop { fail, at: None }.outcome(),
+    }
+}

@@ -1,0 +1,171 @@
+//! The normal form of location descriptions straight from the scratch
+//! arenas (DESIGN §4, as `RawLocation::normalize` defines it), window by
+//! window with memoisation, and the bound on composite nesting that keeps
+//! every recursion over parts shallow (hetero-2020 "Composite Location
+//! Description Operations").
+
+use super::machine::{Loc, Scratch, NONE};
+use dwarfcheck_core::outcome::{NormalLocation, Piece, SingleLocation, Source};
+use std::collections::{BTreeSet, HashMap};
+
+/// Nesting depth of composites (a composite part whose location is a
+/// composite, ...) beyond which a new part's location is replaced by a flat
+/// copy of the bits it uses: same bits, same normal form, bounded recursion.
+pub const MAX_NESTING: u32 = 64;
+
+/// Merged pieces of `[start, start + len)` of a composite, by (composite,
+/// start, len) **bits**.
+type Memo = HashMap<(u32, u64, u64), Vec<Piece>>;
+
+impl Scratch {
+    /// The normal form of any location description (several places,
+    /// composites at any offset, nested composites).
+    pub(super) fn normal_form(&self, l: &Loc) -> NormalLocation {
+        let mut memo = Memo::new();
+        let mut places = Vec::new();
+        self.places_of(l, &mut memo, &mut places);
+        if places.is_empty() {
+            places.push(SingleLocation::Simple(Source::Undefined));
+        }
+        places.sort();
+        places.dedup();
+        NormalLocation { places }
+    }
+
+    fn places_of(&self, l: &Loc, memo: &mut Memo, out: &mut Vec<SingleLocation>) {
+        match *l {
+            Loc::Multi { start, len } => {
+                for i in start..start + len {
+                    self.places_of(&self.multi[i as usize], memo, out);
+                }
+            }
+            Loc::Comp { idx, bit } => {
+                let total = self.comps[idx as usize].total_bits;
+                out.push(SingleLocation::Composite(self.window(idx, bit, total.saturating_sub(bit), memo)));
+            }
+            _ => out.push(SingleLocation::Simple(self.source(l))),
+        }
+    }
+
+    /// The merged pieces of bits `[start, start + len)` of composite `idx`;
+    /// bits past its end read as undefined.
+    fn window(&self, idx: u32, start: u64, len: u64, memo: &mut Memo) -> Vec<Piece> {
+        if let Some(p) = memo.get(&(idx, start, len)) {
+            return p.clone();
+        }
+        let mut out: Vec<Piece> = Vec::new();
+        let end = start.saturating_add(len);
+        let mut pos = 0u64;
+        let mut p = self.comps[idx as usize].first;
+        while p != NONE && pos < end {
+            let part = &self.parts[p as usize];
+            let pend = pos.saturating_add(part.bits);
+            let (lo, hi) = (pos.max(start), pend.min(end));
+            if lo < hi {
+                for piece in self.segments(&part.loc, lo - pos, hi - lo, memo) {
+                    push_merged(&mut out, piece);
+                }
+            }
+            pos = pend;
+            p = part.next;
+        }
+        let covered: u64 = out.iter().map(|p| p.bits).sum();
+        if covered < len {
+            push_merged(&mut out, piece_of(len - covered, Source::Undefined));
+        }
+        memo.insert((idx, start, len), out.clone());
+        out
+    }
+
+    /// The pieces of `n` bits of location `l` from `skip` bits on.
+    fn segments(&self, l: &Loc, skip: u64, n: u64, memo: &mut Memo) -> Vec<Piece> {
+        match *l {
+            Loc::Comp { idx, bit } => self.window(idx, bit.saturating_add(skip), n, memo),
+            Loc::Multi { start, len } => {
+                let alts: Vec<Vec<Piece>> =
+                    (start..start + len).map(|i| self.segments(&self.multi[i as usize], skip, n, memo)).collect();
+                union(n, &alts)
+            }
+            _ => vec![piece_of(n, self.source(l).advanced(skip))],
+        }
+    }
+
+    /// Composite nesting depth of a location (0: not a composite).
+    pub(super) fn nesting(&self, l: &Loc) -> u32 {
+        match *l {
+            Loc::Comp { idx, .. } => self.comps[idx as usize].depth,
+            Loc::Multi { start, len } => {
+                (start..start + len).map(|i| self.nesting(&self.multi[i as usize])).max().unwrap_or(0)
+            }
+            _ => 0,
+        }
+    }
+
+    /// `l` as the location of a part of `bits` bits: itself, or, when it
+    /// nests composites [`MAX_NESTING`] deep, a new complete composite of
+    /// the pieces those bits are made of.
+    pub(super) fn shallow(&mut self, l: Loc, bits: u64) -> Loc {
+        if self.nesting(&l) < MAX_NESTING {
+            return l;
+        }
+        let pieces = self.segments(&l, 0, bits, &mut Memo::new());
+        self.import_single(&SingleLocation::Composite(pieces))
+    }
+}
+
+fn piece_of(bits: u64, s: Source) -> Piece {
+    let mut sources = BTreeSet::new();
+    sources.insert(s);
+    Piece { bits, sources }
+}
+
+/// Appends a piece, merging it into the last one when it continues that
+/// one's storage; zero-length pieces are dropped.
+fn push_merged(out: &mut Vec<Piece>, p: Piece) {
+    if p.bits == 0 {
+        return;
+    }
+    if let Some(last) = out.last_mut() {
+        if last.sources.len() == p.sources.len()
+            && last.sources.iter().map(|s| s.advanced(last.bits)).collect::<BTreeSet<_>>() == p.sources
+        {
+            last.bits += p.bits;
+            return;
+        }
+    }
+    out.push(p);
+}
+
+/// Several places of the same `bits` bits: cut at every boundary of any of
+/// them, each cut holding the union of their places.
+fn union(bits: u64, alts: &[Vec<Piece>]) -> Vec<Piece> {
+    if alts.len() == 1 {
+        return alts[0].clone();
+    }
+    let mut cuts = BTreeSet::from([0u64, bits]);
+    for a in alts {
+        let mut pos = 0u64;
+        for p in a {
+            pos = pos.saturating_add(p.bits);
+            cuts.insert(pos.min(bits));
+        }
+    }
+    let cuts: Vec<u64> = cuts.into_iter().collect();
+    let mut out = Vec::new();
+    for w in cuts.windows(2) {
+        let (lo, hi) = (w[0], w[1]);
+        let mut sources = BTreeSet::new();
+        for a in alts {
+            let mut pos = 0u64;
+            for p in a {
+                if lo < pos + p.bits {
+                    sources.extend(p.sources.iter().map(|s| s.advanced(lo - pos)));
+                    break;
+                }
+                pos += p.bits;
+            }
+        }
+        push_merged(&mut out, Piece { bits: hi - lo, sources });
+    }
+    out
+}

@@ -1,0 +1,177 @@
+//! The hetero-2020 extension operations on location descriptions:
+//! `DW_OP_LLVM_offset`, `_offset_uconst`, `_bit_offset`, `_undefined`,
+//! `_piece_end`, `_extend`, `_select_bit_piece`, and the dispatch of the
+//! address-space ones (hetero-2020 "General", "Undefined" and "Composite
+//! Location Description Operations").
+
+use super::arith::sext;
+use super::decode::{Insn, Kind};
+use super::exec::{Ev, Fail};
+use super::machine::{Ent, Loc, Scratch, Val, NONE};
+use super::weight::Weigher;
+use dwarfcheck_core::encoding::ate;
+use dwarfcheck_core::outcome::{BudgetKind, TypeEncoding};
+use dwarfcheck_core::rules::{id as R, RuleId};
+
+type Res<T> = Result<T, Fail>;
+
+impl Ev<'_> {
+    /// Executes one extension operation.
+    pub(super) fn ext(&self, ins: &Insn, s: &mut Scratch) -> Res<()> {
+        match ins.kind {
+            Kind::FormAspaceAddress => self.form_aspace_address(s)?,
+            Kind::AspaceBregx => self.aspace_bregx(s, ins.a, ins.b)?,
+            Kind::PushLane => self.push_lane(s)?,
+            Kind::Offset => self.offset(s, None, 8)?,
+            Kind::OffsetUconst => self.offset(s, Some(ins.a), 8)?,
+            Kind::BitOffset => self.offset(s, None, 1)?,
+            Kind::Undefined => self.push(s, Ent::Loc(Loc::Undef)),
+            Kind::PieceEnd => self.piece_end(s)?,
+            Kind::Extend => self.extend(s, ins.a, ins.b)?,
+            Kind::SelectBitPiece => self.select_bit_piece(s, ins.a, ins.b)?,
+            // (Only the kinds above are dispatched here.)
+            _ => return Err(Fail::Unsupported(dwarfcheck_core::encoding::op::name_of(ins.op))),
+        }
+        Ok(())
+    }
+
+    /// `DW_OP_LLVM_offset` (`uconst: None`, displacement popped; rules
+    /// `op.offset.*`), `DW_OP_LLVM_offset_uconst B` (as `DW_OP_constu B;
+    /// DW_OP_LLVM_offset`, rule `op.offset-uconst.same-as-offset`) and
+    /// `DW_OP_LLVM_bit_offset` (`scale` 1; rules `op.bit-offset.*`): moves
+    /// every single location of L by B × `scale` **bits**
+    /// (`loc.offset.multiple-places`); undefined locations stay as they are.
+    fn offset(&self, s: &mut Scratch, uconst: Option<u64>, scale: i128) -> Res<()> {
+        let (integral, out) = if scale == 1 {
+            (R::OP_BIT_OFFSET_REQUIRES_INTEGRAL, R::OP_BIT_OFFSET_OUT_OF_STORAGE)
+        } else {
+            (R::OP_OFFSET_REQUIRES_INTEGRAL, R::OP_OFFSET_OUT_OF_STORAGE)
+        };
+        let b = match uconst {
+            Some(b) => {
+                self.need(s, 1)?;
+                self.generic(u128::from(b))
+            }
+            None => {
+                self.need(s, 2)?;
+                self.pop_integral(s, integral)?
+            }
+        };
+        let l = self.pop_loc(s)?;
+        let bits = displacement(&b)?.saturating_mul(scale);
+        let moved = self.move_loc(s, l, bits, out)?;
+        self.push(s, Ent::Loc(moved));
+        Ok(())
+    }
+
+    /// `DW_OP_LLVM_piece_end`: the incomplete composite on top becomes complete.
+    fn piece_end(&self, s: &mut Scratch) -> Res<()> {
+        self.need(s, 1)?;
+        match self.top(s) {
+            Some(Ent::Loc(Loc::Comp { idx, .. })) if !s.comps[idx as usize].complete => {
+                s.comps[idx as usize].complete = true;
+                Ok(())
+            }
+            _ => Err(Fail::Ill(R::OP_PIECE_END_NOT_INCOMPLETE)),
+        }
+    }
+
+    /// Operand checks shared by `DW_OP_LLVM_extend` and
+    /// `DW_OP_LLVM_select_bit_piece` (rule `op.extend.size-limits`): S
+    /// (**bits**) or C zero is the ill-formed `zero`, then the S × C bit
+    /// composite must fit (`composite.too-large`, then the size budget),
+    /// then C parts at 8 bytes each must fit the size budget.
+    fn check_elements(&self, size: u64, count: u64, zero: RuleId) -> Res<()> {
+        if size == 0 || count == 0 {
+            return Err(Fail::Ill(zero));
+        }
+        self.check_comp_size(u128::from(size) * u128::from(count))?;
+        // Every part is charged 8 bytes, so memory stays bounded for 1-bit elements.
+        if u128::from(count) * 8 > u128::from(self.ctx.budgets.size_bytes) {
+            return Err(Fail::Budget(BudgetKind::Size));
+        }
+        Ok(())
+    }
+
+    /// Parts of total weight `weight` are charged 8 bytes of the size
+    /// budget each (rule `op.extend.size-limits`).
+    fn charge(&self, weight: u128) -> Res<()> {
+        if weight.saturating_mul(8) > u128::from(self.ctx.budgets.size_bytes) {
+            return Err(Fail::Budget(BudgetKind::Size));
+        }
+        Ok(())
+    }
+
+    /// `DW_OP_LLVM_extend S C`: a complete composite of C parts of S bits,
+    /// each the popped location PL.
+    fn extend(&self, s: &mut Scratch, size: u64, count: u64) -> Res<()> {
+        self.check_elements(size, count, R::OP_EXTEND_ZERO)?;
+        let pl = self.pop_loc(s)?;
+        self.check_part_fits(s, &pl, size)?;
+        let w = Weigher::new(s, &pl).weight(s, &pl, size);
+        self.charge(w.saturating_mul(u128::from(count)))?;
+        // (Flattened once if it nests too deep, then shared by the C parts.)
+        let pl = s.shallow(pl, size);
+        let idx = s.new_comp();
+        for _ in 0..count {
+            s.append_part(idx, size, pl);
+        }
+        s.comps[idx as usize].complete = true;
+        self.push(s, Ent::Loc(Loc::Comp { idx, bit: 0 }));
+        Ok(())
+    }
+
+    /// `DW_OP_LLVM_select_bit_piece S C`: pops mask M, L1, L0; part N (S
+    /// bits) is L1 if bit N of M is set, else L0, moved N × S bits.
+    fn select_bit_piece(&self, s: &mut Scratch, size: u64, count: u64) -> Res<()> {
+        self.check_elements(size, count, R::OP_SELECT_BIT_PIECE_ZERO)?;
+        self.need(s, 3)?;
+        let m = self.pop_integral(s, R::OP_SELECT_BIT_PIECE_REQUIRES_INTEGRAL)?;
+        let l1 = self.pop_loc(s)?;
+        let l0 = self.pop_loc(s)?;
+        if u64::from(m.ty.bits) < count {
+            return Err(Fail::Ill(R::OP_SELECT_BIT_PIECE_MASK_TOO_SMALL));
+        }
+        let (w0, w1) = (Weigher::new(s, &l0), Weigher::new(s, &l1));
+        let mut weight = 0u128;
+        let idx = s.new_comp();
+        for n in 0..count {
+            let one = mask_bit(s, &m, n);
+            let plx = if one { l1 } else { l0 };
+            let pl = self.move_loc(s, plx, i128::from(n) * i128::from(size), R::OP_BIT_OFFSET_OUT_OF_STORAGE)?;
+            self.check_part_fits(s, &pl, size)?;
+            weight += if one { &w1 } else { &w0 }.weight(s, &pl, size);
+            self.charge(weight)?;
+            s.append_part(idx, size, pl);
+        }
+        s.comps[idx as usize].complete = true;
+        self.push(s, Ent::Loc(Loc::Comp { idx, bit: 0 }));
+        Ok(())
+    }
+}
+
+/// Bit `n` of value `v` (least significant first).
+fn mask_bit(s: &Scratch, v: &Val, n: u64) -> bool {
+    if v.wide == NONE {
+        n < 128 && (v.lo >> n) & 1 == 1
+    } else {
+        s.bytes[v.wide as usize + (n / 8) as usize] >> (n % 8) & 1 == 1
+    }
+}
+
+/// The displacement an integral value stands for (rule
+/// `op.offset.displacement-signed`): signed for the generic type and signed
+/// base types, unsigned for the others. Values wider than 128 bits are not
+/// computed (`Unsupported`, as for arithmetic).
+fn displacement(v: &Val) -> Res<i128> {
+    if v.wide != NONE {
+        return Err(Fail::Unsupported("a displacement wider than 128 bits".into()));
+    }
+    let signed = match v.ty.encoding {
+        TypeEncoding::Generic => true,
+        TypeEncoding::Ate(e) => ate::is_signed(e),
+    };
+    // An unsigned 128-bit value above i128::MAX moves any sized location
+    // out of its storage, as its exact value would.
+    Ok(if signed { sext(v.lo, v.ty.bits) } else { i128::try_from(v.lo).unwrap_or(i128::MAX) })
+}

@@ -1,0 +1,405 @@
+//! Stack entries, values and location descriptions of the fast evaluator,
+//! held by index in a reusable [`Scratch`] so evaluation does not allocate
+//! per operation (hetero-2020 "DWARF Expression Value", "DWARF Location
+//! Description").
+
+use dwarfcheck_core::context::Entry as CtxEntry;
+use dwarfcheck_core::outcome::{BaseType, NormalLocation, Piece, SingleLocation, Source, Value};
+use std::collections::BTreeSet;
+
+/// Sentinel for "no arena index".
+pub const NONE: u32 = u32::MAX;
+
+/// A typed value. Values of at most 128 **bits** live in `lo`
+/// (zero-extended, least significant bit first); wider ones live in
+/// [`Scratch::bytes`] at `wide` (`ty.bytes()` bytes, least significant
+/// byte first).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Val {
+    /// Base type (generic or a `DW_ATE_*` type).
+    pub ty: BaseType,
+    /// The value when `ty.bits <= 128`.
+    pub lo: u128,
+    /// Arena start of the bytes when `ty.bits > 128`, else [`NONE`].
+    pub wide: u32,
+}
+
+/// One single location description, or several (only from the context).
+///
+/// Bit offsets are in **bits** from the start of the storage.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Loc {
+    /// Undefined storage.
+    Undef,
+    /// Memory storage of address space `aspace`; `bit` = byte address × 8 + bit.
+    /// For a per-thread / per-lane address space, the storage of the thread
+    /// and lane bound when the location was created (hetero-2020 "Memory
+    /// Location Description Operations > DW_OP_LLVM_form_aspace_address").
+    Mem {
+        /// Address space.
+        aspace: u64,
+        /// Bit position.
+        bit: u128,
+        /// Thread of per-thread storage, else `None`.
+        thread: Option<u64>,
+        /// Lane of per-lane storage, else `None`.
+        lane: Option<u32>,
+    },
+    /// Register storage.
+    Reg {
+        /// DWARF register number.
+        regno: u64,
+        /// Bit offset.
+        bit: u64,
+    },
+    /// Implicit storage: `len` bytes at `start` in [`Scratch::bytes`], in
+    /// target memory order.
+    Imp {
+        /// Arena start.
+        start: u32,
+        /// Length in **bytes**.
+        len: u32,
+        /// Bit offset.
+        bit: u64,
+    },
+    /// Implicit pointer storage (`DW_OP_implicit_pointer`).
+    ImpPtr {
+        /// `.debug_info` offset of the DIE.
+        die: u64,
+        /// Byte displacement.
+        disp: i64,
+        /// Address space (`None`: default).
+        aspace: Option<u64>,
+        /// Bit offset.
+        bit: u64,
+    },
+    /// Composite storage number `idx` in [`Scratch::comps`].
+    Comp {
+        /// Composite index.
+        idx: u32,
+        /// Bit offset.
+        bit: u64,
+    },
+    /// Several single locations: `len` entries at `start` of [`Scratch::multi`].
+    Multi {
+        /// Arena start.
+        start: u32,
+        /// Count.
+        len: u32,
+    },
+}
+
+/// An implicit pointer value: what a `DW_OP_deref*` of a whole implicit
+/// pointer storage pushes (hetero-2020 "Implicit Location Description
+/// Operations > DW_OP_implicit_pointer"; rule `op.implicit-pointer.deref-whole`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ipv {
+    /// `.debug_info` offset of the DIE.
+    pub die: u64,
+    /// Byte displacement.
+    pub disp: i64,
+    /// Address space (`None`: default).
+    pub aspace: Option<u64>,
+}
+
+/// A stack entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ent {
+    /// A value.
+    Val(Val),
+    /// A location description.
+    Loc(Loc),
+    /// An implicit pointer value.
+    Ipv(Ipv),
+}
+
+/// Composite location storage: a linked list of parts in [`Scratch::parts`].
+#[derive(Debug, Clone, Copy)]
+pub struct Comp {
+    /// First part index ([`NONE`] when empty).
+    pub first: u32,
+    /// Last part index.
+    pub last: u32,
+    /// Sum of part sizes in **bits**.
+    pub total_bits: u64,
+    /// Whether the storage is complete (no more parts can be appended).
+    pub complete: bool,
+    /// Composite nesting depth: 1 + the deepest part location's.
+    pub depth: u32,
+}
+
+/// One part of a composite.
+#[derive(Debug, Clone, Copy)]
+pub struct Part {
+    /// Part size in **bits**.
+    pub bits: u64,
+    /// Part location description.
+    pub loc: Loc,
+    /// Next part index or [`NONE`].
+    pub next: u32,
+}
+
+/// Reusable evaluation memory: the stack and the arenas entries point into.
+/// Create one per thread and pass it to every [`super::Program::run`].
+#[derive(Debug, Default)]
+pub struct Scratch {
+    /// The evaluation stack (nested evaluations push above a base index).
+    pub stack: Vec<Ent>,
+    /// Byte arena: wide values and implicit storage.
+    pub bytes: Vec<u8>,
+    /// Composite storages.
+    pub comps: Vec<Comp>,
+    /// Composite parts.
+    pub parts: Vec<Part>,
+    /// Single locations of multi-place locations.
+    pub multi: Vec<Loc>,
+    /// Temporary buffer for reads.
+    pub tmp: Vec<u8>,
+    /// Operations executed so far (step budget, nested evaluations included).
+    pub steps: u64,
+    /// Index of the last operation executed by the innermost evaluation
+    /// that ran (`DW_OP_entry_value` asks whether it was a `DW_OP_reg*`).
+    pub last: u32,
+    /// Decoded frame base programs, reused while `ctx.frame_base` is unchanged.
+    pub(crate) frame_base: Option<Box<(Vec<u8>, super::Program)>>,
+    /// Registers of calling frames found by unwinding whose location is
+    /// being computed: (frame identity, register number) (`unwind.cyclic`).
+    pub(crate) unwound_in_progress: Vec<(usize, u64)>,
+}
+
+impl Scratch {
+    /// An empty scratch area.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Forgets everything from a previous evaluation, keeping capacity.
+    pub fn reset(&mut self) {
+        self.stack.clear();
+        self.bytes.clear();
+        self.comps.clear();
+        self.parts.clear();
+        self.multi.clear();
+        self.unwound_in_progress.clear();
+        self.steps = 0;
+    }
+
+    /// Stores bytes in the arena; returns the start index.
+    pub fn store(&mut self, b: &[u8]) -> u32 {
+        let start = self.bytes.len() as u32;
+        self.bytes.extend_from_slice(b);
+        start
+    }
+
+    /// A new empty incomplete composite; returns its index.
+    pub fn new_comp(&mut self) -> u32 {
+        self.comps.push(Comp { first: NONE, last: NONE, total_bits: 0, complete: false, depth: 1 });
+        (self.comps.len() - 1) as u32
+    }
+
+    /// Appends a part of `bits` bits at `loc` to composite `idx`.
+    /// A part location nesting composites too deep is first flattened
+    /// (see [`super::export::MAX_NESTING`]).
+    pub fn append_part(&mut self, idx: u32, bits: u64, loc: Loc) {
+        let loc = self.shallow(loc, bits);
+        let depth = self.nesting(&loc) + 1;
+        let c = &mut self.comps[idx as usize];
+        c.depth = c.depth.max(depth);
+        let p = self.parts.len() as u32;
+        self.parts.push(Part { bits, loc, next: NONE });
+        let c = &mut self.comps[idx as usize];
+        if c.first == NONE {
+            c.first = p;
+        } else {
+            self.parts[c.last as usize].next = p;
+        }
+        let c = &mut self.comps[idx as usize];
+        c.last = p;
+        c.total_bits = c.total_bits.saturating_add(bits);
+    }
+
+    /// The bytes of a value, least significant first (`ty.bytes()` long).
+    pub fn value_bytes(&self, v: &Val, out: &mut Vec<u8>) {
+        out.clear();
+        let n = v.ty.bytes();
+        if v.wide == NONE {
+            out.extend(v.lo.to_le_bytes().iter().copied().chain(std::iter::repeat(0)).take(n));
+        } else {
+            out.extend_from_slice(&self.bytes[v.wide as usize..v.wide as usize + n]);
+        }
+    }
+
+    /// The low 128 bits of a value of any width.
+    pub fn low128(&self, v: &Val) -> u128 {
+        if v.wide == NONE {
+            return v.lo;
+        }
+        let mut b = [0u8; 16];
+        b.copy_from_slice(&self.bytes[v.wide as usize..v.wide as usize + 16]);
+        u128::from_le_bytes(b)
+    }
+
+    /// The value as an unsigned number if it fits in 64 bits.
+    pub fn as_u64(&self, v: &Val) -> Option<u64> {
+        if v.wide != NONE && self.bytes[v.wide as usize + 16..v.wide as usize + v.ty.bytes()].iter().any(|&b| b != 0) {
+            return None;
+        }
+        u64::try_from(self.low128(v)).ok()
+    }
+
+    /// A value of type `ty` from its bytes, least significant first.
+    /// `le` must be at least `ty.bytes()` long; bits above `ty.bits` are cleared.
+    pub fn make_val(&mut self, ty: BaseType, le: &[u8]) -> Val {
+        if ty.bits <= 128 {
+            let mut b = [0u8; 16];
+            let n = ty.bytes().min(16);
+            b[..n].copy_from_slice(&le[..n]);
+            Val { ty, lo: mask(u128::from_le_bytes(b), ty.bits), wide: NONE }
+        } else {
+            let start = self.bytes.len();
+            self.bytes.extend_from_slice(&le[..ty.bytes()]);
+            dwarfcheck_core::outcome::value::mask_top(&mut self.bytes[start..], ty.bits);
+            Val { ty, lo: 0, wide: start as u32 }
+        }
+    }
+
+    /// Imports a context entry (initial stack, current object).
+    pub fn import(&mut self, e: &CtxEntry) -> Ent {
+        match e {
+            CtxEntry::Value(v) => {
+                let mut le = v.bytes.clone();
+                le.resize(v.ty.bytes(), 0);
+                Ent::Val(self.make_val(v.ty, &le))
+            }
+            CtxEntry::Location(l) => Ent::Loc(self.import_location(l)),
+        }
+    }
+
+    fn import_location(&mut self, l: &NormalLocation) -> Loc {
+        let singles: Vec<Loc> = l.places.iter().map(|p| self.import_single(p)).collect();
+        self.multi_of(&singles)
+    }
+
+    pub(super) fn multi_of(&mut self, singles: &[Loc]) -> Loc {
+        match singles {
+            [] => Loc::Undef,
+            [one] => *one,
+            many => {
+                let start = self.multi.len() as u32;
+                self.multi.extend_from_slice(many);
+                Loc::Multi { start, len: many.len() as u32 }
+            }
+        }
+    }
+
+    pub(super) fn import_single(&mut self, s: &SingleLocation) -> Loc {
+        match s {
+            SingleLocation::Simple(src) => self.import_source(src),
+            SingleLocation::Composite(pieces) => {
+                let idx = self.new_comp();
+                for p in pieces {
+                    let locs: Vec<Loc> = p.sources.iter().map(|s| self.import_source(s)).collect();
+                    let loc = self.multi_of(&locs);
+                    self.append_part(idx, p.bits, loc);
+                }
+                self.comps[idx as usize].complete = true;
+                Loc::Comp { idx, bit: 0 }
+            }
+        }
+    }
+
+    pub(super) fn import_source(&mut self, s: &Source) -> Loc {
+        match s {
+            Source::Memory { aspace, bit_addr, thread, lane } => {
+                Loc::Mem { aspace: *aspace, bit: *bit_addr, thread: *thread, lane: *lane }
+            }
+            Source::Register { regno, bit_offset } => Loc::Reg { regno: *regno, bit: *bit_offset },
+            Source::Implicit { bytes, bit_offset } => {
+                let start = self.store(bytes);
+                Loc::Imp { start, len: bytes.len() as u32, bit: *bit_offset }
+            }
+            Source::ImplicitPointer { die, aspace, byte_displacement, bit_offset } => {
+                Loc::ImpPtr { die: *die, disp: *byte_displacement, aspace: *aspace, bit: *bit_offset }
+            }
+            Source::Undefined => Loc::Undef,
+        }
+    }
+
+    /// The outcome form of a value.
+    pub fn export_val(&self, v: &Val) -> Value {
+        let mut bytes = Vec::with_capacity(v.ty.bytes());
+        self.value_bytes(v, &mut bytes);
+        Value { ty: v.ty, bytes }
+    }
+
+    /// The normalised outcome form of a location description.
+    pub fn export_loc(&self, l: &Loc) -> NormalLocation {
+        match l {
+            Loc::Comp { idx, bit: 0 } => match self.export_flat_comp(*idx) {
+                Some(pieces) => NormalLocation { places: vec![SingleLocation::Composite(pieces)] },
+                None => self.normal_form(l),
+            },
+            Loc::Multi { .. } | Loc::Comp { .. } => self.normal_form(l),
+            // One place in non-composite storage is already normal.
+            _ => NormalLocation { places: vec![SingleLocation::Simple(self.source(l))] },
+        }
+    }
+
+    /// The normal form of a composite at bit offset 0 whose parts are all
+    /// single places in non-composite storage (the common DWARF 5 shape),
+    /// built directly: zero-length parts dropped, parts that continue the
+    /// previous part's storage merged, exactly as `RawLocation::normalize`
+    /// does. `None` for any other composite.
+    fn export_flat_comp(&self, idx: u32) -> Option<Vec<Piece>> {
+        let mut pieces: Vec<Piece> = Vec::with_capacity(4);
+        let mut p = self.comps[idx as usize].first;
+        while p != NONE {
+            let part = &self.parts[p as usize];
+            p = part.next;
+            if matches!(part.loc, Loc::Comp { .. } | Loc::Multi { .. }) {
+                return None;
+            }
+            if part.bits == 0 {
+                continue;
+            }
+            let src = self.source(&part.loc);
+            if let Some(last) = pieces.last_mut() {
+                if last.sources.first().is_some_and(|prev| prev.advanced(last.bits) == src) {
+                    last.bits += part.bits;
+                    continue;
+                }
+            }
+            // (`insert` into an empty set is much cheaper than `from([..])`,
+            // which sorts.)
+            let mut sources = BTreeSet::new();
+            sources.insert(src);
+            pieces.push(Piece { bits: part.bits, sources });
+        }
+        Some(pieces)
+    }
+
+    pub(super) fn source(&self, l: &Loc) -> Source {
+        match *l {
+            Loc::Undef | Loc::Comp { .. } | Loc::Multi { .. } => Source::Undefined,
+            Loc::Mem { aspace, bit, thread, lane } => Source::Memory { aspace, bit_addr: bit, thread, lane },
+            Loc::Reg { regno, bit } => Source::Register { regno, bit_offset: bit },
+            Loc::Imp { start, len, bit } => Source::Implicit {
+                bytes: self.bytes[start as usize..start as usize + len as usize].to_vec(),
+                bit_offset: bit,
+            },
+            Loc::ImpPtr { die, disp, aspace, bit } => {
+                Source::ImplicitPointer { die, aspace, byte_displacement: disp, bit_offset: bit }
+            }
+        }
+    }
+}
+
+/// `v` with bits at and above `bits` cleared.
+#[inline]
+pub fn mask(v: u128, bits: u32) -> u128 {
+    if bits >= 128 {
+        v
+    } else {
+        v & ((1u128 << bits) - 1)
+    }
+}

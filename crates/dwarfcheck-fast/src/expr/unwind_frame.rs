@@ -1,0 +1,283 @@
+//! One virtual unwinding step's evaluations in frame k on the fast
+//! machinery: frame k's CFA and the location and value of each of its
+//! caller's registers (rules `unwind.cfa.*`, `unwind.step.registers`,
+//! `unwind.step.value`, `unwind.cyclic`, `frame.rule.*`).
+
+use super::exec::{Ev, Fail, Stop};
+use super::frame::{Known, Up};
+use super::machine::{mask, Ent, Loc, Scratch};
+use dwarfcheck_core::context::Context;
+use dwarfcheck_core::encoding::ate;
+use dwarfcheck_core::outcome::cfi::RegisterRule;
+use dwarfcheck_core::outcome::unwind::CallerRegister;
+use dwarfcheck_core::outcome::{BaseType, NormalLocation, Outcome};
+use dwarfcheck_core::rules::id as R;
+use dwarfcheck_core::target::Endian;
+use std::cell::{Cell, RefCell};
+use std::collections::BTreeMap;
+
+/// How frame k's CFA is computed (a row's CFA rule).
+#[derive(Debug, Clone, Copy)]
+pub enum CfaSpec<'a> {
+    /// Register `reg` plus `off` **bytes**, in address space `aspace`
+    /// (`unwind.cfa.register-offset`).
+    Reg {
+        /// DWARF register number (of frame k).
+        reg: u64,
+        /// Byte offset.
+        off: i64,
+        /// Address space identifier.
+        aspace: u64,
+    },
+    /// A DWARF expression (`unwind.cfa.expression`).
+    Expr(&'a [u8]),
+}
+
+/// Frame k's CFA once computed: a byte address in an address space.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cfa {
+    /// Byte address.
+    pub addr: u64,
+    /// Address space identifier.
+    pub aspace: u64,
+}
+
+/// Reusable working state for the evaluations of one frame: the scratch
+/// area, frame k's registers (imported from the step before) and frame
+/// k's row rules. Allocates only when a buffer grows.
+#[derive(Debug, Default)]
+pub struct FrameEval {
+    scratch: Scratch,
+    regs: Vec<(u64, Result<Loc, Fail>)>,
+    /// Frame k's row rules, sorted by register number (set by the caller
+    /// through [`FrameEval::rules_mut`]).
+    rules: Vec<(u64, RegisterRule)>,
+    top: bool,
+    /// Registers of frame k+1 under way (`unwind.cyclic`), reused.
+    progress: RefCell<Vec<u64>>,
+    /// The byte offsets of frame k's failed registers whose fault has one
+    /// (ill-formed, evaluation error or budget):
+    /// a `register` or `same_value` rule that leads to such a register
+    /// passes the offset on (as the reference does).
+    fault_at: Vec<(u64, u64)>,
+}
+
+/// The fault an outcome stands for, its offset dropped (a register of
+/// frame k whose rule failed fails every read of it, at the reader's
+/// offset).
+pub(crate) fn fail_of(o: &Outcome) -> Fail {
+    match o {
+        Outcome::IllFormed { rule, .. } => Fail::Ill(rule.clone()),
+        Outcome::EvalError { rule, .. } => Fail::Eval(rule.clone()),
+        Outcome::Budget { budget, .. } => Fail::Budget(*budget),
+        Outcome::Unsupported { what } => Fail::Unsupported(what.clone()),
+        other => Fail::Unsupported(format!("register location {other}")),
+    }
+}
+
+/// The outcome of a stop; `unwind.cyclic` is reported without offset.
+fn outcome_of(stop: Stop) -> Outcome {
+    match stop.fail {
+        Fail::Ill(r) if r == R::UNWIND_CYCLIC => Outcome::IllFormed { rule: r, at: None },
+        f => Stop { fail: f, at: stop.at }.outcome(),
+    }
+}
+
+fn plain(fail: Fail) -> Stop {
+    Stop { fail, at: None }
+}
+
+impl FrameEval {
+    /// A fresh working state.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Starts frame k: its registers are the context's (`callee: None`,
+    /// frame 0) or the caller registers of step k-1. Clears the rules.
+    pub fn begin(&mut self, callee: Option<&BTreeMap<u64, CallerRegister>>) {
+        self.scratch.reset();
+        self.regs.clear();
+        self.rules.clear();
+        self.top = callee.is_none();
+        self.fault_at.clear();
+        for (&r, c) in callee.into_iter().flatten() {
+            if let Outcome::IllFormed { at: Some(a), .. }
+            | Outcome::EvalError { at: Some(a), .. }
+            | Outcome::Budget { at: Some(a), .. } = &c.location
+            {
+                self.fault_at.push((r, *a));
+            }
+            let l = match &c.location {
+                Outcome::Location(nl) => Ok(import(&mut self.scratch, nl)),
+                other => Err(fail_of(other)),
+            };
+            self.regs.push((r, l));
+        }
+    }
+
+    /// Frame k's row rules (frame k+1's registers), to be filled sorted by
+    /// register number after [`FrameEval::begin`].
+    pub fn rules_mut(&mut self) -> &mut Vec<(u64, RegisterRule)> {
+        &mut self.rules
+    }
+
+    /// Frame k's row rules as last set (after a step: the rules that gave
+    /// its caller's registers, the ABI stack pointer rule included).
+    pub fn rules(&self) -> &[(u64, RegisterRule)] {
+        &self.rules
+    }
+
+    /// Computes frame k's CFA in `ctx` (frame k's context: its `cfa` is
+    /// ignored). Errors: the fault that ends the unwinding (rules
+    /// `unwind.cfa.*`, `unwind.cyclic`; register-offset faults without
+    /// offset, expression faults at their offset in the expression).
+    pub fn cfa(&mut self, ctx: &Context, spec: CfaSpec<'_>) -> Result<(Cfa, NormalLocation), Outcome> {
+        let FrameEval { scratch: s, regs, rules, top, progress, fault_at: _ } = self;
+        progress.borrow_mut().clear();
+        let known = known(*top, regs, rules, progress, true);
+        let up = Up::Known(&known);
+        let ev = Ev { up: Some(&up), ..Ev::new(ctx) };
+        s.steps = 0;
+        let base = s.stack.len();
+        let loc = match spec {
+            CfaSpec::Reg { reg, off, aspace } => reg_offset(&ev, s, reg, off, aspace).map_err(|f| outcome_of(plain(f))),
+            CfaSpec::Expr(e) => {
+                let prog = super::calls::compiled(e, ctx);
+                match &prog.error {
+                    Some(d) => Err(Outcome::IllFormed { rule: d.rule.clone(), at: Some(d.at) }),
+                    None => match ev.exec(&prog, s) {
+                        Err(stop) => Err(outcome_of(stop)),
+                        Ok(()) => ev.result_loc(s).map_err(|f| outcome_of(plain(f))),
+                    },
+                }
+            }
+        };
+        s.stack.truncate(base);
+        let loc = loc?;
+        match loc {
+            Loc::Mem { aspace, bit, .. } if bit % 8 == 0 && bit / 8 <= u128::from(u64::MAX) => {
+                Ok((Cfa { addr: (bit / 8) as u64, aspace }, s.export_loc(&loc)))
+            }
+            _ => Err(Outcome::IllFormed { rule: R::UNWIND_CFA_NOT_MEMORY, at: None }),
+        }
+    }
+
+    /// The caller register `regno` by frame k's row rule, evaluated in
+    /// `ctx` (frame k's context with its CFA set): its location and its
+    /// value bytes (rules `unwind.step.registers`, `unwind.step.value`).
+    /// The second result is whether the location is exactly the undefined
+    /// location description (`unwind.base-of-stack`).
+    pub fn register(&mut self, ctx: &Context, regno: u64) -> (CallerRegister, bool) {
+        let FrameEval { scratch: s, regs, rules, top, progress, fault_at } = self;
+        {
+            let mut p = progress.borrow_mut();
+            p.clear();
+            p.push(regno);
+        }
+        let known = known(*top, regs, rules, progress, false);
+        let up = Up::Known(&known);
+        let ev = Ev { up: Some(&up), ..Ev::new(ctx) };
+        s.steps = 0;
+        let base = s.stack.len();
+        let rule = known_rule(rules, regno);
+        let reg_bits = ctx.target.register(regno).map(|r| r.bits);
+        let r = match rule {
+            RegisterRule::Expression { expr } => ev.expr_rule(s, expr, None, None, 0),
+            RegisterRule::ValExpression { expr } => ev.expr_rule(s, expr, Some(reg_bits), None, 0),
+            rule => ev.rule_loc(s, rule, regno, None, 0).map_err(|f| {
+                // A register / same value rule whose register of frame k
+                // failed: that fault, with its offset.
+                // Not when the rule failed its own size check
+                // (frame.register.size-mismatch comes before the read).
+                let led_to = match rule {
+                    RegisterRule::SameValue => Some(regno),
+                    RegisterRule::Register { register } => {
+                        let other = ctx.target.register(*register).map(|r| r.bits);
+                        let own_fault = reg_bits.is_some() && other.is_some() && reg_bits != other;
+                        (!own_fault).then_some(*register)
+                    }
+                    _ => None,
+                };
+                let carried = led_to.and_then(|r| {
+                    let i = regs.binary_search_by_key(&r, |(x, _)| *x).ok()?;
+                    let same = regs[i].1.as_ref().err() == Some(&f);
+                    same.then(|| fault_at.iter().find(|(x, _)| *x == r).map(|(_, a)| *a)).flatten()
+                });
+                Stop { fail: f, at: carried }
+            }),
+        };
+        s.stack.truncate(base);
+        match r {
+            Err(stop) => (CallerRegister { location: outcome_of(stop), bytes: None }, false),
+            Ok(l) => {
+                let bytes = read_bytes(&ev, s, &l, reg_bits.unwrap_or(ev.gty.bits));
+                s.stack.truncate(base);
+                (CallerRegister { location: Outcome::Location(s.export_loc(&l)), bytes }, matches!(l, Loc::Undef))
+            }
+        }
+    }
+}
+
+/// Frame k as its expressions see it.
+fn known<'a>(
+    top: bool,
+    regs: &'a [(u64, Result<Loc, Fail>)],
+    rules: &'a [(u64, RegisterRule)],
+    in_progress: &'a RefCell<Vec<u64>>,
+    cfa_in_progress: bool,
+) -> Known<'a> {
+    Known { regs: (!top).then_some(regs), rules, in_progress, cfa_in_progress: Cell::new(cfa_in_progress) }
+}
+
+/// Frame k's rule for register `regno` (default: undefined).
+fn known_rule(rules: &[(u64, RegisterRule)], regno: u64) -> &RegisterRule {
+    match rules.binary_search_by_key(&regno, |(r, _)| *r) {
+        Ok(i) => &rules[i].1,
+        Err(_) => &RegisterRule::Undefined,
+    }
+}
+
+/// A normalised location imported into the scratch area.
+fn import(s: &mut Scratch, nl: &NormalLocation) -> Loc {
+    match &nl.places[..] {
+        [one] => s.import_single(one),
+        many => {
+            let singles: Vec<Loc> = many.iter().map(|p| s.import_single(p)).collect();
+            s.multi_of(&singles)
+        }
+    }
+}
+
+/// `DW_OP_constu AS; DW_OP_LLVM_aspace_bregx R, B` in frame k
+/// (`unwind.cfa.register-offset`): R read as an unsigned integer of AS's
+/// address size, plus B, modulo that size.
+fn reg_offset(ev: &Ev<'_>, s: &mut Scratch, reg: u64, off: i64, aspace: u64) -> Result<Loc, Fail> {
+    let space = ev.ctx.target.address_space(aspace).ok_or(Fail::Ill(R::OP_ASPACE_BREGX_UNKNOWN_ADDRESS_SPACE))?;
+    let bits = space.address_bits;
+    let t = BaseType::ate(ate::UNSIGNED, bits, ev.gty.big_endian);
+    let l = ev.reg_loc(s, reg)?;
+    let r = match ev.deref(s, &l, t)? {
+        Ent::Val(v) => v.lo,
+        _ => 0,
+    };
+    let addr = mask(r.wrapping_add(off as i128 as u128), bits);
+    ev.bound_mem(aspace, addr)
+}
+
+/// `bits` bits read through `l` as target-order bytes, or `None` when
+/// any of them cannot be read (`unwind.step.value`).
+fn read_bytes(ev: &Ev<'_>, s: &mut Scratch, l: &Loc, bits: u32) -> Option<Vec<u8>> {
+    let t = BaseType::ate(ate::UNSIGNED, bits, ev.gty.big_endian);
+    match ev.deref(s, l, t) {
+        Ok(Ent::Val(v)) => {
+            let mut out = Vec::with_capacity(t.bytes());
+            s.value_bytes(&v, &mut out);
+            if ev.ctx.target.endian == Endian::Big {
+                out.reverse();
+            }
+            Some(out)
+        }
+        _ => None,
+    }
+}

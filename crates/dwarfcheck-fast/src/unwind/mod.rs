@@ -1,0 +1,321 @@
+//! Fast virtual unwinding (hetero-2020 "Call Frame Information >
+//! Structure of Call Frame Information"; DWARF 5 §6.4.1, §6.4.4; rules
+//! `unwind.*` in `specs/rules/unwind.yaml`).
+//!
+//! Written apart from `reference::unwind`, with the same outcomes. What a
+//! debugger would embed: [`Unwinder::new`] indexes a section's FDEs once
+//! (sorted address ranges, binary search), then [`Unwinder::start`] takes
+//! a machine state and [`Unwinder::step`] unwinds one frame at a time,
+//! reusing the row builder, the evaluation scratch area and the rule
+//! buffers: the only allocations per step are the [`Step`] it returns
+//! (its register map, locations and value bytes) and a copy of the bytes
+//! of each rule that is a DWARF expression. [`unwind`] walks to the end.
+//! Addresses are byte addresses, register values bytes in target order.
+//!
+//! Every location a step reports is in terms of the top frame's storage
+//! (`frame.registers-through-cfi`): frame k's registers are read through
+//! the locations step k-1 gave, never re-derived.
+
+pub mod chain;
+mod index;
+
+pub use index::FdeIndex;
+
+use crate::cfi::{to_rule, Builder, Cfa, RowSink, Rule};
+use crate::expr::unwind_frame::{CfaSpec, FrameEval};
+use dwarfcheck_core::cfi::{CfiSection, AARCH64_RA_SIGN_STATE};
+use dwarfcheck_core::context::Context;
+use dwarfcheck_core::outcome::cfi::{CfiOutcome, RegisterRule};
+use dwarfcheck_core::outcome::unwind::{Step, Unwind, UnwindEnd};
+use dwarfcheck_core::outcome::{BudgetKind, Outcome};
+use dwarfcheck_core::rules::id as R;
+use dwarfcheck_core::target::{Arch, Endian};
+use std::collections::BTreeMap;
+
+/// Virtually unwinds through `section` from the machine state `ctx` (its
+/// `pc`, registers and memory are the top frame's), making at most `limit`
+/// steps (`None`: until the base of the stack, bounded by
+/// `ctx.budgets.frames`). Indexes the section once per call; to unwind
+/// many times, keep an [`Unwinder`].
+pub fn unwind(section: &CfiSection, ctx: &Context, limit: Option<u32>) -> Unwind {
+    Unwinder::new(section).unwind(ctx, limit)
+}
+
+/// A frame to unwind.
+#[derive(Debug, Clone, Copy)]
+pub struct Frame<'s> {
+    /// Its program location (byte address).
+    pub pc: u64,
+    /// The address whose row applies (`unwind.lookup-address`).
+    pub lookup: u64,
+    /// The step that unwound the frame it called (its caller registers are
+    /// this frame's registers); `None` for the top frame.
+    pub callee: Option<&'s Step>,
+}
+
+/// The result of one [`Unwinder::step`].
+#[derive(Debug, Clone)]
+pub struct Stepped {
+    /// The step made.
+    pub step: Step,
+    /// Whether the FDE used has a CIE with augmentation `S` (the caller's
+    /// row is then looked up at its pc itself).
+    pub signal_frame: bool,
+    /// The frame's CFA: byte address (the memory location `step.cfa`).
+    pub cfa_address: u64,
+    /// The address space of `cfa_address`.
+    pub cfa_aspace: u64,
+    /// `Some` when unwinding ends after this step (base of the stack, or a
+    /// return address that cannot be read).
+    pub end: Option<UnwindEnd>,
+}
+
+impl Stepped {
+    /// The calling frame, when there is one (`end` is `None`).
+    pub fn caller(&self) -> Option<Frame<'_>> {
+        let pc = self.step.caller_pc.filter(|_| self.end.is_none())?;
+        let lookup = if self.signal_frame { pc } else { pc.wrapping_sub(1) };
+        Some(Frame { pc, lookup, callee: Some(&self.step) })
+    }
+}
+
+/// A reusable unwinder over one frame section.
+#[derive(Debug)]
+pub struct Unwinder<'a> {
+    sec: &'a CfiSection,
+    index: FdeIndex,
+    builder: Builder,
+    row: RowAt,
+    pub(crate) frame: FrameEval,
+    /// The machine state being unwound (no unit, object, stack or caller),
+    /// its `pc`/`cfa` set per frame.
+    ctx: Option<Context>,
+}
+
+/// Captures the row that holds one address.
+#[derive(Debug, Default)]
+struct RowAt {
+    at: u64,
+    found: bool,
+    cfa: Option<Cfa>,
+    regs: Vec<(u64, Rule)>,
+}
+
+impl RowSink for RowAt {
+    #[inline]
+    fn row(&mut self, start: u64, end: u64, cfa: &Cfa, regs: &[(u64, Rule)], _section: &[u8]) {
+        if !self.found && start <= self.at && self.at < end {
+            self.found = true;
+            self.cfa = Some(*cfa);
+            self.regs.clear();
+            self.regs.extend_from_slice(regs);
+        }
+    }
+}
+
+fn eval_error(rule: dwarfcheck_core::rules::RuleId) -> Outcome {
+    Outcome::EvalError { rule, at: None }
+}
+
+/// A row table's fault as an unwinding end (`unwind.table-fault`).
+fn table_fault(o: CfiOutcome) -> Outcome {
+    match o {
+        CfiOutcome::IllFormed { rule, at } => Outcome::IllFormed { rule, at },
+        CfiOutcome::EvalError { rule, at } => Outcome::EvalError { rule, at },
+        CfiOutcome::Budget { budget, at } => Outcome::Budget { budget, at },
+        CfiOutcome::Unsupported { what } => Outcome::Unsupported { what },
+        CfiOutcome::ConsumerFault { what } => Outcome::ConsumerFault { what },
+        CfiOutcome::Table(_) => Outcome::Unsupported { what: "row table as a fault".into() },
+    }
+}
+
+impl<'a> Unwinder<'a> {
+    /// Indexes the FDEs of `sec` (one walk over the section; FDEs whose
+    /// headers do not parse are left out, `unwind.no-fde`).
+    pub fn new(sec: &'a CfiSection) -> Self {
+        Unwinder {
+            sec,
+            index: FdeIndex::build(sec),
+            builder: Builder::new(),
+            row: RowAt::default(),
+            frame: FrameEval::new(),
+            ctx: None,
+        }
+    }
+
+    /// The FDE index.
+    pub fn index(&self) -> &FdeIndex {
+        &self.index
+    }
+
+    /// Takes the machine state to unwind from (registers, memory, thread,
+    /// lane, target, budgets of `ctx`) and returns the top frame. Errors:
+    /// `ctx.pc-missing` when `ctx` has no program location.
+    pub fn start(&mut self, ctx: &Context) -> Result<Frame<'static>, Outcome> {
+        let pc = ctx.pc.ok_or(eval_error(R::CTX_PC_MISSING))?;
+        self.ctx = Some(Context {
+            cu: None,
+            object: None,
+            initial_stack: Vec::new(),
+            caller: None,
+            cfi: None,
+            cfa: None,
+            cfa_aspace: 0,
+            frame_base: None,
+            result_kind: Some(dwarfcheck_core::context::ResultKind::Location),
+            ..ctx.clone()
+        });
+        Ok(Frame { pc, lookup: pc, callee: None })
+    }
+
+    /// Unwinds `frame` one step (rule `unwind.step`): finds its FDE, the
+    /// row at `frame.lookup`, its CFA and its caller's registers. Errors:
+    /// the fault that ends the unwinding without a step (`unwind.no-fde`,
+    /// a table fault, a CFA fault); an `Unsupported` outcome if
+    /// [`Unwinder::start`] was not called.
+    pub fn step(&mut self, frame: &Frame<'_>) -> Result<Stepped, Outcome> {
+        let Some(ctx) = self.ctx.as_mut() else {
+            return Err(Outcome::Unsupported { what: "unwinding step before start".into() });
+        };
+        let sec = self.sec;
+        let fde = self.index.find(frame.lookup).ok_or(eval_error(R::UNWIND_NO_FDE))?;
+        let cie = &self.index.cies[fde.cie as usize];
+        self.row.at = frame.lookup;
+        self.row.found = false;
+        self.builder.build_fde(sec, &fde.fde, cie, &mut self.row).map_err(table_fault)?;
+        let cfa_rule = match self.row.cfa {
+            Some(c) if self.row.found => c,
+            _ => return Err(Outcome::Unsupported { what: "no row at the lookup address".into() }),
+        };
+
+        // Frame k's row rules, sorted; RA_SIGN_STATE kept apart.
+        let aarch64 = sec.target.arch == Arch::Aarch64;
+        self.frame.begin(frame.callee.map(|s| &s.registers));
+        let rules = self.frame.rules_mut();
+        let mut ra_signed = false;
+        for (r, rule) in &self.row.regs {
+            match rule {
+                Rule::RaSigned(s) if aarch64 && *r == AARCH64_RA_SIGN_STATE => ra_signed = *s,
+                _ if aarch64 && *r == AARCH64_RA_SIGN_STATE => {}
+                _ => rules.push((*r, to_rule(rule, &sec.bytes))),
+            }
+        }
+        rules.sort_unstable_by_key(|(r, _)| *r);
+        if let Some(sp) = sec.target.stack_pointer() {
+            if let Err(i) = rules.binary_search_by_key(&sp, |(r, _)| *r) {
+                rules.insert(i, (sp, RegisterRule::ValOffset { offset: 0 }));
+            }
+        }
+        let ra = cie.return_address_register;
+        let ra_listed = rules.binary_search_by_key(&ra, |(r, _)| *r).is_ok();
+        let columns = rules.len();
+
+        // Frame k's CFA (`unwind.cfa.*`).
+        ctx.pc = Some(frame.pc);
+        ctx.cfa = None;
+        ctx.cfa_aspace = 0;
+        let spec = match cfa_rule {
+            Cfa::Reg { reg, off, aspace } => CfaSpec::Reg { reg, off, aspace },
+            Cfa::Expr(s, l) => CfaSpec::Expr(&sec.bytes[s as usize..(s + l) as usize]),
+            Cfa::None => return Err(Outcome::Unsupported { what: "row without CFA rule".into() }),
+        };
+        let (cfa, cfa_loc) = self.frame.cfa(ctx, spec)?;
+        ctx.cfa = Some(cfa.addr);
+        ctx.cfa_aspace = cfa.aspace;
+
+        // The caller's registers (`unwind.step.registers`, `unwind.sp-is-cfa`).
+        let mut registers = BTreeMap::new();
+        let mut ra_undefined = false;
+        let wanted = (0..columns).map(Some).chain(std::iter::once(None).filter(|_| !ra_listed));
+        for i in wanted {
+            let r = i.map_or(ra, |i| self.frame.rules()[i].0);
+            let (c, undefined) = self.frame.register(ctx, r);
+            if r == ra {
+                ra_undefined = undefined;
+            }
+            registers.insert(r, c);
+        }
+
+        // The caller pc (`unwind.return-address`, `unwind.base-of-stack`).
+        let big = sec.target.endian == Endian::Big;
+        let (caller_pc, end) = match registers.get(&ra) {
+            None => (None, Some(UnwindEnd::Base)),
+            Some(c) => match (&c.location, &c.bytes) {
+                (Outcome::Location(_), _) if ra_undefined => (None, Some(UnwindEnd::Base)),
+                (Outcome::Location(_), Some(b)) => {
+                    let pc = unsigned(b, big);
+                    (Some(if aarch64 && ra_signed { strip_pac(pc) } else { pc }), None)
+                }
+                (Outcome::Location(_), None) => {
+                    (None, Some(UnwindEnd::Fault { outcome: eval_error(R::UNWIND_RETURN_ADDRESS_UNREADABLE) }))
+                }
+                (fault, _) => (None, Some(UnwindEnd::Fault { outcome: fault.clone() })),
+            },
+        };
+        let step =
+            Step { pc: frame.pc, lookup: frame.lookup, fde_offset: fde.fde.offset, cfa: cfa_loc, registers, caller_pc };
+        Ok(Stepped { step, signal_frame: cie.signal_frame, cfa_address: cfa.addr, cfa_aspace: cfa.aspace, end })
+    }
+
+    /// Unwinds from `ctx` to the end (rules `unwind.*`): at most `limit`
+    /// steps (end `Limit`), at most `ctx.budgets.frames` steps (end
+    /// `Budget { Frames }`, `unwind.frames-budget`).
+    pub fn unwind(&mut self, ctx: &Context, limit: Option<u32>) -> Unwind {
+        let top = match self.start(ctx) {
+            Ok(f) => f,
+            Err(o) => return Unwind::fault(o),
+        };
+        let (mut pc, mut lookup) = (top.pc, top.lookup);
+        let mut steps: Vec<Step> = Vec::new();
+        let mut k = 0u32;
+        let end = loop {
+            if Some(k) == limit {
+                break UnwindEnd::Limit;
+            }
+            if k == ctx.budgets.frames {
+                break UnwindEnd::Fault { outcome: Outcome::Budget { budget: BudgetKind::Frames, at: None } };
+            }
+            let frame = Frame { pc, lookup, callee: steps.last() };
+            match self.step(&frame) {
+                Err(outcome) => break UnwindEnd::Fault { outcome },
+                Ok(st) => {
+                    let next = st.caller().map(|f| (f.pc, f.lookup));
+                    steps.push(st.step);
+                    if let Some(end) = st.end {
+                        break end;
+                    }
+                    let Some(n) = next else { break UnwindEnd::Base };
+                    (pc, lookup) = n;
+                }
+            }
+            k += 1;
+        };
+        Unwind { steps, end }
+    }
+}
+
+/// Register bytes in target order as an unsigned integer (its low 64 bits).
+fn unsigned(b: &[u8], big: bool) -> u64 {
+    let mut v = [0u8; 8];
+    if big {
+        let n = b.len().min(8);
+        v[8 - n..].copy_from_slice(&b[b.len() - n..]);
+        u64::from_be_bytes(v)
+    } else {
+        let n = b.len().min(8);
+        v[..n].copy_from_slice(&b[..n]);
+        u64::from_le_bytes(v)
+    }
+}
+
+/// Removes an AArch64 pointer authentication code from a return address
+/// (48-bit virtual addresses): bits 63..48 become copies of bit 55
+/// (`unwind.aarch64.ra-sign-state`).
+fn strip_pac(pc: u64) -> u64 {
+    const HIGH: u64 = 0xffff_0000_0000_0000;
+    if pc & (1 << 55) != 0 {
+        pc | HIGH
+    } else {
+        pc & !HIGH
+    }
+}
