@@ -9,6 +9,7 @@ use dwarfcheck::consumer::builtin::{Fast, Reference};
 use dwarfcheck::consumer::debugger::{observe, Debugger, Kind, Limits};
 use dwarfcheck::consumer::{Consumer, Support};
 use dwarfcheck::runner::{self, compare::Verdict, Options};
+use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::outcome::{CfiOutcome, Outcome};
 use std::time::Duration;
 
@@ -185,7 +186,7 @@ fn hangs_and_crashes_are_contained() {
         for c in &cases {
             let Case::Expr(e) = c else { continue };
             match d.evaluate(e) {
-                Outcome::ConsumerFault { what: w } => assert!(w.contains(what), "{w}"),
+                Outcome::Failed(Failure::ConsumerFault { what: w }) => assert!(w.contains(what), "{w}"),
                 other => panic!("{}: {other}", e.name),
             }
         }

@@ -13,6 +13,7 @@ use dwarfcheck_core::encoding::eh_pe;
 use dwarfcheck_core::encoding::leb128::{write_sleb, write_uleb};
 use dwarfcheck_core::encoding::Format;
 use dwarfcheck_core::outcome::CfiOutcome;
+use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::target::{presets, Target};
 use dwarfcheck_fast as fast;
 use dwarfcheck_reference as reference;
@@ -51,9 +52,18 @@ fn case(name: &str, sec: Arc<CfiSection>, off: u64) -> CfiCase {
 /// Equal, except that an expected error without `at` matches any `at`.
 fn matches(expected: &CfiOutcome, got: &CfiOutcome) -> bool {
     match (expected, got) {
-        (CfiOutcome::IllFormed { rule: a, at: None }, CfiOutcome::IllFormed { rule: b, .. })
-        | (CfiOutcome::EvalError { rule: a, at: None }, CfiOutcome::EvalError { rule: b, .. }) => a == b,
-        (CfiOutcome::Budget { budget: a, at: None }, CfiOutcome::Budget { budget: b, .. }) => a == b,
+        (
+            CfiOutcome::Failed(Failure::IllFormed { rule: a, at: None }),
+            CfiOutcome::Failed(Failure::IllFormed { rule: b, .. }),
+        )
+        | (
+            CfiOutcome::Failed(Failure::EvalError { rule: a, at: None }),
+            CfiOutcome::Failed(Failure::EvalError { rule: b, .. }),
+        ) => a == b,
+        (
+            CfiOutcome::Failed(Failure::Budget { budget: a, at: None }),
+            CfiOutcome::Failed(Failure::Budget { budget: b, .. }),
+        ) => a == b,
         _ => expected == got,
     }
 }
@@ -444,7 +454,10 @@ fn instruction_budget() {
     // With n nops in the FDE, instruction number n + 1 is FDE nop number
     // n - 6 (1-based), at 48 + n - 7.
     let (s, o) = one_fde(vec![0; n]);
-    assert_eq!(both(s, o), CfiOutcome::Budget { budget: BudgetKind::Steps, at: Some(48 + n as u64 - 7) });
+    assert_eq!(
+        both(s, o),
+        CfiOutcome::Failed(Failure::Budget { budget: BudgetKind::Steps, at: Some(48 + n as u64 - 7) })
+    );
 }
 
 #[test]
@@ -460,7 +473,7 @@ fn register_rule_budget() {
     }
     let (s, o) = one_fde(insns.clone());
     // The 257th register (N = 256) is at 48 + 128 * 2 + 128 * 3 = 688.
-    assert_eq!(both(s, o), CfiOutcome::Budget { budget: BudgetKind::Size, at: Some(688) });
+    assert_eq!(both(s, o), CfiOutcome::Failed(Failure::Budget { budget: BudgetKind::Size, at: Some(688) }));
     // 256 registers fit; re-setting one of them is not a new register.
     insns.truncate(insns.len() - 3);
     insns.extend([0x08, 5]);
@@ -489,7 +502,7 @@ fn table_cells_budget() {
     assert_eq!((t.rows.len(), t.rows[0].start, t.rows[0].end), (1, 0x1000, 0x11000));
     insns.extend(std::iter::repeat_n(0x41, 8193));
     let (s, o) = one_fde_range(insns, 0x10000);
-    assert_eq!(both(s, o), CfiOutcome::Budget { budget: BudgetKind::Size, at: Some(48 + 254 + 8192) });
+    assert_eq!(both(s, o), CfiOutcome::Failed(Failure::Budget { budget: BudgetKind::Size, at: Some(48 + 254 + 8192) }));
 }
 
 #[test]

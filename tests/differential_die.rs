@@ -13,6 +13,7 @@ use dwarfcheck_core::encoding::leb128::{write_sleb, write_uleb};
 use dwarfcheck_core::encoding::Format;
 use dwarfcheck_core::encoding::VendorProfile;
 use dwarfcheck_core::outcome::cfi::RegisterRule;
+use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::outcome::{BaseType, NormalLocation, Outcome, SingleLocation, Source, Value};
 use dwarfcheck_core::target::presets;
 use proptest::prelude::*;
@@ -541,7 +542,7 @@ proptest! {
         let got = dwarfcheck::consumer::builtin::fast_outcome(&case);
         // Nothing to compare when the reference does not implement it
         // (messages of "not implemented" differ between evaluators too).
-        if matches!(want, Outcome::Unsupported { .. }) {
+        if matches!(want, Outcome::Failed(Failure::Unsupported { .. })) {
             return Ok(());
         }
         prop_assert_eq!(
@@ -572,9 +573,18 @@ fn generator_reaches_locations_and_values() {
 /// accepts any offset.
 fn meets(want: &Outcome, got: &Outcome) -> bool {
     match (want, got) {
-        (Outcome::IllFormed { rule: a, at: None }, Outcome::IllFormed { rule: b, .. })
-        | (Outcome::EvalError { rule: a, at: None }, Outcome::EvalError { rule: b, .. }) => a == b,
-        (Outcome::Budget { budget: a, at: None }, Outcome::Budget { budget: b, .. }) => a == b,
+        (
+            Outcome::Failed(Failure::IllFormed { rule: a, at: None }),
+            Outcome::Failed(Failure::IllFormed { rule: b, .. }),
+        )
+        | (
+            Outcome::Failed(Failure::EvalError { rule: a, at: None }),
+            Outcome::Failed(Failure::EvalError { rule: b, .. }),
+        ) => a == b,
+        (
+            Outcome::Failed(Failure::Budget { budget: a, at: None }),
+            Outcome::Failed(Failure::Budget { budget: b, .. }),
+        ) => a == b,
         _ => want == got,
     }
 }
@@ -594,7 +604,7 @@ fn bundled_cases_through_case_entry_points() {
             n += 1;
             let got = dwarfcheck::consumer::builtin::fast_outcome(&c);
             let (want, _) = dwarfcheck::consumer::builtin::reference_outcome(&c);
-            let unsupported = matches!(want, Outcome::Unsupported { .. });
+            let unsupported = matches!(want, Outcome::Failed(Failure::Unsupported { .. }));
             if (!unsupported && got != want) || c.expect.as_ref().is_some_and(|e| !meets(e, &got)) {
                 bad.push(format!("{} {}: fast {got} / reference {want} / expected {:?}", c.origin, c.name, c.expect));
             }

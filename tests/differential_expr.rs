@@ -7,6 +7,7 @@ use dwarfcheck_core::context::{CompUnit, Context, Entry, MemorySegment, ResultKi
 use dwarfcheck_core::encoding::leb128::{write_sleb, write_uleb};
 use dwarfcheck_core::encoding::Format;
 use dwarfcheck_core::encoding::{ate, VendorProfile};
+use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::outcome::{BaseType, NormalLocation, Outcome, SingleLocation, Source, Value};
 use dwarfcheck_core::target::{presets, AddressSpace, Endian, Target};
 use dwarfcheck_fast as fast;
@@ -201,7 +202,7 @@ fn reference_has_extensions() -> bool {
     static HAS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *HAS.get_or_init(|| {
         let c = Context::new(Arc::new(hetero(false)));
-        !matches!(reference::expr::evaluate(&[0xe7], &c), Outcome::Unsupported { .. })
+        !matches!(reference::expr::evaluate(&[0xe7], &c), Outcome::Failed(Failure::Unsupported { .. }))
     })
 }
 
@@ -757,7 +758,7 @@ fn mutate(bytes: &mut Vec<u8>, m: (u8, u64, u8)) {
 /// words, so only the kind is compared for them.
 fn comparable(o: Outcome) -> Outcome {
     match o {
-        Outcome::Unsupported { .. } => Outcome::Unsupported { what: String::new() },
+        Outcome::Failed(Failure::Unsupported { .. }) => Outcome::Failed(Failure::Unsupported { what: String::new() }),
         o => o,
     }
 }
@@ -767,7 +768,7 @@ fn comparable(o: Outcome) -> Outcome {
 /// fast evaluator may already implement it).
 fn reference_outcome(bytes: &[u8], ctx: &Context) -> Option<Outcome> {
     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| reference::expr::evaluate(bytes, ctx)));
-    r.ok().map(comparable).filter(|o| !matches!(o, Outcome::Unsupported { .. }))
+    r.ok().map(comparable).filter(|o| !matches!(o, Outcome::Failed(Failure::Unsupported { .. })))
 }
 
 thread_local! {
@@ -850,13 +851,15 @@ fn outcome_mix() {
             continue;
         };
         let key = match &want {
-            Outcome::IllFormed { rule, .. } | Outcome::EvalError { rule, .. } => format!("{} {rule}", want.kind()),
-            Outcome::Budget { budget, .. } => format!("budget {budget:?}"),
+            Outcome::Failed(Failure::IllFormed { rule, .. }) | Outcome::Failed(Failure::EvalError { rule, .. }) => {
+                format!("{} {rule}", want.kind())
+            }
+            Outcome::Failed(Failure::Budget { budget, .. }) => format!("budget {budget:?}"),
             o => o.kind().to_string(),
         };
         *mix.entry(key).or_default() += 1;
         let got = comparable(fast::expr::evaluate(&bytes, &ctx));
-        if !matches!(want, Outcome::Unsupported { .. }) {
+        if !matches!(want, Outcome::Failed(Failure::Unsupported { .. })) {
             assert_eq!(got, want, "bytes {bytes:02x?} {k:?}");
         }
     }
@@ -888,7 +891,7 @@ fn bundled_cases_agree() {
             let reference = comparable(dwarfcheck::consumer::builtin::reference_outcome(&c).0);
             // Where the reference does not implement something yet, only the
             // hand-derived expectation is checked.
-            let differs = got != reference && !matches!(reference, Outcome::Unsupported { .. });
+            let differs = got != reference && !matches!(reference, Outcome::Failed(Failure::Unsupported { .. }));
             if differs || c.expect.as_ref().is_some_and(|e| !matches_expectation(e, &got)) {
                 bad.push(format!(
                     "{} {}: fast {got} / reference {reference} / expected {:?}",
@@ -905,9 +908,18 @@ fn bundled_cases_agree() {
 /// accepts any offset.
 fn matches_expectation(want: &Outcome, got: &Outcome) -> bool {
     match (want, got) {
-        (Outcome::IllFormed { rule: a, at: None }, Outcome::IllFormed { rule: b, .. })
-        | (Outcome::EvalError { rule: a, at: None }, Outcome::EvalError { rule: b, .. }) => a == b,
-        (Outcome::Budget { budget: a, at: None }, Outcome::Budget { budget: b, .. }) => a == b,
+        (
+            Outcome::Failed(Failure::IllFormed { rule: a, at: None }),
+            Outcome::Failed(Failure::IllFormed { rule: b, .. }),
+        )
+        | (
+            Outcome::Failed(Failure::EvalError { rule: a, at: None }),
+            Outcome::Failed(Failure::EvalError { rule: b, .. }),
+        ) => a == b,
+        (
+            Outcome::Failed(Failure::Budget { budget: a, at: None }),
+            Outcome::Failed(Failure::Budget { budget: b, .. }),
+        ) => a == b,
         _ => comparable(want.clone()) == *got,
     }
 }

@@ -5,6 +5,7 @@
 use dwarfcheck::case::yaml::load_str;
 use dwarfcheck::case::{Case, CfiCase};
 use dwarfcheck_core::outcome::unwind::{Unwind, UnwindEnd};
+use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::outcome::{BudgetKind, Outcome};
 use dwarfcheck_core::rules::id as R;
 use dwarfcheck_fast::unwind::unwind;
@@ -94,7 +95,10 @@ fn limit_and_frames_budget() {
     ctx.budgets.frames = 1;
     let got = unwind(&c.section, &ctx, None);
     assert_eq!(got.steps.len(), 1);
-    assert_eq!(got.end, UnwindEnd::Fault { outcome: Outcome::Budget { budget: BudgetKind::Frames, at: None } });
+    assert_eq!(
+        got.end,
+        UnwindEnd::Fault { outcome: Outcome::Failed(Failure::Budget { budget: BudgetKind::Frames, at: None }) }
+    );
     // Limit and budget equal: the limit wins.
     let got = unwind(&c.section, &ctx, Some(1));
     assert_eq!(got.end, UnwindEnd::Limit);
@@ -106,7 +110,7 @@ fn missing_pc() {
     let mut ctx = (*c.unwind.as_ref().unwrap().ctx).clone();
     ctx.pc = None;
     let got = unwind(&c.section, &ctx, None);
-    assert_eq!(got, Unwind::fault(Outcome::EvalError { rule: R::CTX_PC_MISSING, at: None }));
+    assert_eq!(got, Unwind::fault(Outcome::Failed(Failure::EvalError { rule: R::CTX_PC_MISSING, at: None })));
 }
 
 // Every register rule in one row (x86-64, data_align -8). rsp = 0x7000,
@@ -161,7 +165,10 @@ cases:
 #[test]
 fn every_register_rule_then_no_fde() {
     let u = check(ALL_RULES);
-    assert_eq!(u.end, UnwindEnd::Fault { outcome: Outcome::EvalError { rule: R::UNWIND_NO_FDE, at: None } });
+    assert_eq!(
+        u.end,
+        UnwindEnd::Fault { outcome: Outcome::Failed(Failure::EvalError { rule: R::UNWIND_NO_FDE, at: None }) }
+    );
 }
 
 // Three frames (x86-64). Frame 0 at 0x1010 in FDE A (CIE: CFA = rsp + 8,
@@ -261,7 +268,10 @@ fn cfa_not_memory() {
     );
     let u = check(&t);
     assert!(u.steps.is_empty());
-    assert_eq!(u.end, UnwindEnd::Fault { outcome: Outcome::IllFormed { rule: R::UNWIND_CFA_NOT_MEMORY, at: None } });
+    assert_eq!(
+        u.end,
+        UnwindEnd::Fault { outcome: Outcome::Failed(Failure::IllFormed { rule: R::UNWIND_CFA_NOT_MEMORY, at: None }) }
+    );
     // DW_OP_reg0: a register location, not memory either.
     let t = inline_case(
         "DW_CFA_def_cfa_expression: {50}",
@@ -291,7 +301,7 @@ fn cfa_expression_fault_keeps_its_offset() {
     let u = c.unwind.as_ref().unwrap();
     let got = unwind(&c.section, &u.ctx, u.limit);
     match got.end {
-        UnwindEnd::Fault { outcome: Outcome::EvalError { at, .. } } => assert_eq!(at, Some(2)),
+        UnwindEnd::Fault { outcome: Outcome::Failed(Failure::EvalError { at, .. }) } => assert_eq!(at, Some(2)),
         e => panic!("{e:?}"),
     }
 }
@@ -314,7 +324,10 @@ fn cyclic_register() {
         "        steps:\n          - pc: 0x1000\n            fde: 0\n            cfa: { memory: 0x7010 }\n            registers:\n              3: { ill_formed: unwind.cyclic }\n              4: { location: { memory: 0x7008 }, value: 0x4000 }\n              5: { location: { memory: 0x7008 }, value: 0x4000 }\n            caller_pc: 0x4000\n        end: limit\n",
     );
     let u = check(&t);
-    assert_eq!(u.steps[0].registers[&3].location, Outcome::IllFormed { rule: R::UNWIND_CYCLIC, at: None });
+    assert_eq!(
+        u.steps[0].registers[&3].location,
+        Outcome::Failed(Failure::IllFormed { rule: R::UNWIND_CYCLIC, at: None })
+    );
 }
 
 // The CFA expression {e6 05} asks for the caller's r5, whose rule
@@ -330,7 +343,10 @@ fn cyclic_cfa() {
         "        end: { ill_formed: unwind.cyclic }\n",
     );
     let u = check(&t);
-    assert_eq!(u.end, UnwindEnd::Fault { outcome: Outcome::IllFormed { rule: R::UNWIND_CYCLIC, at: None } });
+    assert_eq!(
+        u.end,
+        UnwindEnd::Fault { outcome: Outcome::Failed(Failure::IllFormed { rule: R::UNWIND_CYCLIC, at: None }) }
+    );
 }
 
 // r5 at CFA-8 = 0x7008, but no memory is given there: the location
@@ -482,7 +498,7 @@ fn context_unwinding_fault_is_the_operations() {
     // pc 0x5000 has no FDE: DW_OP_call_frame_cfa after a DW_OP_nop fails
     // with unwind.no-fde at its own offset 1.
     let o = check_expr(&two_frames_expr("96 9c", "location", "0x5000", "eval_error: unwind.no-fde\n      at: 1"));
-    assert_eq!(o, Outcome::EvalError { rule: R::UNWIND_NO_FDE, at: Some(1) });
+    assert_eq!(o, Outcome::Failed(Failure::EvalError { rule: R::UNWIND_NO_FDE, at: Some(1) }));
     // An expression that needs neither CFA nor caller is unaffected.
     check_expr(&two_frames_expr("31", "value", "0x5000", "value: 1"));
 }

@@ -10,6 +10,7 @@ use dwarfcheck::edition::Edition;
 use dwarfcheck::matrix::render::{markdown, RenderOptions};
 use dwarfcheck::matrix::reports::KnownReport;
 use dwarfcheck::matrix::{self, Cell, Label};
+use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::outcome::{CfiOutcome, Outcome, Value};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -31,7 +32,7 @@ impl Consumer for PlusOne {
         }
     }
     fn frame_table(&self, _case: &CfiCase) -> CfiOutcome {
-        CfiOutcome::Unsupported { what: "expressions only".into() }
+        CfiOutcome::Failed(Failure::Unsupported { what: "expressions only".into() })
     }
     /// Class P1 for every value it got wrong.
     fn failure_class(&self, _case: &Case, _r: Answer<'_>, answer: Answer<'_>) -> Option<FailureClass> {

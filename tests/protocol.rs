@@ -10,6 +10,7 @@ use dwarfcheck::consumer::protocol::{default_budget, wire, Protocol};
 use dwarfcheck::consumer::Consumer;
 use dwarfcheck::runner::compare::{judge, Verdict};
 use dwarfcheck::runner::{self, Finding, Options};
+use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::outcome::{BaseType, NormalLocation, Outcome, SingleLocation, Source, Value};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -100,7 +101,7 @@ fn example_consumer_agrees_on_its_subset_and_is_unsupported_elsewhere() {
         assert_eq!(&Reference.evaluate(c), w, "reference on {}", c.name);
     }
     let last = p.evaluate(&cases[5]);
-    assert!(matches!(&last, Outcome::Unsupported { what } if what.contains("0x1c")), "{last:?}");
+    assert!(matches!(&last, Outcome::Failed(Failure::Unsupported { what }) if what.contains("0x1c")), "{last:?}");
 
     // The same through the runner: five agreements, one unsupported.
     let all: Vec<Case> = cases.into_iter().map(Case::Expr).collect();
@@ -166,9 +167,13 @@ fn misbehaving_consumer_faults_and_the_run_goes_on() {
         let o = p.evaluate(c);
         match faults.iter().find(|f| f.0 == c.name) {
             Some((_, word)) => {
-                assert!(matches!(&o, Outcome::ConsumerFault { what } if what.contains(word)), "{}: {o:?}", c.name)
+                assert!(
+                    matches!(&o, Outcome::Failed(Failure::ConsumerFault { what }) if what.contains(word)),
+                    "{}: {o:?}",
+                    c.name
+                )
             }
-            None => assert_eq!(o, Outcome::Unsupported { what: "on purpose".into() }, "{}", c.name),
+            None => assert_eq!(o, Outcome::Failed(Failure::Unsupported { what: "on purpose".into() }), "{}", c.name),
         }
     }
     // One hang of 1 s, everything else quick: no request waits twice.
@@ -203,7 +208,10 @@ fn the_pool_runs_at_most_its_bound_of_children_in_parallel() {
         use rayon::prelude::*;
         cases.par_iter().map(|c| p.evaluate(c)).collect()
     });
-    assert!(outcomes.iter().all(|o| *o == Outcome::Unsupported { what: "on purpose".into() }), "{outcomes:?}");
+    assert!(
+        outcomes.iter().all(|o| *o == Outcome::Failed(Failure::Unsupported { what: "on purpose".into() })),
+        "{outcomes:?}"
+    );
     drop(p);
     let pids = std::fs::read_to_string(&dir).unwrap();
     let _ = std::fs::remove_file(&dir);

@@ -6,6 +6,7 @@
 use dwarfcheck_core::cfi::CfiSection;
 use dwarfcheck_core::context::Context;
 use dwarfcheck_core::outcome::unwind::{Step, Unwind, UnwindEnd};
+use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::outcome::{BudgetKind, CfiOutcome, Outcome};
 use dwarfcheck_core::rules::id;
 use dwarfcheck_reference::cfi::frame_table_traced;
@@ -71,10 +72,10 @@ mod unwinding {
         let (s, mut ctx) = setup(TWO, None, 0x8000, 0x8000, &0x2005u64.to_le_bytes());
         ctx.budgets = Budgets { frames: 0, ..Budgets::default() };
         assert_eq!(unwind(&s, &ctx, Some(0)).end, UnwindEnd::Limit);
-        let budget = Outcome::Budget { budget: BudgetKind::Frames, at: None };
+        let budget = Outcome::Failed(Failure::Budget { budget: BudgetKind::Frames, at: None });
         assert_eq!(unwind(&s, &ctx, None).end, UnwindEnd::Fault { outcome: budget });
         ctx.budgets = Budgets::default();
-        let missing = Outcome::EvalError { rule: id::CTX_PC_MISSING, at: None };
+        let missing = Outcome::Failed(Failure::EvalError { rule: id::CTX_PC_MISSING, at: None });
         assert_eq!(unwind(&s, &ctx, None), Unwind::fault(missing));
     }
 
@@ -86,7 +87,10 @@ mod unwinding {
         ctx.budgets = Budgets { frames: 1, ..Budgets::default() };
         let u = unwind(&s, &ctx, None);
         assert_eq!(u.steps.len(), 1);
-        assert_eq!(u.end, UnwindEnd::Fault { outcome: Outcome::Budget { budget: BudgetKind::Frames, at: None } });
+        assert_eq!(
+            u.end,
+            UnwindEnd::Fault { outcome: Outcome::Failed(Failure::Budget { budget: BudgetKind::Frames, at: None }) }
+        );
     }
 
     /// A return address of 0 makes the next lookup wrap to 2^64 - 1, which
@@ -96,7 +100,10 @@ mod unwinding {
         let (s, ctx) = setup(TWO, Some(0x1000), 0x8000, 0x8000, &0u64.to_le_bytes());
         let u = unwind(&s, &ctx, None);
         assert_eq!(u.steps.len(), 1);
-        assert_eq!(u.end, UnwindEnd::Fault { outcome: Outcome::EvalError { rule: id::UNWIND_NO_FDE, at: None } });
+        assert_eq!(
+            u.end,
+            UnwindEnd::Fault { outcome: Outcome::Failed(Failure::EvalError { rule: id::UNWIND_NO_FDE, at: None }) }
+        );
     }
 
     /// An x86-64 context under the hetero-2020 profile (0xe6 is
@@ -124,7 +131,10 @@ mod unwinding {
     #[test]
     fn cyclic_cfa() {
         let (s, ctx) = hetero("DW_CFA_def_cfa_expression: {e6 10}");
-        assert_eq!(unwind(&s, &ctx, None), Unwind::fault(Outcome::IllFormed { rule: id::UNWIND_CYCLIC, at: None }));
+        assert_eq!(
+            unwind(&s, &ctx, None),
+            Unwind::fault(Outcome::Failed(Failure::IllFormed { rule: id::UNWIND_CYCLIC, at: None }))
+        );
     }
 
     /// rbx = val_expression {e6 06} (frame 1's rbp) and rbp = expression
@@ -138,7 +148,7 @@ mod unwinding {
         let (s, mut ctx) = hetero("DW_CFA_val_expression: reg3 {e6 06}; DW_CFA_expression: reg6 {e6 03}");
         ctx.memory.push(MemorySegment::shared(0, 0x8000, 0x2000u64.to_le_bytes().to_vec()));
         let u = unwind(&s, &ctx, Some(1));
-        let cyclic = Outcome::IllFormed { rule: id::UNWIND_CYCLIC, at: None };
+        let cyclic = Outcome::Failed(Failure::IllFormed { rule: id::UNWIND_CYCLIC, at: None });
         assert_eq!(u.steps[0].registers[&3].location, cyclic);
         assert_eq!(u.steps[0].registers[&6].location, cyclic);
         assert_eq!(u.steps[0].registers[&7].bytes, Some(0x8008u64.to_le_bytes().to_vec()));
@@ -146,7 +156,7 @@ mod unwinding {
         ctx.cfi = Some(s);
         ctx.result_kind = Some(dwarfcheck_core::context::ResultKind::Location);
         let e = dwarfcheck_reference::expr::evaluate(&[0xe6, 0x03], &ctx);
-        assert_eq!(e, Outcome::IllFormed { rule: id::UNWIND_CYCLIC, at: Some(0) });
+        assert_eq!(e, Outcome::Failed(Failure::IllFormed { rule: id::UNWIND_CYCLIC, at: Some(0) }));
     }
 }
 
@@ -254,7 +264,7 @@ mod row_table_trace {
         let (sec, fde_offset) = spec.build(&Arc::new(presets::x86_64())).unwrap();
         let (o, t) = frame_table_traced(&sec, fde_offset);
         // advance_loc at 48 (1 byte), def_cfa_offset at 49 (2 bytes), restore_state at 51.
-        assert_eq!(o, CfiOutcome::IllFormed { rule: id::CFI_RESTORE_STATE_EMPTY_STACK, at: Some(51) });
+        assert_eq!(o, CfiOutcome::Failed(Failure::IllFormed { rule: id::CFI_RESTORE_STATE_EMPTY_STACK, at: Some(51) }));
         let (_, cie) = sec.parse_fde(fde_offset).unwrap();
         let params = CfiAsmParams::from_cie(&cie);
         let text =

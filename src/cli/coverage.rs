@@ -4,6 +4,7 @@ use super::load_cases;
 use dwarfcheck::case::Case;
 use dwarfcheck::catalogue::{Catalogue, RuleKind};
 use dwarfcheck_core::outcome::unwind::UnwindEnd;
+use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::outcome::{CfiOutcome, Outcome};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -13,14 +14,19 @@ use std::process::ExitCode;
 /// and for an unwinding case every caller register fault and the end's.
 fn negative_rules(c: &Case) -> Vec<String> {
     let rule = |o: &Outcome| match o {
-        Outcome::IllFormed { rule, .. } | Outcome::EvalError { rule, .. } => Some(rule.to_string()),
+        Outcome::Failed(Failure::IllFormed { rule, .. }) | Outcome::Failed(Failure::EvalError { rule, .. }) => {
+            Some(rule.to_string())
+        }
         _ => None,
     };
     match c {
         Case::Expr(e) => e.expect.as_ref().and_then(rule).into_iter().collect(),
         Case::Cfi(f) => {
             let mut out: Vec<String> = match &f.expect {
-                Some(CfiOutcome::IllFormed { rule, .. } | CfiOutcome::EvalError { rule, .. }) => vec![rule.to_string()],
+                Some(
+                    CfiOutcome::Failed(Failure::IllFormed { rule, .. })
+                    | CfiOutcome::Failed(Failure::EvalError { rule, .. }),
+                ) => vec![rule.to_string()],
                 _ => Vec::new(),
             };
             if let Some(u) = f.unwind.as_ref().and_then(|u| u.expect.as_ref()) {

@@ -2,6 +2,7 @@
 
 use super::largest_debug_file;
 use super::{extract, extract_bytes, Options};
+use dwarfcheck_core::outcome::Failure;
 use std::path::{Path, PathBuf};
 
 const LIBC: &str = "/usr/lib/x86_64-linux-gnu/libc.so.6";
@@ -206,7 +207,7 @@ fn gimli_survey() {
     for c in &x.exprs {
         let o = Gimli.evaluate(c);
         let k = match &o {
-            dwarfcheck_core::outcome::Outcome::Unsupported { what } => format!("unsupported: {what}"),
+            dwarfcheck_core::outcome::Outcome::Failed(Failure::Unsupported { what }) => format!("unsupported: {what}"),
             o => match o.rule() {
                 Some(r) => format!("{} {r}", o.kind()),
                 None => o.kind().to_string(),
@@ -260,7 +261,7 @@ fn gimli_vs_reference_survey() {
             format!("agree {}", r.kind())
         } else {
             let gk = match &g {
-                Outcome::Unsupported { what } => format!("unsupported({what})"),
+                Outcome::Failed(Failure::Unsupported { what }) => format!("unsupported({what})"),
                 o => format!("{} {}", o.kind(), o.rule().map(|r| r.to_string()).unwrap_or_default()),
             };
             format!("gimli {gk} / reference {} {}", r.kind(), r.rule().map(|r| r.to_string()).unwrap_or_default())

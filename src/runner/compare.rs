@@ -10,6 +10,7 @@
 
 use crate::catalogue::{Catalogue, RuleKind};
 use dwarfcheck_core::outcome::unwind::{Step, Unwind, UnwindEnd};
+use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::outcome::{BudgetKind, CfiOutcome, Outcome};
 use serde::Serialize;
 
@@ -68,7 +69,7 @@ impl Verdict {
 /// evaluators that both do not implement something agree.
 pub fn same_evaluator_outcome(reference: &Outcome, fast: &Outcome) -> bool {
     match (reference, fast) {
-        (Outcome::Unsupported { .. }, Outcome::Unsupported { .. }) => true,
+        (Outcome::Failed(Failure::Unsupported { .. }), Outcome::Failed(Failure::Unsupported { .. })) => true,
         _ => reference == fast,
     }
 }
@@ -76,7 +77,7 @@ pub fn same_evaluator_outcome(reference: &Outcome, fast: &Outcome) -> bool {
 /// [`same_evaluator_outcome`] for CFI outcomes.
 pub fn same_evaluator_cfi(reference: &CfiOutcome, fast: &CfiOutcome) -> bool {
     match (reference, fast) {
-        (CfiOutcome::Unsupported { .. }, CfiOutcome::Unsupported { .. }) => true,
+        (CfiOutcome::Failed(Failure::Unsupported { .. }), CfiOutcome::Failed(Failure::Unsupported { .. })) => true,
         _ => reference == fast,
     }
 }
@@ -97,13 +98,18 @@ pub fn fast_verdict(same: bool) -> Verdict {
 /// expectations: equal outcomes; an expected `at` of `None` matches any.
 pub fn exact(expected: &Outcome, actual: &Outcome) -> bool {
     match (expected, actual) {
-        (Outcome::IllFormed { rule: r1, at: a1 }, Outcome::IllFormed { rule: r2, at: a2 })
-        | (Outcome::EvalError { rule: r1, at: a1 }, Outcome::EvalError { rule: r2, at: a2 }) => {
-            r1 == r2 && (a1.is_none() || a1 == a2)
-        }
-        (Outcome::Budget { budget: b1, at: a1 }, Outcome::Budget { budget: b2, at: a2 }) => {
-            b1 == b2 && (a1.is_none() || a1 == a2)
-        }
+        (
+            Outcome::Failed(Failure::IllFormed { rule: r1, at: a1 }),
+            Outcome::Failed(Failure::IllFormed { rule: r2, at: a2 }),
+        )
+        | (
+            Outcome::Failed(Failure::EvalError { rule: r1, at: a1 }),
+            Outcome::Failed(Failure::EvalError { rule: r2, at: a2 }),
+        ) => r1 == r2 && (a1.is_none() || a1 == a2),
+        (
+            Outcome::Failed(Failure::Budget { budget: b1, at: a1 }),
+            Outcome::Failed(Failure::Budget { budget: b2, at: a2 }),
+        ) => b1 == b2 && (a1.is_none() || a1 == a2),
         _ => expected == actual,
     }
 }
@@ -111,10 +117,14 @@ pub fn exact(expected: &Outcome, actual: &Outcome) -> bool {
 /// Strict comparison of CFI outcomes (see [`exact`]).
 pub fn exact_cfi(expected: &CfiOutcome, actual: &CfiOutcome) -> bool {
     match (expected, actual) {
-        (CfiOutcome::IllFormed { rule: r1, at: a1 }, CfiOutcome::IllFormed { rule: r2, at: a2 })
-        | (CfiOutcome::EvalError { rule: r1, at: a1 }, CfiOutcome::EvalError { rule: r2, at: a2 }) => {
-            r1 == r2 && (a1.is_none() || a1 == a2)
-        }
+        (
+            CfiOutcome::Failed(Failure::IllFormed { rule: r1, at: a1 }),
+            CfiOutcome::Failed(Failure::IllFormed { rule: r2, at: a2 }),
+        )
+        | (
+            CfiOutcome::Failed(Failure::EvalError { rule: r1, at: a1 }),
+            CfiOutcome::Failed(Failure::EvalError { rule: r2, at: a2 }),
+        ) => r1 == r2 && (a1.is_none() || a1 == a2),
         _ => expected == actual,
     }
 }
@@ -133,7 +143,8 @@ pub fn exact_cfi(expected: &CfiOutcome, actual: &CfiOutcome) -> bool {
 pub fn same_evaluator_unwind(reference: Option<&Unwind>, fast: Option<&Unwind>) -> bool {
     match (reference, fast) {
         (Some(r), Some(f)) => {
-            let steps_budget = |o: &Outcome| matches!(o, Outcome::Budget { budget: BudgetKind::Steps, .. });
+            let steps_budget =
+                |o: &Outcome| matches!(o, Outcome::Failed(Failure::Budget { budget: BudgetKind::Steps, .. }));
             let cut = matches!(&r.end, UnwindEnd::Fault { outcome } if steps_budget(outcome));
             if !cut && !steps_in_either(r, f) {
                 return unwind_matches(r, f, same_evaluator_outcome);
@@ -152,7 +163,9 @@ pub fn same_evaluator_unwind(reference: Option<&Unwind>, fast: Option<&Unwind>) 
 fn steps_in_either(r: &Unwind, f: &Unwind) -> bool {
     [r, f].iter().any(|u| {
         u.steps.iter().any(|s| {
-            s.registers.values().any(|c| matches!(c.location, Outcome::Budget { budget: BudgetKind::Steps, .. }))
+            s.registers
+                .values()
+                .any(|c| matches!(c.location, Outcome::Failed(Failure::Budget { budget: BudgetKind::Steps, .. })))
         })
     })
 }
@@ -187,7 +200,7 @@ fn steps_match(x: &Step, y: &Step, same: &impl Fn(&Outcome, &Outcome) -> bool) -
         && x.caller_pc == y.caller_pc
         && x.registers.len() == y.registers.len()
         && x.registers.iter().zip(&y.registers).all(|((rx, cx), (ry, cy))| {
-            let budget = matches!(cx.location, Outcome::Budget { budget: BudgetKind::Steps, .. });
+            let budget = matches!(cx.location, Outcome::Failed(Failure::Budget { budget: BudgetKind::Steps, .. }));
             rx == ry && (budget || cx.bytes == cy.bytes) && same(&cx.location, &cy.location)
         })
 }
@@ -213,30 +226,32 @@ enum Kind {
 /// Judges a third-party outcome against the reference's. `unspecified` says
 /// whether the reference's evaluation relied on an `unspecified` rule.
 pub fn judge(reference: &Outcome, other: &Outcome, unspecified: bool) -> Verdict {
-    if let Outcome::Unsupported { .. } = other {
+    if let Outcome::Failed(Failure::Unsupported { .. }) = other {
         return Verdict::Unsupported;
     }
     let other_kind = match other {
         Outcome::Value(_) | Outcome::Location(_) => Kind::Result,
-        Outcome::IllFormed { .. } => Kind::IllFormed,
-        Outcome::EvalError { .. } | Outcome::Budget { .. } => Kind::EvalError,
-        Outcome::ConsumerFault { .. } => return Verdict::Disagree,
-        Outcome::Unsupported { .. } => unreachable!("handled above"),
+        Outcome::Failed(Failure::IllFormed { .. }) => Kind::IllFormed,
+        Outcome::Failed(Failure::EvalError { .. }) | Outcome::Failed(Failure::Budget { .. }) => Kind::EvalError,
+        Outcome::Failed(Failure::ConsumerFault { .. }) => return Verdict::Disagree,
+        Outcome::Failed(Failure::Unsupported { .. }) => unreachable!("handled above"),
     };
     match reference {
         // An ill-formedness the spec leaves open is the project's choice.
-        Outcome::IllFormed { rule, .. } if is_unspecified(rule.as_str()) => Verdict::Unspecified,
-        Outcome::IllFormed { .. } => {
+        Outcome::Failed(Failure::IllFormed { rule, .. }) if is_unspecified(rule.as_str()) => Verdict::Unspecified,
+        Outcome::Failed(Failure::IllFormed { .. }) => {
             if other_kind == Kind::Result {
                 Verdict::IllFormedAccepted
             } else {
                 Verdict::IllFormedDiagnosed
             }
         }
-        Outcome::Budget { .. } => Verdict::ReferenceBudget,
-        Outcome::EvalError { rule, .. } if unspecified || is_unspecified(rule.as_str()) => Verdict::Unspecified,
+        Outcome::Failed(Failure::Budget { .. }) => Verdict::ReferenceBudget,
+        Outcome::Failed(Failure::EvalError { rule, .. }) if unspecified || is_unspecified(rule.as_str()) => {
+            Verdict::Unspecified
+        }
         _ if unspecified => Verdict::Unspecified,
-        Outcome::EvalError { .. } => {
+        Outcome::Failed(Failure::EvalError { .. }) => {
             if other_kind == Kind::EvalError {
                 Verdict::Agree
             } else {
@@ -250,7 +265,9 @@ pub fn judge(reference: &Outcome, other: &Outcome, unspecified: bool) -> Verdict
                 Verdict::Disagree
             }
         }
-        Outcome::Unsupported { .. } | Outcome::ConsumerFault { .. } => Verdict::Unsupported,
+        Outcome::Failed(Failure::Unsupported { .. }) | Outcome::Failed(Failure::ConsumerFault { .. }) => {
+            Verdict::Unsupported
+        }
     }
 }
 
@@ -278,26 +295,32 @@ fn as_address(o: &Outcome) -> Option<u128> {
 /// Judges a third-party CFI outcome against the reference's (see [`judge`]).
 pub fn judge_cfi(reference: &CfiOutcome, other: &CfiOutcome, unspecified: bool) -> Verdict {
     match other {
-        CfiOutcome::Unsupported { .. } => return Verdict::Unsupported,
-        CfiOutcome::ConsumerFault { .. } => return Verdict::Disagree,
+        CfiOutcome::Failed(Failure::Unsupported { .. }) => return Verdict::Unsupported,
+        CfiOutcome::Failed(Failure::ConsumerFault { .. }) => return Verdict::Disagree,
         _ => {}
     }
     let other_is_table = matches!(other, CfiOutcome::Table(_));
     match reference {
-        CfiOutcome::IllFormed { rule, .. } if is_unspecified(rule.as_str()) => Verdict::Unspecified,
-        CfiOutcome::IllFormed { .. } => {
+        CfiOutcome::Failed(Failure::IllFormed { rule, .. }) if is_unspecified(rule.as_str()) => Verdict::Unspecified,
+        CfiOutcome::Failed(Failure::IllFormed { .. }) => {
             if other_is_table {
                 Verdict::IllFormedAccepted
             } else {
                 Verdict::IllFormedDiagnosed
             }
         }
-        CfiOutcome::Budget { .. } => Verdict::ReferenceBudget,
-        CfiOutcome::EvalError { rule, .. } if unspecified || is_unspecified(rule.as_str()) => Verdict::Unspecified,
+        CfiOutcome::Failed(Failure::Budget { .. }) => Verdict::ReferenceBudget,
+        CfiOutcome::Failed(Failure::EvalError { rule, .. }) if unspecified || is_unspecified(rule.as_str()) => {
+            Verdict::Unspecified
+        }
         _ if unspecified => Verdict::Unspecified,
-        CfiOutcome::EvalError { .. } => {
-            if matches!(other, CfiOutcome::EvalError { .. } | CfiOutcome::IllFormed { .. } | CfiOutcome::Budget { .. })
-            {
+        CfiOutcome::Failed(Failure::EvalError { .. }) => {
+            if matches!(
+                other,
+                CfiOutcome::Failed(Failure::EvalError { .. })
+                    | CfiOutcome::Failed(Failure::IllFormed { .. })
+                    | CfiOutcome::Failed(Failure::Budget { .. })
+            ) {
                 Verdict::Agree
             } else {
                 Verdict::Disagree
@@ -310,7 +333,9 @@ pub fn judge_cfi(reference: &CfiOutcome, other: &CfiOutcome, unspecified: bool) 
                 Verdict::Disagree
             }
         }
-        CfiOutcome::Unsupported { .. } | CfiOutcome::ConsumerFault { .. } => Verdict::Unsupported,
+        CfiOutcome::Failed(Failure::Unsupported { .. }) | CfiOutcome::Failed(Failure::ConsumerFault { .. }) => {
+            Verdict::Unsupported
+        }
     }
 }
 
@@ -324,10 +349,10 @@ mod tests {
         Outcome::Value(Value::from_u128(BaseType::generic(64, false), n))
     }
     fn ill() -> Outcome {
-        Outcome::IllFormed { rule: id::EXPR_DECODE_UNKNOWN_OPCODE, at: Some(0) }
+        Outcome::Failed(Failure::IllFormed { rule: id::EXPR_DECODE_UNKNOWN_OPCODE, at: Some(0) })
     }
     fn err(rule: &str) -> Outcome {
-        Outcome::EvalError { rule: RuleId::new(rule), at: None }
+        Outcome::Failed(Failure::EvalError { rule: RuleId::new(rule), at: None })
     }
 
     #[test]
@@ -339,15 +364,22 @@ mod tests {
         assert_eq!(judge(&ill(), &v(7), false), Verdict::IllFormedAccepted);
         assert_eq!(judge(&ill(), &err("gimli:X"), false), Verdict::IllFormedDiagnosed);
         // ... unless the ill-formedness is itself an open choice.
-        let open_ill = Outcome::IllFormed { rule: id::CFI_CIE_ROW_CREATION_IN_INITIAL_INSTRUCTIONS, at: None };
+        let open_ill =
+            Outcome::Failed(Failure::IllFormed { rule: id::CFI_CIE_ROW_CREATION_IN_INITIAL_INSTRUCTIONS, at: None });
         assert_eq!(judge(&open_ill, &v(7), false), Verdict::Unspecified);
         // Errors are compared by kind only.
         assert_eq!(judge(&err("ours"), &err("gimli:Y"), false), Verdict::Agree);
         assert_eq!(judge(&err("ours"), &v(0), false), Verdict::Disagree);
         // Unspecified never fails.
         assert_eq!(judge(&v(1), &v(2), true), Verdict::Unspecified);
-        assert_eq!(judge(&v(1), &Outcome::Unsupported { what: "x".into() }, false), Verdict::Unsupported);
-        assert_eq!(judge(&v(1), &Outcome::ConsumerFault { what: "panic".into() }, false), Verdict::Disagree);
+        assert_eq!(
+            judge(&v(1), &Outcome::Failed(Failure::Unsupported { what: "x".into() }), false),
+            Verdict::Unsupported
+        );
+        assert_eq!(
+            judge(&v(1), &Outcome::Failed(Failure::ConsumerFault { what: "panic".into() }), false),
+            Verdict::Disagree
+        );
         // A generic value and a default-address-space memory location at the
         // same byte are the same answer (implicit conversion).
         let mem = |a: u128| {
@@ -365,17 +397,20 @@ mod tests {
         assert_eq!(fast_verdict(true), Verdict::Agree);
         assert_eq!(fast_verdict(false), Verdict::Disagree);
         // Both unsupported count as the same outcome.
-        let u = |w: &str| Outcome::Unsupported { what: w.into() };
+        let u = |w: &str| Outcome::Failed(Failure::Unsupported { what: w.into() });
         assert!(same_evaluator_outcome(&u("a"), &u("b")));
         assert!(!same_evaluator_outcome(&v(1), &u("b")));
     }
 
     #[test]
     fn exact_ignores_unspecified_offset_only() {
-        let a = Outcome::IllFormed { rule: id::EXPR_DECODE_UNKNOWN_OPCODE, at: None };
-        let b = Outcome::IllFormed { rule: id::EXPR_DECODE_UNKNOWN_OPCODE, at: Some(3) };
+        let a = Outcome::Failed(Failure::IllFormed { rule: id::EXPR_DECODE_UNKNOWN_OPCODE, at: None });
+        let b = Outcome::Failed(Failure::IllFormed { rule: id::EXPR_DECODE_UNKNOWN_OPCODE, at: Some(3) });
         assert!(exact(&a, &b));
-        assert!(!exact(&b, &Outcome::IllFormed { rule: id::EXPR_DECODE_UNKNOWN_OPCODE, at: Some(4) }));
-        assert!(!exact(&a, &Outcome::IllFormed { rule: id::EXPR_DECODE_TRUNCATED_OPERAND, at: Some(3) }));
+        assert!(!exact(&b, &Outcome::Failed(Failure::IllFormed { rule: id::EXPR_DECODE_UNKNOWN_OPCODE, at: Some(4) })));
+        assert!(!exact(
+            &a,
+            &Outcome::Failed(Failure::IllFormed { rule: id::EXPR_DECODE_TRUNCATED_OPERAND, at: Some(3) })
+        ));
     }
 }

@@ -9,6 +9,7 @@ use crate::case::{Case, CfiCase, ExprCase};
 use crate::consumer::Consumer;
 use crate::edition::{self, Edition};
 use compare::Verdict;
+use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::outcome::{CfiOutcome, Outcome};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -46,7 +47,7 @@ pub enum Finding {
 
 /// One listed finding, with everything needed to understand it.
 #[derive(Debug, Clone, Serialize)]
-pub struct Failure {
+pub struct Listed {
     /// What kind of finding.
     pub finding: Finding,
     /// Case name.
@@ -103,7 +104,7 @@ pub struct Summary {
     /// rule, so a surprising count on real input can be looked at.
     pub rule_examples: BTreeMap<String, Vec<String>>,
     /// Findings, in case order; at most `keep_details` with full details.
-    pub failures: Vec<Failure>,
+    pub failures: Vec<Listed>,
     /// Total findings (may exceed `failures.len()`).
     pub failure_count: usize,
     /// Whether the run fails: fast vs reference, expectations, or a gated
@@ -418,7 +419,7 @@ fn end_label(e: &dwarfcheck_core::outcome::unwind::UnwindEnd) -> String {
         UnwindEnd::Limit => "limit".into(),
         UnwindEnd::Fault { outcome } => match (outcome.rule(), outcome) {
             (Some(r), _) => r.to_string(),
-            (None, Outcome::Budget { budget, .. }) => format!("budget {budget:?}").to_lowercase(),
+            (None, Outcome::Failed(Failure::Budget { budget, .. })) => format!("budget {budget:?}").to_lowercase(),
             (None, o) => o.kind().to_string(),
         },
     }
@@ -489,7 +490,7 @@ fn describe(
     reference: &dyn Consumer,
     fast: &dyn Consumer,
     others: &[Box<dyn Consumer>],
-) -> Failure {
+) -> Listed {
     let all: Vec<&dyn Consumer> = [reference, fast].into_iter().chain(others.iter().map(|o| o.as_ref())).collect();
     match case {
         Case::Expr(c) => {
@@ -499,7 +500,7 @@ fn describe(
             let (_, relied) = crate::consumer::builtin::reference_outcome(c);
             let extra = relied.iter().map(|r| r.to_string()).chain(outcomes[0].1.rule().map(|r| r.to_string()));
             let rules = merged_rules(&c.rules, extra);
-            Failure {
+            Listed {
                 finding,
                 case: c.name.clone(),
                 origin: c.origin.clone(),
@@ -528,7 +529,7 @@ fn describe(
                     expected = Some(format!("{head}\nunwinding:\n{e}"));
                 }
             }
-            Failure {
+            Listed {
                 finding,
                 case: c.name.clone(),
                 origin: c.origin.clone(),

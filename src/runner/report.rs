@@ -2,8 +2,8 @@
 //! (`--junit FILE`).
 
 use super::compare::Verdict;
-use super::{Failure, Finding, Summary};
-use dwarfcheck_core::outcome::CfiOutcome;
+use super::{Finding, Listed, Summary};
+use dwarfcheck_core::outcome::{CfiOutcome, Failure};
 use std::fmt::Write as _;
 
 /// A CFI outcome as one line of text (tables as llvm-dwarfdump-like rows).
@@ -13,11 +13,15 @@ pub fn cfi_text(o: &CfiOutcome) -> String {
             let rows: Vec<String> = t.rows.iter().map(|r| r.to_string()).collect();
             format!("{} row(s): {}", t.rows.len(), rows.join("; "))
         }
-        CfiOutcome::IllFormed { rule, at } => format!("ill-formed [{rule}]{}", section_offset(at)),
-        CfiOutcome::EvalError { rule, at } => format!("evaluation error [{rule}]{}", section_offset(at)),
-        CfiOutcome::Budget { budget, at } => format!("budget exceeded: {budget:?}{}", section_offset(at)),
-        CfiOutcome::Unsupported { what } => format!("unsupported: {what}"),
-        CfiOutcome::ConsumerFault { what } => format!("consumer fault: {what}"),
+        CfiOutcome::Failed(Failure::IllFormed { rule, at }) => format!("ill-formed [{rule}]{}", section_offset(at)),
+        CfiOutcome::Failed(Failure::EvalError { rule, at }) => {
+            format!("evaluation error [{rule}]{}", section_offset(at))
+        }
+        CfiOutcome::Failed(Failure::Budget { budget, at }) => {
+            format!("budget exceeded: {budget:?}{}", section_offset(at))
+        }
+        CfiOutcome::Failed(Failure::Unsupported { what }) => format!("unsupported: {what}"),
+        CfiOutcome::Failed(Failure::ConsumerFault { what }) => format!("consumer fault: {what}"),
     }
 }
 
@@ -113,7 +117,7 @@ pub fn text(title: &str, s: &Summary, show: usize) -> String {
     out
 }
 
-fn failure_text(out: &mut String, f: &Failure) {
+fn failure_text(out: &mut String, f: &Listed) {
     let _ = writeln!(out, "  == {}: {} ({})", finding_text(&f.finding), f.case, f.origin);
     if !f.rules.is_empty() {
         let _ = writeln!(out, "     rules:    {}", f.rules.join(", "));
@@ -149,7 +153,7 @@ fn xml_escape(s: &str) -> String {
 pub fn junit(title: &str, s: &Summary) -> String {
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let _ = writeln!(out, "<testsuites name=\"{}\">", xml_escape(title));
-    let mut suites: Vec<(String, Vec<&Failure>)> = vec![("expectations".into(), Vec::new())];
+    let mut suites: Vec<(String, Vec<&Listed>)> = vec![("expectations".into(), Vec::new())];
     for name in s.verdicts.keys() {
         suites.push((name.clone(), Vec::new()));
     }

@@ -18,6 +18,7 @@ use dwarfcheck_core::cfi::{
     MAX_TABLE_CELLS,
 };
 use dwarfcheck_core::encoding::leb128::{read_sleb, read_uleb, LebError};
+use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::outcome::{BudgetKind, CfaRule, CfiOutcome, RegisterRule, Row, RowTable};
 use dwarfcheck_core::rules::{id, RuleId};
 use dwarfcheck_core::target::{Arch, Endian, Target};
@@ -158,7 +159,7 @@ enum Stop {
 
 #[inline]
 fn ill(rule: RuleId, at: u64) -> CfiOutcome {
-    CfiOutcome::IllFormed { rule, at: Some(at) }
+    CfiOutcome::Failed(Failure::IllFormed { rule, at: Some(at) })
 }
 
 /// Per-stream constants.
@@ -246,7 +247,7 @@ impl Builder {
             }
         }
         if self.regs.len() >= MAX_REGISTER_RULES {
-            return Err(CfiOutcome::Budget { budget: BudgetKind::Size, at: Some(at) });
+            return Err(CfiOutcome::Failed(Failure::Budget { budget: BudgetKind::Size, at: Some(at) }));
         }
         self.regs.push((reg, rule));
         Ok(())
@@ -314,10 +315,10 @@ impl Builder {
                         Err(e) => {
                             let o = match e.kind {
                                 dwarfcheck_core::cfi::ErrorKind::IllFormed => {
-                                    CfiOutcome::IllFormed { rule: e.rule, at: Some(at) }
+                                    CfiOutcome::Failed(Failure::IllFormed { rule: e.rule, at: Some(at) })
                                 }
                                 dwarfcheck_core::cfi::ErrorKind::EvalError => {
-                                    CfiOutcome::EvalError { rule: e.rule, at: Some(at) }
+                                    CfiOutcome::Failed(Failure::EvalError { rule: e.rule, at: Some(at) })
                                 }
                             };
                             return Err(Stop::Decode(o));
@@ -436,7 +437,7 @@ impl Builder {
     ) -> Result<(), CfiOutcome> {
         self.executed += 1;
         if self.executed > MAX_INSTRUCTIONS {
-            return Err(CfiOutcome::Budget { budget: BudgetKind::Steps, at: Some(at) });
+            return Err(CfiOutcome::Failed(Failure::Budget { budget: BudgetKind::Steps, at: Some(at) }));
         }
         match act {
             Act::Nop => {}
@@ -497,7 +498,7 @@ impl Builder {
             }
             Act::Remember => {
                 if self.stack.len() >= MAX_REMEMBER_DEPTH {
-                    return Err(CfiOutcome::Budget { budget: BudgetKind::Stack, at: Some(at) });
+                    return Err(CfiOutcome::Failed(Failure::Budget { budget: BudgetKind::Stack, at: Some(at) }));
                 }
                 let start = self.stack_regs.len();
                 self.stack_regs.extend_from_slice(&self.regs);
@@ -570,7 +571,7 @@ impl Builder {
                 Some(cfa) => {
                     self.cells += 1 + self.regs.len() as u64;
                     if self.cells > MAX_TABLE_CELLS {
-                        return Err(CfiOutcome::Budget { budget: BudgetKind::Size, at: Some(at) });
+                        return Err(CfiOutcome::Failed(Failure::Budget { budget: BudgetKind::Size, at: Some(at) }));
                     }
                     sink.row(*loc, new, &cfa, &self.regs, c.bytes)
                 }

@@ -23,6 +23,7 @@ use dwarfcheck_core::cfi::{
 };
 use dwarfcheck_core::encoding::cfa::{self, Cfa};
 use dwarfcheck_core::encoding::leb128::{read_sleb, read_uleb, LebError};
+use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::outcome::{BudgetKind, CfaRule, CfiOutcome, RegisterRule, Row, RowTable};
 use dwarfcheck_core::rules::{id, RuleId};
 use dwarfcheck_core::target::{Arch, Endian};
@@ -97,7 +98,7 @@ struct Located {
 }
 
 fn ill(rule: RuleId, at: u64) -> CfiOutcome {
-    CfiOutcome::IllFormed { rule, at: Some(at) }
+    CfiOutcome::Failed(Failure::IllFormed { rule, at: Some(at) })
 }
 
 /// Reads the instruction bytes `[start, end)` of the section one by one.
@@ -199,7 +200,9 @@ fn decode_all(
                 Cfa::SetLoc => {
                     let (address, next) = sec.read_set_loc(cie, pc_begin, r.pos, r.end).map_err(|err| {
                         let mut o = err.to_outcome();
-                        if let CfiOutcome::IllFormed { at: a, .. } | CfiOutcome::EvalError { at: a, .. } = &mut o {
+                        if let CfiOutcome::Failed(Failure::IllFormed { at: a, .. })
+                        | CfiOutcome::Failed(Failure::EvalError { at: a, .. }) = &mut o
+                        {
                             *a = Some(at);
                         }
                         o
@@ -425,7 +428,7 @@ impl Machine<'_> {
     /// Sets the rule of one register column, within the register budget.
     fn set_rule(&mut self, register: u64, rule: RegisterRule, at: u64) -> Result<(), CfiOutcome> {
         if !self.current.registers.contains_key(&register) && self.current.registers.len() >= MAX_REGISTER_RULES {
-            return Err(CfiOutcome::Budget { budget: BudgetKind::Size, at: Some(at) });
+            return Err(CfiOutcome::Failed(Failure::Budget { budget: BudgetKind::Size, at: Some(at) }));
         }
         self.current.registers.insert(register, rule);
         Ok(())
@@ -452,7 +455,7 @@ impl Machine<'_> {
             // Budget: the table's size (dwarfcheck_core::cfi::MAX_TABLE_CELLS).
             self.cells += 1 + self.current.registers.len() as u64;
             if self.cells > MAX_TABLE_CELLS {
-                return Err(CfiOutcome::Budget { budget: BudgetKind::Size, at: Some(at) });
+                return Err(CfiOutcome::Failed(Failure::Budget { budget: BudgetKind::Size, at: Some(at) }));
             }
             self.rows.push(Row {
                 start: self.location,
@@ -470,7 +473,7 @@ impl Machine<'_> {
         // Budget: checked before each instruction (dwarfcheck_core::cfi docs).
         self.executed += 1;
         if self.executed > MAX_INSTRUCTIONS {
-            return Err(CfiOutcome::Budget { budget: BudgetKind::Steps, at: Some(at) });
+            return Err(CfiOutcome::Failed(Failure::Budget { budget: BudgetKind::Steps, at: Some(at) }));
         }
         match &l.insn {
             // §6.4.2.1 Row Creation Instructions.
@@ -616,7 +619,7 @@ impl Machine<'_> {
                 // §6.4.2.4: save all register rules on the implicit stack
                 // (the CFA rule too: cfi.remember-state.includes-cfa).
                 if self.stack.len() >= MAX_REMEMBER_DEPTH {
-                    return Err(CfiOutcome::Budget { budget: BudgetKind::Stack, at: Some(at) });
+                    return Err(CfiOutcome::Failed(Failure::Budget { budget: BudgetKind::Stack, at: Some(at) }));
                 }
                 self.stack.push(self.current.clone());
                 Ok(())

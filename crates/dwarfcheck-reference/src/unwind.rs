@@ -8,6 +8,7 @@ use dwarfcheck_core::cfi::{CfiSection, Cie, Fde, AARCH64_RA_SIGN_STATE};
 use dwarfcheck_core::context::{CallerFrame, Context};
 use dwarfcheck_core::outcome::cfi::{CfiOutcome, RegisterRule, Row};
 use dwarfcheck_core::outcome::unwind::{Step, Unwind, UnwindEnd};
+use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::outcome::{BudgetKind, Outcome};
 use dwarfcheck_core::rules::id;
 use dwarfcheck_core::target::{Arch, Endian};
@@ -67,11 +68,13 @@ fn find_fde(section: &CfiSection, lookup: u64) -> Option<(Fde, Cie)> {
 /// A row table fault as an expression outcome (`unwind.table-fault`).
 fn table_fault(o: CfiOutcome) -> Outcome {
     match o {
-        CfiOutcome::IllFormed { rule, at } => Outcome::IllFormed { rule, at },
-        CfiOutcome::EvalError { rule, at } => Outcome::EvalError { rule, at },
-        CfiOutcome::Budget { budget, at } => Outcome::Budget { budget, at },
-        CfiOutcome::Unsupported { what } | CfiOutcome::ConsumerFault { what } => Outcome::Unsupported { what },
-        CfiOutcome::Table(_) => Outcome::Unsupported { what: "a row table is not a fault".into() },
+        CfiOutcome::Failed(Failure::IllFormed { rule, at }) => Outcome::Failed(Failure::IllFormed { rule, at }),
+        CfiOutcome::Failed(Failure::EvalError { rule, at }) => Outcome::Failed(Failure::EvalError { rule, at }),
+        CfiOutcome::Failed(Failure::Budget { budget, at }) => Outcome::Failed(Failure::Budget { budget, at }),
+        CfiOutcome::Failed(Failure::Unsupported { what }) | CfiOutcome::Failed(Failure::ConsumerFault { what }) => {
+            Outcome::Failed(Failure::Unsupported { what })
+        }
+        CfiOutcome::Table(_) => Outcome::Failed(Failure::Unsupported { what: "a row table is not a fault".into() }),
     }
 }
 
@@ -138,7 +141,9 @@ pub(crate) fn walk(section: &CfiSection, ctx: &Context, limit: Option<u32>) -> W
             break UnwindEnd::Limit;
         }
         if k == ctx.budgets.frames as usize {
-            break UnwindEnd::Fault { outcome: Outcome::Budget { budget: BudgetKind::Frames, at: None } };
+            break UnwindEnd::Fault {
+                outcome: Outcome::Failed(Failure::Budget { budget: BudgetKind::Frames, at: None }),
+            };
         }
         // Step 2 (unwind.lookup-address).
         let lookup = if k == 0 {
@@ -147,7 +152,11 @@ pub(crate) fn walk(section: &CfiSection, ctx: &Context, limit: Option<u32>) -> W
                     pc = p;
                     p
                 }
-                None => break UnwindEnd::Fault { outcome: Outcome::EvalError { rule: id::CTX_PC_MISSING, at: None } },
+                None => {
+                    break UnwindEnd::Fault {
+                        outcome: Outcome::Failed(Failure::EvalError { rule: id::CTX_PC_MISSING, at: None }),
+                    }
+                }
             }
         } else if signal {
             pc
@@ -156,7 +165,9 @@ pub(crate) fn walk(section: &CfiSection, ctx: &Context, limit: Option<u32>) -> W
         };
         // Step 3 (unwind.no-fde).
         let Some((fde, cie)) = find_fde(section, lookup) else {
-            break UnwindEnd::Fault { outcome: Outcome::EvalError { rule: id::UNWIND_NO_FDE, at: None } };
+            break UnwindEnd::Fault {
+                outcome: Outcome::Failed(Failure::EvalError { rule: id::UNWIND_NO_FDE, at: None }),
+            };
         };
         // Step 4 (unwind.table-fault); the row holding lookup.
         let table = match fde_table(section, fde.offset) {
@@ -164,7 +175,9 @@ pub(crate) fn walk(section: &CfiSection, ctx: &Context, limit: Option<u32>) -> W
             other => break UnwindEnd::Fault { outcome: table_fault(other) },
         };
         let Some(row) = table.rows.iter().find(|r| r.start <= lookup && lookup < r.end).cloned() else {
-            break UnwindEnd::Fault { outcome: Outcome::EvalError { rule: id::UNWIND_NO_FDE, at: None } };
+            break UnwindEnd::Fault {
+                outcome: Outcome::Failed(Failure::EvalError { rule: id::UNWIND_NO_FDE, at: None }),
+            };
         };
         // Frame k + 1: the row's rules, plus val_offset(0) for the ABI
         // stack pointer without a column (unwind.sp-is-cfa). RA_SIGN_STATE
@@ -216,7 +229,10 @@ pub(crate) fn walk(section: &CfiSection, ctx: &Context, limit: Option<u32>) -> W
             (Outcome::Location(_), None) => {
                 w.unwind.steps.push(step);
                 break UnwindEnd::Fault {
-                    outcome: Outcome::EvalError { rule: id::UNWIND_RETURN_ADDRESS_UNREADABLE, at: None },
+                    outcome: Outcome::Failed(Failure::EvalError {
+                        rule: id::UNWIND_RETURN_ADDRESS_UNREADABLE,
+                        at: None,
+                    }),
                 };
             }
             (fault, _) => {

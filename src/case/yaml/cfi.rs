@@ -57,6 +57,7 @@ use crate::catalogue::{Catalogue, RuleKind};
 use dwarfcheck_core::cfi::{CfiSection, FrameKind};
 use dwarfcheck_core::encoding::eh_pe;
 use dwarfcheck_core::encoding::Format;
+use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::outcome::{BudgetKind, CfaRule, CfiOutcome, RegisterRule, Row, RowTable};
 use dwarfcheck_core::rules::RuleId;
 use dwarfcheck_core::target::Target;
@@ -568,13 +569,13 @@ impl CfiExpect {
             return Err("expect: give exactly one of rows, ill_formed, eval_error, budget".into());
         }
         if let Some(r) = &self.ill_formed {
-            return Ok(CfiOutcome::IllFormed { rule: check_rule(r, false)?, at: self.at });
+            return Ok(CfiOutcome::Failed(Failure::IllFormed { rule: check_rule(r, false)?, at: self.at }));
         }
         if let Some(r) = &self.eval_error {
-            return Ok(CfiOutcome::EvalError { rule: check_rule(r, true)?, at: self.at });
+            return Ok(CfiOutcome::Failed(Failure::EvalError { rule: check_rule(r, true)?, at: self.at }));
         }
         if let Some(b) = self.budget {
-            return Ok(CfiOutcome::Budget { budget: b, at: self.at });
+            return Ok(CfiOutcome::Failed(Failure::Budget { budget: b, at: self.at }));
         }
         if self.at.is_some() {
             return Err("expect: `at` goes with ill_formed, eval_error or budget".into());
@@ -649,7 +650,7 @@ mod tests {
         assert_eq!(tab.rows.len(), 2);
         assert_eq!(tab.rows[1].end, 0x14);
         let e: CfiExpect = yaml_serde::from_str("ill_formed: cfi.restore-state.empty-stack\nat: 3").unwrap();
-        assert!(matches!(e.to_outcome(&t).unwrap(), CfiOutcome::IllFormed { at: Some(3), .. }));
+        assert!(matches!(e.to_outcome(&t).unwrap(), CfiOutcome::Failed(Failure::IllFormed { at: Some(3), .. })));
         let e: CfiExpect = yaml_serde::from_str("ill_formed: cfi.nop").unwrap();
         assert!(e.to_outcome(&t).unwrap_err().contains("kind"));
         let e: CfiExpect = yaml_serde::from_str("rows: [ { at: 0, cfa: reg7 } ]").unwrap();

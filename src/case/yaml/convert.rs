@@ -8,6 +8,7 @@ use crate::asm;
 use crate::case::{Case, ExprCase};
 use dwarfcheck_core::context::{AttrForm, Budgets, CallerFrame, CompUnit, Context, Die, Entry, MemorySegment};
 use dwarfcheck_core::encoding::{ate, VendorProfile};
+use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::outcome::{BaseType, BudgetKind, Outcome, RawLocation, RawPiece, RawSingle, Source, Value};
 use dwarfcheck_core::rules::RuleId;
 use dwarfcheck_core::target::{Endian, Target};
@@ -421,8 +422,8 @@ pub(super) fn expectation(y: &Yaml, ctx: &Context) -> R<Outcome> {
     Ok(match key.as_str() {
         "value" => Outcome::Value(value(v, ctx)?),
         "location" => Outcome::Location(location(v, ctx)?.normalize()),
-        "ill_formed" => Outcome::IllFormed { rule: rule(v)?, at },
-        "eval_error" => Outcome::EvalError { rule: rule(v)?, at },
+        "ill_formed" => Outcome::Failed(Failure::IllFormed { rule: rule(v)?, at }),
+        "eval_error" => Outcome::Failed(Failure::EvalError { rule: rule(v)?, at }),
         "budget" => {
             let budget = match v.as_str() {
                 Some("steps") => BudgetKind::Steps,
@@ -432,7 +433,7 @@ pub(super) fn expectation(y: &Yaml, ctx: &Context) -> R<Outcome> {
                 Some("frames") => BudgetKind::Frames,
                 _ => return Err(problem("expect.budget is one of steps, stack, depth, size, frames", &["budget"])),
             };
-            Outcome::Budget { budget, at }
+            Outcome::Failed(Failure::Budget { budget, at })
         }
         other => {
             return Err(problem(

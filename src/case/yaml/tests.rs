@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::case::Case;
+use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::outcome::{Outcome, SingleLocation, Source};
 
 fn expr_case(text: &str) -> crate::case::ExprCase {
@@ -259,7 +260,10 @@ cases:
     assert_eq!(
         e.end,
         dwarfcheck_core::outcome::unwind::UnwindEnd::Fault {
-            outcome: Outcome::Budget { budget: dwarfcheck_core::outcome::BudgetKind::Frames, at: None }
+            outcome: Outcome::Failed(Failure::Budget {
+                budget: dwarfcheck_core::outcome::BudgetKind::Frames,
+                at: None
+            })
         }
     );
 }

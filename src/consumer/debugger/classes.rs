@@ -6,6 +6,7 @@
 use super::Kind;
 use crate::case::ExprCase;
 use dwarfcheck_core::outcome::location::{SingleLocation, Source};
+use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::outcome::Outcome;
 
 /// Every class: `(id, which debuggers, explanation, public report)`.
@@ -96,20 +97,25 @@ const CLASSES: &[(&str, &[Kind], &str, Option<&str>)] = &[
 /// debugger's `answer` on `case`, or `None`.
 pub fn known_class(kind: Kind, case: &ExprCase, reference: &Outcome, answer: &Outcome) -> Option<&'static str> {
     let has = |op: u8| case.expr.contains(&op);
-    let fault = |what: &str| matches!(answer, Outcome::ConsumerFault { what: w } if w.contains(what));
-    let error = |what: &str| matches!(answer, Outcome::EvalError { rule, .. } if rule.as_str().contains(what));
+    let fault = |what: &str| matches!(answer, Outcome::Failed(Failure::ConsumerFault { what: w }) if w.contains(what));
+    let error =
+        |what: &str| matches!(answer, Outcome::Failed(Failure::EvalError { rule, .. }) if rule.as_str().contains(what));
     let result = |o: &Outcome| matches!(o, Outcome::Value(_) | Outcome::Location(_));
     let id = if kind == Kind::Gdb && fault("internal-error") && has(0x28) {
         "D1"
     } else if kind == Kind::Gdb && fault("SIGFPE") && has(0x1b) {
         "D2"
-    } else if fault("killed after") && matches!(reference, Outcome::Budget { .. }) {
+    } else if fault("killed after") && matches!(reference, Outcome::Failed(Failure::Budget { .. })) {
         "D3"
     } else if kind == Kind::Lldb && fault("SIGSEGV") && case.expr.first() == Some(&0x28) {
         "D4"
-    } else if kind == Kind::Lldb && fault("SIGSEGV") && matches!(reference, Outcome::Budget { .. }) && has(0x93) {
+    } else if kind == Kind::Lldb
+        && fault("SIGSEGV")
+        && matches!(reference, Outcome::Failed(Failure::Budget { .. }))
+        && has(0x93)
+    {
         "D5"
-    } else if has(0x94) && result(reference) && matches!(answer, Outcome::EvalError { .. }) {
+    } else if has(0x94) && result(reference) && matches!(answer, Outcome::Failed(Failure::EvalError { .. })) {
         "D6"
     } else if kind == Kind::Lldb && error("extracting data from value failed") && (0x29..=0x2e).any(has) {
         "D7"
@@ -122,7 +128,7 @@ pub fn known_class(kind: Kind, case: &ExprCase, reference: &Outcome, answer: &Ou
             .is_some_and(|r| ["op.bit-piece.offset-past-storage", "op.deref.past-storage-end"].contains(&r.as_str()))
     {
         "D9"
-    } else if reference_is_undefined(reference) && matches!(answer, Outcome::EvalError { .. }) {
+    } else if reference_is_undefined(reference) && matches!(answer, Outcome::Failed(Failure::EvalError { .. })) {
         "D10"
     } else if kind == Kind::Lldb
         && error("no variable v")

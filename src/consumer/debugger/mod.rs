@@ -23,6 +23,7 @@ use crate::consumer::external::process::{self, RunBudget, TempDir};
 use crate::consumer::{Answer, Consumer, FailureClass, Support};
 use crate::edition::Edition;
 use crate::synth::{self, VarShape};
+use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::outcome::{CfiOutcome, Outcome};
 use dwarfcheck_core::rules::RuleId;
 use observe::{Byte, Observation};
@@ -222,7 +223,8 @@ impl Debugger {
     fn job(&self, case: &ExprCase, i: usize, dir: &Path) -> Result<serde_json::Value, Outcome> {
         let reference = crate::consumer::builtin::reference_outcome(case).0;
         let shape = observe::plan(case, &reference);
-        let d = synth::synthesise(case, shape).map_err(|e| Outcome::Unsupported { what: e.to_string() })?;
+        let d = synth::synthesise(case, shape)
+            .map_err(|e| Outcome::Failed(Failure::Unsupported { what: e.to_string() }))?;
         let exe = dir.join(format!("case{i}"));
         let core = dir.join(format!("case{i}.core"));
         std::fs::write(&exe, &d.executable)
@@ -270,9 +272,9 @@ fn error_outcome(kind: Kind, msg: &str) -> Outcome {
     let line = msg.lines().next().unwrap_or("").trim();
     let line: String = line.chars().take(160).collect();
     if UNIMPLEMENTED.iter().any(|m| line.contains(m)) {
-        return Outcome::Unsupported { what: format!("{}: {line}", kind.name()) };
+        return Outcome::Failed(Failure::Unsupported { what: format!("{}: {line}", kind.name()) });
     }
-    Outcome::EvalError { rule: RuleId::new(format!("{}:{line}", kind.name())), at: None }
+    Outcome::Failed(Failure::EvalError { rule: RuleId::new(format!("{}:{line}", kind.name())), at: None })
 }
 
 /// LLDB's messages for a variable with no location at the pc (DWARF 5
@@ -291,7 +293,7 @@ const UNIMPLEMENTED: [&str; 6] = [
 ];
 
 fn fault(what: String) -> Outcome {
-    Outcome::ConsumerFault { what }
+    Outcome::Failed(Failure::ConsumerFault { what })
 }
 
 /// The line that says why a debugger stopped: its internal-error line if
@@ -357,6 +359,6 @@ impl Consumer for Debugger {
     }
 
     fn frame_table(&self, _case: &CfiCase) -> CfiOutcome {
-        CfiOutcome::Unsupported { what: format!("{} is judged on expressions only", self.kind.name()) }
+        CfiOutcome::Failed(Failure::Unsupported { what: format!("{} is judged on expressions only", self.kind.name()) })
     }
 }

@@ -16,6 +16,7 @@
 use crate::case::ExprCase;
 use crate::synth::VarShape;
 use dwarfcheck_core::outcome::location::{Piece, SingleLocation, Source};
+use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::outcome::{NormalLocation, Outcome};
 use dwarfcheck_core::rules::RuleId;
 use std::collections::BTreeSet;
@@ -161,9 +162,9 @@ fn rule(s: &str) -> RuleId {
 /// part that is an implicit pointer inside a composite, or a composite
 /// that is not a whole number of bytes.
 pub fn view(case: &ExprCase, outcome: &Outcome) -> Outcome {
-    let unsupported = |what: &str| Outcome::Unsupported { what: what.to_string() };
+    let unsupported = |what: &str| Outcome::Failed(Failure::Unsupported { what: what.to_string() });
     match outcome {
-        Outcome::EvalError { rule: r, .. } if ALWAYS_PRESENT.contains(&r.as_str()) => {
+        Outcome::Failed(Failure::EvalError { rule: r, .. }) if ALWAYS_PRESENT.contains(&r.as_str()) => {
             unsupported("a context element the case leaves out but every process image has (register, CFA, pc)")
         }
         Outcome::Value(v) => {
@@ -200,7 +201,7 @@ fn read_parts<'a>(case: &ExprCase, parts: impl Iterator<Item = (u64, Option<&'a 
     for (n, src) in parts {
         let src = match src {
             Some(s) => s,
-            None => return Outcome::Unsupported { what: "a part without a place".into() },
+            None => return Outcome::Failed(Failure::Unsupported { what: "a part without a place".into() }),
         };
         let (first_bit, bytes): (u64, Result<Vec<u8>, Outcome>) = match src {
             Source::Undefined => {
@@ -208,7 +209,7 @@ fn read_parts<'a>(case: &ExprCase, parts: impl Iterator<Item = (u64, Option<&'a 
                 continue;
             }
             Source::ImplicitPointer { .. } => {
-                return Outcome::Unsupported { what: "an implicit pointer inside a composite".into() }
+                return Outcome::Failed(Failure::Unsupported { what: "an implicit pointer inside a composite".into() })
             }
             Source::Implicit { bytes, bit_offset } => (*bit_offset, Ok(bytes.clone())),
             Source::Register { regno, bit_offset } => {
@@ -226,11 +227,15 @@ fn read_parts<'a>(case: &ExprCase, parts: impl Iterator<Item = (u64, Option<&'a 
                     ) if crate::synth::x86_64::slot(*regno).is_some() => {
                         let reg_bytes = ctx.target.register(*regno).map_or(8, |r| r.bits as usize / 8);
                         let fill = crate::synth::x86_64::unset_register(*regno, reg_bytes);
-                        fill.get(at..at + len)
-                            .map(<[u8]>::to_vec)
-                            .ok_or(Outcome::EvalError { rule: rule("debugger:past-storage-end"), at: None })
+                        fill.get(at..at + len).map(<[u8]>::to_vec).ok_or(Outcome::Failed(Failure::EvalError {
+                            rule: rule("debugger:past-storage-end"),
+                            at: None,
+                        }))
                     }
-                    Err(_) => Err(Outcome::EvalError { rule: rule("debugger:register-unreadable"), at: None }),
+                    Err(_) => Err(Outcome::Failed(Failure::EvalError {
+                        rule: rule("debugger:register-unreadable"),
+                        at: None,
+                    })),
                 };
                 (bit_offset % 8, r)
             }
@@ -238,10 +243,9 @@ fn read_parts<'a>(case: &ExprCase, parts: impl Iterator<Item = (u64, Option<&'a 
                 let len = ((bit_addr % 8) as u64 + n).div_ceil(8) as usize;
                 let mut out = vec![0u8; len];
                 let addr = u64::try_from(bit_addr / 8).unwrap_or(u64::MAX);
-                let r = ctx
-                    .read_memory(*aspace, addr, &mut out)
-                    .map(|_| out)
-                    .map_err(|_| Outcome::EvalError { rule: rule("debugger:memory-unreadable"), at: None });
+                let r = ctx.read_memory(*aspace, addr, &mut out).map(|_| out).map_err(|_| {
+                    Outcome::Failed(Failure::EvalError { rule: rule("debugger:memory-unreadable"), at: None })
+                });
                 ((bit_addr % 8) as u64, r)
             }
         };
@@ -254,7 +258,9 @@ fn read_parts<'a>(case: &ExprCase, parts: impl Iterator<Item = (u64, Option<&'a 
             match bytes.get((b / 8) as usize) {
                 Some(byte) => bits.push(Some(byte >> (b % 8) & 1 == 1)),
                 // Past the end of implicit storage.
-                None => return Outcome::EvalError { rule: rule("debugger:past-storage-end"), at: None },
+                None => {
+                    return Outcome::Failed(Failure::EvalError { rule: rule("debugger:past-storage-end"), at: None })
+                }
             }
         }
     }

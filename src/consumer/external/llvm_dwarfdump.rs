@@ -261,6 +261,7 @@ pub fn calibration_names(text: &str) -> Names {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use dwarfcheck_core::outcome::Failure;
     use dwarfcheck_core::outcome::{CfiOutcome, Row};
     use dwarfcheck_core::target::presets;
 
@@ -395,9 +396,9 @@ error: DW_CFA_def_cfa_offset found when CFA rule was not RegPlusOffset
         let n = names();
         let text = "00000000 00000010 00000000 FDE cie=00000000 pc=00001000...00001020\n  0x1000: CFA=QQQ+8\n";
         let s = parse(text, Ctx { names: &n, target: &t });
-        assert!(matches!(s.outcome("llvm-dwarfdump", 0, false), CfiOutcome::ConsumerFault { .. }));
+        assert!(matches!(s.outcome("llvm-dwarfdump", 0, false), CfiOutcome::Failed(Failure::ConsumerFault { .. })));
         let s = parse("something odd\n", Ctx { names: &n, target: &t });
-        assert!(matches!(s.outcome("llvm-dwarfdump", 0, false), CfiOutcome::ConsumerFault { .. }));
+        assert!(matches!(s.outcome("llvm-dwarfdump", 0, false), CfiOutcome::Failed(Failure::ConsumerFault { .. })));
     }
 
     #[test]

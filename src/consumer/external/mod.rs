@@ -26,6 +26,7 @@ use crate::case::{Case, CfiCase, ExprCase};
 use crate::consumer::{Answer, Consumer, FailureClass, Support};
 use crate::edition::Edition;
 use dwarfcheck_core::cfi::CfiSection;
+use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::outcome::{CfaRule, CfiOutcome, Outcome, RegisterRule, RowTable};
 use dwarfcheck_core::target::{Arch, Endian};
 use std::collections::HashMap;
@@ -125,8 +126,9 @@ impl External {
 
     /// Runs the tool on an ELF file holding `section`.
     fn run(&self, section: &CfiSection) -> Result<process::RunOutput, CfiOutcome> {
-        let fault = |what: String| CfiOutcome::ConsumerFault { what: format!("{}: {what}", self.tool.name()) };
-        let bytes = elf::synthesise(section).map_err(|e| CfiOutcome::Unsupported { what: e.0 })?;
+        let fault =
+            |what: String| CfiOutcome::Failed(Failure::ConsumerFault { what: format!("{}: {what}", self.tool.name()) });
+        let bytes = elf::synthesise(section).map_err(|e| CfiOutcome::Failed(Failure::Unsupported { what: e.0 }))?;
         let dir = process::TempDir::new().map_err(|e| fault(format!("temporary directory: {e}")))?;
         let path = dir.path().join("frames.elf");
         std::fs::write(&path, bytes).map_err(|e| fault(format!("cannot write {}: {e}", path.display())))?;
@@ -143,9 +145,9 @@ impl External {
             let cal = calibration_section(section);
             let out = self.run(&cal).map_err(|o| match o {
                 // No ELF file for this target: the tool cannot be asked.
-                CfiOutcome::Unsupported { what } => CfiOutcome::Unsupported { what },
-                CfiOutcome::ConsumerFault { what } => {
-                    CfiOutcome::ConsumerFault { what: format!("learning register names: {what}") }
+                CfiOutcome::Failed(Failure::Unsupported { what }) => CfiOutcome::Failed(Failure::Unsupported { what }),
+                CfiOutcome::Failed(Failure::ConsumerFault { what }) => {
+                    CfiOutcome::Failed(Failure::ConsumerFault { what: format!("learning register names: {what}") })
                 }
                 other => other,
             })?;
@@ -183,9 +185,9 @@ impl External {
                 || parsed.fdes.values().chain(parsed.cies.values()).any(|e| !e.diagnostics.is_empty());
             if out.code != 0 && !said_why {
                 let tail: String = out.text.lines().last().unwrap_or("").chars().take(200).collect();
-                return Err(CfiOutcome::ConsumerFault {
+                return Err(CfiOutcome::Failed(Failure::ConsumerFault {
                     what: format!("{} exited with status {} (`{tail}`)", self.tool.name(), out.code),
-                });
+                }));
             }
             Ok(parsed)
         });
@@ -215,7 +217,7 @@ impl Consumer for External {
     }
 
     fn evaluate(&self, _case: &ExprCase) -> Outcome {
-        Outcome::Unsupported { what: format!("{} does not evaluate expressions", self.tool.name()) }
+        Outcome::Failed(Failure::Unsupported { what: format!("{} does not evaluate expressions", self.tool.name()) })
     }
 
     fn frame_table(&self, case: &CfiCase) -> CfiOutcome {
@@ -229,7 +231,7 @@ impl Consumer for External {
                 }
             }
             Some(Err(o)) => o.clone(),
-            None => CfiOutcome::ConsumerFault { what: "internal: section not parsed".into() },
+            None => CfiOutcome::Failed(Failure::ConsumerFault { what: "internal: section not parsed".into() }),
         }
     }
 

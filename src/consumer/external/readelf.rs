@@ -177,6 +177,7 @@ pub fn calibration_names(text: &str) -> Names {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use dwarfcheck_core::outcome::Failure;
     use dwarfcheck_core::outcome::{CfiOutcome, Row};
 
     /// `readelf --debug-dump=frames-interp` (binutils 2.40) on dwarfcheck's
@@ -255,10 +256,10 @@ Contents of the .eh_frame section:
     fn a_row_with_too_few_or_too_many_cells_is_garbage() {
         let text = "00000000 0000000000000010 00000000 FDE cie=00000000 pc=0000000000001000..0000000000001010\n   LOC           CFA      rbx   ra    \n0000000000001000 rsp+8    u\n";
         let s = parse(text, &names());
-        assert!(matches!(s.outcome("readelf", 0, true), CfiOutcome::ConsumerFault { .. }));
+        assert!(matches!(s.outcome("readelf", 0, true), CfiOutcome::Failed(Failure::ConsumerFault { .. })));
         let text = text.replace("rsp+8    u\n", "rsp+8    u c-8 c-16\n");
         let s = parse(&text, &names());
-        assert!(matches!(s.outcome("readelf", 0, true), CfiOutcome::ConsumerFault { .. }));
+        assert!(matches!(s.outcome("readelf", 0, true), CfiOutcome::Failed(Failure::ConsumerFault { .. })));
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! What a tool printed for a frame section, parsed, and how one FDE of it
 //! becomes a normalised [`CfiOutcome`]; the register-name table of a tool.
 
+use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::outcome::{CfaRule, CfiOutcome, RegisterRule, Row, RowTable};
 use dwarfcheck_core::rules::RuleId;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -117,9 +118,13 @@ impl ToolSection {
     ///   "<tool>:cfa-unspecified" }` (the normal form has no such rule).
     pub fn outcome(&self, tool: &str, offset: u64, inherit_cie: bool) -> CfiOutcome {
         if let Some(g) = self.garbage.first() {
-            return CfiOutcome::ConsumerFault { what: format!("{tool}: unparsable output line `{g}`") };
+            return CfiOutcome::Failed(Failure::ConsumerFault {
+                what: format!("{tool}: unparsable output line `{g}`"),
+            });
         }
-        let diagnosed = |what: &str| CfiOutcome::IllFormed { rule: RuleId::new(format!("{tool}:{what}")), at: None };
+        let diagnosed = |what: &str| {
+            CfiOutcome::Failed(Failure::IllFormed { rule: RuleId::new(format!("{tool}:{what}")), at: None })
+        };
         let Some(fde) = self.fdes.get(&offset) else {
             return match self.diagnostics.first() {
                 Some(_) => diagnosed("diagnostic"),
@@ -130,13 +135,17 @@ impl ToolSection {
             return diagnosed("diagnostic");
         }
         if let Some(what) = &fde.unsupported {
-            return CfiOutcome::Unsupported { what: format!("{tool}: {what}") };
+            return CfiOutcome::Failed(Failure::Unsupported { what: format!("{tool}: {what}") });
         }
         if let Some(g) = fde.garbage.first() {
-            return CfiOutcome::ConsumerFault { what: format!("{tool}: unparsable output line `{g}`") };
+            return CfiOutcome::Failed(Failure::ConsumerFault {
+                what: format!("{tool}: unparsable output line `{g}`"),
+            });
         }
         let Some((begin, end)) = fde.pc else {
-            return CfiOutcome::ConsumerFault { what: format!("{tool}: no address range for the FDE at {offset:#x}") };
+            return CfiOutcome::Failed(Failure::ConsumerFault {
+                what: format!("{tool}: no address range for the FDE at {offset:#x}"),
+            });
         };
         let inherited;
         let rows = if fde.rows.is_empty() && inherit_cie {

@@ -1,4 +1,5 @@
 use super::*;
+use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::outcome::Row;
 use dwarfcheck_core::target::presets;
 use std::collections::BTreeMap;
@@ -119,7 +120,7 @@ fn a_hanging_crashing_or_babbling_tool_is_a_consumer_fault() {
     ] {
         let tool = External::with_program(Tool::LlvmDwarfdump, script(&dir, body), quick);
         match tool.frame_table(&some_case()) {
-            CfiOutcome::ConsumerFault { what } => assert!(what.contains(expect), "{body}: {what}"),
+            CfiOutcome::Failed(Failure::ConsumerFault { what }) => assert!(what.contains(expect), "{body}: {what}"),
             other => panic!("{body}: {other:?}"),
         }
     }

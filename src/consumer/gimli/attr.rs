@@ -15,11 +15,12 @@
 use super::expr::evaluate;
 use crate::case::ExprCase;
 use dwarfcheck_core::context::{AttrForm, Attribute, Context, ResultKind};
+use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::outcome::{NormalLocation, Outcome, SingleLocation, Source};
 use dwarfcheck_core::rules::RuleId;
 
 fn unsupported(what: &str) -> Outcome {
-    Outcome::Unsupported { what: what.to_string() }
+    Outcome::Failed(Failure::Unsupported { what: what.to_string() })
 }
 
 /// Evaluates a case that names an attribute or a non-exprloc form.
@@ -42,7 +43,10 @@ pub fn evaluate_case(case: &ExprCase) -> Outcome {
             if one_entry {
                 // The containing object's location: the top of the given stack.
                 let Some(top) = ctx.initial_stack.last().cloned() else {
-                    return Outcome::EvalError { rule: RuleId::new("gimli:NoContainingObject"), at: None };
+                    return Outcome::Failed(Failure::EvalError {
+                        rule: RuleId::new("gimli:NoContainingObject"),
+                        at: None,
+                    });
                 };
                 ctx.initial_stack = vec![top];
             } else {
@@ -89,7 +93,7 @@ fn constant_member(b: u64, ctx: &Context) -> Outcome {
                 places: vec![SingleLocation::Simple(Source::memory(0, u128::from(a) * 8))],
             })
         }
-        None => Outcome::EvalError { rule: RuleId::new("gimli:NoContainingObject"), at: None },
+        None => Outcome::Failed(Failure::EvalError { rule: RuleId::new("gimli:NoContainingObject"), at: None }),
     }
 }
 
@@ -117,14 +121,14 @@ fn frame_base_register(out: Outcome, ctx: &Context) -> Outcome {
                 places: vec![SingleLocation::Simple(Source::memory(0, u128::from(a) * 8))],
             })
         }
-        Err(_) => Outcome::EvalError { rule: RuleId::new("gimli:RegisterUnavailable"), at: None },
+        Err(_) => Outcome::Failed(Failure::EvalError { rule: RuleId::new("gimli:RegisterUnavailable"), at: None }),
     }
 }
 
 /// Every entry of the list whose range holds `ctx.pc`, evaluated and united.
 fn location_list(form: &AttrForm, ctx: &Context) -> Outcome {
     let Some(cu) = ctx.cu.as_ref() else {
-        return Outcome::EvalError { rule: RuleId::new("gimli:NoUnit"), at: None };
+        return Outcome::Failed(Failure::EvalError { rule: RuleId::new("gimli:NoUnit"), at: None });
     };
     let endian = if ctx.target.endian == dwarfcheck_core::target::Endian::Big {
         gimli::RunTimeEndian::Big
@@ -141,7 +145,8 @@ fn location_list(form: &AttrForm, ctx: &Context) -> Outcome {
         gimli::DebugLoc::new(&cu.debug_loc, endian),
         gimli::DebugLocLists::new(&cu.debug_loclists, endian),
     );
-    let ill = |e: gimli::Error| Outcome::IllFormed { rule: RuleId::new(format!("gimli:{e:?}")), at: None };
+    let ill =
+        |e: gimli::Error| Outcome::Failed(Failure::IllFormed { rule: RuleId::new(format!("gimli:{e:?}")), at: None });
     let offset = match form {
         AttrForm::LocList { offset } => gimli::LocationListsOffset(*offset as usize),
         AttrForm::LocListX { index } => match lists.get_offset(
@@ -166,7 +171,7 @@ fn location_list(form: &AttrForm, ctx: &Context) -> Outcome {
         Err(e) => return ill(e),
     };
     let Some(pc) = ctx.pc else {
-        return Outcome::EvalError { rule: RuleId::new("gimli:NoProgramLocation"), at: None };
+        return Outcome::Failed(Failure::EvalError { rule: RuleId::new("gimli:NoProgramLocation"), at: None });
     };
     // Each entry's expression runs with result kind location, no object and
     // an empty initial stack (hetero-2020 "Location List Expressions";
@@ -201,7 +206,9 @@ fn location_list(form: &AttrForm, ctx: &Context) -> Outcome {
         let entry = match iter.convert_raw(raw) {
             Ok(Some(e)) => e,
             Ok(None) => continue,
-            Err(e) => return Outcome::EvalError { rule: RuleId::new(format!("gimli:{e:?}")), at: None },
+            Err(e) => {
+                return Outcome::Failed(Failure::EvalError { rule: RuleId::new(format!("gimli:{e:?}")), at: None })
+            }
         };
         if !(entry.range.begin <= pc && pc < entry.range.end) {
             continue;

@@ -5,6 +5,7 @@ use super::{kind_of, rule_of, unsupported_text, ErrorKind};
 use crate::case::CfiCase;
 use dwarfcheck_core::cfi::FrameKind;
 use dwarfcheck_core::encoding::cfa;
+use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::outcome::{CfaRule, CfiOutcome, RegisterRule, Row, RowTable};
 use dwarfcheck_core::target::{Arch, Endian};
 use gimli::{
@@ -42,10 +43,10 @@ pub fn frame_table(case: &CfiCase) -> CfiOutcome {
         bases = bases.set_got(d);
     }
     let Ok(offset) = usize::try_from(case.fde_offset) else {
-        return CfiOutcome::IllFormed {
+        return CfiOutcome::Failed(Failure::IllFormed {
             rule: dwarfcheck_core::rules::RuleId::new("gimli:OffsetOutOfBounds"),
             at: None,
-        };
+        });
     };
     let result = match s.kind {
         FrameKind::DebugFrame => {
@@ -69,14 +70,14 @@ pub fn frame_table(case: &CfiCase) -> CfiOutcome {
             if cfa::lookup(s.target.arch, op.0).is_some() =>
         {
             let name = cfa::lookup(s.target.arch, op.0).map_or("?", |c| c.name);
-            CfiOutcome::Unsupported { what: format!("gimli does not implement {name}") }
+            CfiOutcome::Failed(Failure::Unsupported { what: format!("gimli does not implement {name}") })
         }
         Err(Fail::Gimli(e)) => match kind_of(&e) {
-            ErrorKind::IllFormed => CfiOutcome::IllFormed { rule: rule_of(&e), at: None },
-            ErrorKind::EvalError => CfiOutcome::EvalError { rule: rule_of(&e), at: None },
-            ErrorKind::Unsupported => CfiOutcome::Unsupported { what: unsupported_text(&e) },
+            ErrorKind::IllFormed => CfiOutcome::Failed(Failure::IllFormed { rule: rule_of(&e), at: None }),
+            ErrorKind::EvalError => CfiOutcome::Failed(Failure::EvalError { rule: rule_of(&e), at: None }),
+            ErrorKind::Unsupported => CfiOutcome::Failed(Failure::Unsupported { what: unsupported_text(&e) }),
         },
-        Err(Fail::Unsupported(what)) => CfiOutcome::Unsupported { what },
+        Err(Fail::Unsupported(what)) => CfiOutcome::Failed(Failure::Unsupported { what }),
     }
 }
 

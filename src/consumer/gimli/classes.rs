@@ -4,6 +4,7 @@
 
 use crate::case::ExprCase;
 use dwarfcheck_core::outcome::location::{Piece, SingleLocation, Source};
+use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::outcome::Outcome;
 
 /// One line per class of docs/consumers.md "Disagreements" (G1 to G12),
@@ -87,7 +88,9 @@ pub fn known_class(case: &ExprCase, reference: &Outcome, gimli: &Outcome) -> Opt
         return Some("G1");
     }
     let at = match reference {
-        Outcome::EvalError { at: Some(a), .. } => usize::try_from(*a).ok().and_then(|a| case.expr.get(a).copied()),
+        Outcome::Failed(Failure::EvalError { at: Some(a), .. }) => {
+            usize::try_from(*a).ok().and_then(|a| case.expr.get(a).copied())
+        }
         _ => None,
     };
     if rule(reference) == "op.bit-piece.offset-past-storage" && (result(gimli) || at == Some(0x9d)) {
@@ -109,7 +112,7 @@ pub fn known_class(case: &ExprCase, reference: &Outcome, gimli: &Outcome) -> Opt
         return Some("G7");
     }
     if rule(reference) == "op.deref-type.size-mismatch"
-        && matches!(gimli, Outcome::ConsumerFault { what } if what.starts_with("gimli asked for"))
+        && matches!(gimli, Outcome::Failed(Failure::ConsumerFault { what }) if what.starts_with("gimli asked for"))
     {
         return Some("G11");
     }

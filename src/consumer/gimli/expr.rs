@@ -7,6 +7,7 @@ use dwarfcheck_core::encoding::ate;
 use dwarfcheck_core::encoding::op::{lookup, Decoded};
 use dwarfcheck_core::encoding::Format;
 use dwarfcheck_core::outcome::location::RawSingle;
+use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::outcome::{
     BaseType, BudgetKind, NormalLocation, Outcome, RawLocation, RawPiece, SingleLocation, Source, TypeEncoding, Value,
 };
@@ -35,11 +36,11 @@ pub fn evaluate(expr: &[u8], ctx: &Context) -> Outcome {
     match d.run(expr, 0, true, 0) {
         Ok((pieces, value)) => d.finish(&pieces, value),
         Err(o) if is_gimli_error(&o, "gimli:IntegralTypeRequired") && d.non_integral_final_value(expr) => {
-            Outcome::Unsupported {
+            Outcome::Failed(Failure::Unsupported {
                 what: "gimli takes the final stack entry as a memory address and cannot return a \
                        non-integral (floating-point) value without DW_OP_stack_value"
                     .into(),
-            }
+            })
         }
         Err(o) => o,
     }
@@ -47,7 +48,7 @@ pub fn evaluate(expr: &[u8], ctx: &Context) -> Outcome {
 
 /// Whether `o` is the gimli error with third-party rule ID `rule`.
 fn is_gimli_error(o: &Outcome, rule: &str) -> bool {
-    matches!(o, Outcome::IllFormed { rule: r, .. } | Outcome::EvalError { rule: r, .. } if r.as_str() == rule)
+    matches!(o, Outcome::Failed(Failure::IllFormed { rule: r, .. }) | Outcome::Failed(Failure::EvalError { rule: r, .. }) if r.as_str() == rule)
 }
 
 /// Per-evaluation state: the context and gimli's encoding parameters.
@@ -142,7 +143,7 @@ impl<'c> Driver<'c> {
                 EvaluationResult::RequiresWasmLocal { .. }
                 | EvaluationResult::RequiresWasmGlobal { .. }
                 | EvaluationResult::RequiresWasmStack { .. } => {
-                    return Err(Outcome::Unsupported { what: "WebAssembly operations".into() })
+                    return Err(Outcome::Failed(Failure::Unsupported { what: "WebAssembly operations".into() }))
                 }
             };
         }
@@ -181,16 +182,24 @@ impl<'c> Driver<'c> {
         match self.ctx.initial_stack.as_slice() {
             [] => {}
             [e] => {
-                let v = self.entry_as_address(e).ok_or_else(|| Outcome::Unsupported {
-                    what: "gimli's initial value is one generic value; this initial stack entry is not".into(),
+                let v = self.entry_as_address(e).ok_or_else(|| {
+                    Outcome::Failed(Failure::Unsupported {
+                        what: "gimli's initial value is one generic value; this initial stack entry is not".into(),
+                    })
                 })?;
                 eval.set_initial_value(v);
             }
-            _ => return Err(Outcome::Unsupported { what: "gimli accepts at most one initial stack entry".into() }),
+            _ => {
+                return Err(Outcome::Failed(Failure::Unsupported {
+                    what: "gimli accepts at most one initial stack entry".into(),
+                }))
+            }
         }
         if let Some(obj) = &self.ctx.object {
-            let v = self.entry_as_address(obj).ok_or_else(|| Outcome::Unsupported {
-                what: "gimli's object address is an address; this current object is not a memory location".into(),
+            let v = self.entry_as_address(obj).ok_or_else(|| {
+                Outcome::Failed(Failure::Unsupported {
+                    what: "gimli's object address is an address; this current object is not a memory location".into(),
+                })
             })?;
             eval.set_object_address(v);
         }
@@ -227,9 +236,9 @@ impl<'c> Driver<'c> {
         match (&d.location, &d.const_value) {
             (Some(dwarfcheck_core::context::AttrForm::Exprloc(e)), _) => Ok(e.as_slice()),
             (None, None) => Ok(&[]),
-            _ => Err(Outcome::Unsupported {
+            _ => Err(Outcome::Failed(Failure::Unsupported {
                 what: "gimli's DW_OP_call* takes expression bytes; the DIE has a location list or a constant".into(),
-            }),
+            })),
         }
     }
 
@@ -241,7 +250,7 @@ impl<'c> Driver<'c> {
         let ctx = self.ctx;
         let fb = ctx.frame_base.as_deref().ok_or_else(|| missing("RequiresFrameBase"))?;
         if depth + 1 > ctx.budgets.depth {
-            return Err(Outcome::Budget { budget: BudgetKind::Depth, at: None });
+            return Err(Outcome::Failed(Failure::Budget { budget: BudgetKind::Depth, at: None }));
         }
         let (pieces, _) = self.run(fb, depth + 1, false, 0)?;
         match pieces.as_slice() {
@@ -249,12 +258,14 @@ impl<'c> Driver<'c> {
             [Piece { size_in_bits: None, bit_offset: None, location: Location::Register { register } }] => {
                 match self.read_register(u64::from(register.0), UnitOffset(0))? {
                     gimli::Value::Generic(v) => Ok(v),
-                    _ => Err(Outcome::ConsumerFault { what: "generic register read gave a typed value".into() }),
+                    _ => Err(Outcome::Failed(Failure::ConsumerFault {
+                        what: "generic register read gave a typed value".into(),
+                    })),
                 }
             }
-            _ => Err(Outcome::Unsupported {
+            _ => Err(Outcome::Failed(Failure::Unsupported {
                 what: "frame base is not a memory or register location (gimli takes an address)".into(),
-            }),
+            })),
         }
     }
 
@@ -273,7 +284,9 @@ impl<'c> Driver<'c> {
             }
             _ => None,
         };
-        vt.ok_or_else(|| Outcome::Unsupported { what: format!("base type {bt} has no gimli ValueType") })
+        vt.ok_or_else(|| {
+            Outcome::Failed(Failure::Unsupported { what: format!("base type {bt} has no gimli ValueType") })
+        })
     }
 
     /// Builds a gimli value of type `vt` from `bytes` in target order.
@@ -343,7 +356,7 @@ impl<'c> Driver<'c> {
             Ok(self.value_from_bytes(vt, &buf[..n]))
         } else {
             // gimli asks for the type's size; a mismatch is its bug.
-            Err(Outcome::ConsumerFault { what: format!("gimli asked for {n} bytes of a {vt:?}") })
+            Err(Outcome::Failed(Failure::ConsumerFault { what: format!("gimli asked for {n} bytes of a {vt:?}") }))
         }
     }
 
@@ -369,14 +382,14 @@ impl<'c> Driver<'c> {
         // GNU profile accepts): gimli wants only a piece there.
         if let gimli::Error::InvalidExpressionTerminator(at) = e {
             if self.ctx.vendor.gnu && usize::try_from(*at).ok().and_then(|i| bytes.get(i)) == Some(&0xf0) {
-                return Outcome::Unsupported {
+                return Outcome::Failed(Failure::Unsupported {
                     what: "gimli accepts only DW_OP_piece after a location, not DW_OP_GNU_uninit".into(),
-                };
+                });
             }
         }
         if let gimli::Error::InvalidExpression(op) = e {
             if let Decoded::Op(spec) = lookup(&self.ctx.vendor, op.0) {
-                return Outcome::Unsupported { what: format!("gimli does not decode {}", spec.name) };
+                return Outcome::Failed(Failure::Unsupported { what: format!("gimli does not decode {}", spec.name) });
             }
         }
         // gimli has no empty location description (DWARF 5 §2.6.1.1.1): an
@@ -385,28 +398,30 @@ impl<'c> Driver<'c> {
         // error is a diagnosis.
         if let gimli::Error::NotEnoughStackItems = e {
             if bytes.is_empty() && self.ctx.result_kind != Some(ResultKind::Value) {
-                return Outcome::Unsupported {
+                return Outcome::Failed(Failure::Unsupported {
                     what: "gimli's Evaluation cannot represent an empty location description: an empty \
                            expression fails with NotEnoughStackItems"
                         .into(),
-                };
+                });
             }
         }
         if let gimli::Error::TooManyIterations = e {
-            return Outcome::Budget { budget: BudgetKind::Steps, at: None };
+            return Outcome::Failed(Failure::Budget { budget: BudgetKind::Steps, at: None });
         }
         if let gimli::Error::InvalidDerefSize(n) = e {
             if *n > 8 {
-                return Outcome::Unsupported { what: format!("gimli cannot read {n}-byte values (at most 8)") };
+                return Outcome::Failed(Failure::Unsupported {
+                    what: format!("gimli cannot read {n}-byte values (at most 8)"),
+                });
             }
         }
         if let gimli::Error::InvalidPushObjectAddress = e {
             return missing("InvalidPushObjectAddress");
         }
         match kind_of(e) {
-            ErrorKind::IllFormed => Outcome::IllFormed { rule: rule_of(e), at: None },
-            ErrorKind::EvalError => Outcome::EvalError { rule: rule_of(e), at: None },
-            ErrorKind::Unsupported => Outcome::Unsupported { what: unsupported_text(e) },
+            ErrorKind::IllFormed => Outcome::Failed(Failure::IllFormed { rule: rule_of(e), at: None }),
+            ErrorKind::EvalError => Outcome::Failed(Failure::EvalError { rule: rule_of(e), at: None }),
+            ErrorKind::Unsupported => Outcome::Failed(Failure::Unsupported { what: unsupported_text(e) }),
         }
     }
 
@@ -445,7 +460,9 @@ impl<'c> Driver<'c> {
                         Err(o) => return o,
                     };
                     let Some(bits) = p.size_in_bits else {
-                        return Outcome::ConsumerFault { what: "gimli gave a sizeless piece in a composite".into() };
+                        return Outcome::Failed(Failure::ConsumerFault {
+                            what: "gimli gave a sizeless piece in a composite".into(),
+                        });
                     };
                     parts.push(RawPiece { bits, location: RawLocation::simple(src) });
                 }
@@ -503,7 +520,7 @@ impl<'c> Driver<'c> {
 
 /// The outcome when a context element gimli asks for is absent.
 pub(super) fn missing(what: &str) -> Outcome {
-    Outcome::EvalError { rule: RuleId::new(format!("gimli:{what}")), at: None }
+    Outcome::Failed(Failure::EvalError { rule: RuleId::new(format!("gimli:{what}")), at: None })
 }
 
 /// The outcome when the context cannot answer gimli's request: always an

@@ -8,6 +8,7 @@ use crate::asm::decode::{decode_all, OperandValue, Params};
 use dwarfcheck_core::context::{Context, Entry, ResultKind};
 use dwarfcheck_core::encoding::Op;
 use dwarfcheck_core::outcome::cfi::RegisterRule;
+use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::outcome::{BaseType, BudgetKind, Outcome, TypeEncoding, Value};
 use dwarfcheck_core::target::Endian;
 use std::collections::BTreeMap;
@@ -24,7 +25,7 @@ type Step<T> = Result<T, Outcome>;
 pub(super) fn entry_value(block: &[u8], ctx: &Context, depth: u32) -> Step<gimli::Value> {
     let caller = ctx.caller.as_ref().ok_or_else(|| missing("RequiresEntryValue"))?;
     if depth + 1 > ctx.budgets.depth {
-        return Err(Outcome::Budget { budget: BudgetKind::Depth, at: None });
+        return Err(Outcome::Failed(Failure::Budget { budget: BudgetKind::Depth, at: None }));
     }
     let p = Params {
         vendor: &ctx.vendor,
@@ -60,9 +61,9 @@ pub(super) fn entry_value(block: &[u8], ctx: &Context, depth: u32) -> Step<gimli
     up.result_kind = Some(ResultKind::Value);
     match evaluate(block, &up) {
         Outcome::Value(v) if v.ty.encoding == TypeEncoding::Generic => Ok(gimli::Value::Generic(v.to_u128() as u64)),
-        Outcome::Value(_) => {
-            Err(Outcome::Unsupported { what: "a typed DW_OP_entry_value result (gimli takes a generic value)".into() })
-        }
+        Outcome::Value(_) => Err(Outcome::Failed(Failure::Unsupported {
+            what: "a typed DW_OP_entry_value result (gimli takes a generic value)".into(),
+        })),
         Outcome::Location(_) => Err(missing("RequiresEntryValue")),
         other => Err(other),
     }
@@ -129,6 +130,6 @@ fn caller_register(ctx: &Context, rule: &RegisterRule, regno: u64) -> Step<Vec<u
         RegisterRule::Register { register } => read_reg(*register),
         RegisterRule::Expression { expr } => read_mem(run(expr)?),
         RegisterRule::ValExpression { expr } => Ok(bytes_of(run(expr)?, size, endian)),
-        _ => Err(Outcome::Unsupported { what: format!("caller register rule {rule:?}") }),
+        _ => Err(Outcome::Failed(Failure::Unsupported { what: format!("caller register rule {rule:?}") })),
     }
 }

@@ -16,6 +16,7 @@ mod frames;
 use crate::case::{Case, CfiCase, ExprCase};
 use crate::consumer::{Answer, Consumer, FailureClass, Support};
 use crate::edition::Edition;
+use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::outcome::{CfiOutcome, Outcome};
 use dwarfcheck_core::rules::RuleId;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -42,13 +43,15 @@ impl Consumer for Gimli {
         // (`unwind.context-from-cfi`): this adapter does not unwind, so it
         // cannot give gimli what gimli would ask for.
         if case.ctx.cfi.is_some() && (case.ctx.cfa.is_none() || case.ctx.caller.is_none()) {
-            return Outcome::Unsupported { what: "CFA and calling frames only by unwinding (context.cfi)".into() };
+            return Outcome::Failed(Failure::Unsupported {
+                what: "CFA and calling frames only by unwinding (context.cfi)".into(),
+            });
         }
         // gimli has no address spaces: a CFA outside the default space is
         // compared only where the input stays in space 0 (never, here).
         let mut frames = std::iter::successors(case.ctx.caller.as_deref(), |f| f.caller.as_deref());
         if case.ctx.cfa_aspace != 0 || frames.any(|f| f.cfa_aspace != 0) {
-            return Outcome::Unsupported { what: "a CFA in a non-default address space".into() };
+            return Outcome::Failed(Failure::Unsupported { what: "a CFA in a non-default address space".into() });
         }
         let run = || {
             if case.attribute.is_some() || case.form.is_some() {
@@ -59,14 +62,16 @@ impl Consumer for Gimli {
         };
         match catch_unwind(AssertUnwindSafe(run)) {
             Ok(o) => o,
-            Err(p) => Outcome::ConsumerFault { what: format!("gimli panicked: {}", panic_text(&p)) },
+            Err(p) => Outcome::Failed(Failure::ConsumerFault { what: format!("gimli panicked: {}", panic_text(&p)) }),
         }
     }
 
     fn frame_table(&self, case: &CfiCase) -> CfiOutcome {
         match catch_unwind(AssertUnwindSafe(|| cfi::frame_table(case))) {
             Ok(o) => o,
-            Err(p) => CfiOutcome::ConsumerFault { what: format!("gimli panicked: {}", panic_text(&p)) },
+            Err(p) => {
+                CfiOutcome::Failed(Failure::ConsumerFault { what: format!("gimli panicked: {}", panic_text(&p)) })
+            }
         }
     }
 

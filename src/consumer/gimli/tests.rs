@@ -6,6 +6,7 @@ use crate::consumer::Consumer;
 use dwarfcheck_core::cfi::{CfiSection, FrameKind};
 use dwarfcheck_core::context::{CompUnit, Context, ResultKind};
 use dwarfcheck_core::outcome::location::RawSingle;
+use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::outcome::{
     BaseType, BudgetKind, CfaRule, CfiOutcome, Outcome, RawLocation, RawPiece, RegisterRule, Row, Source, Value,
 };
@@ -187,7 +188,7 @@ fn endless_loop_hits_the_step_budget() {
     // DW_OP_skip -3 jumps to itself.
     let mut c = ctx();
     c.budgets.steps = 50;
-    assert!(matches!(eval(&[0x2f, 0xfd, 0xff], c), Outcome::Budget { budget: BudgetKind::Steps, .. }));
+    assert!(matches!(eval(&[0x2f, 0xfd, 0xff], c), Outcome::Failed(Failure::Budget { budget: BudgetKind::Steps, .. })));
 }
 
 #[test]
@@ -368,7 +369,7 @@ fn random_bytes_never_fault() {
             expect: None,
         };
         let o = Gimli.evaluate(&case);
-        assert!(!matches!(o, Outcome::ConsumerFault { .. }), "{bytes:02x?}: {o}");
+        assert!(!matches!(o, Outcome::Failed(Failure::ConsumerFault { .. })), "{bytes:02x?}: {o}");
     }
 }
 
@@ -377,16 +378,16 @@ fn empty_expression_is_unsupported_unless_a_value_is_required() {
     // DWARF 5 §2.6.1.1.1: an empty expression is an empty (undefined)
     // location description; gimli pops an empty stack instead, which it
     // cannot express, so the adapter reports Unsupported.
-    assert!(matches!(eval(&[], ctx()), Outcome::Unsupported { .. }));
+    assert!(matches!(eval(&[], ctx()), Outcome::Failed(Failure::Unsupported { .. })));
     let mut c = ctx();
     c.result_kind = None;
-    assert!(matches!(eval(&[], c), Outcome::Unsupported { .. }));
+    assert!(matches!(eval(&[], c), Outcome::Failed(Failure::Unsupported { .. })));
     // With a value required the empty stack is ill-formed
     // (expr.result.value-empty-stack), and gimli's error is a diagnosis.
     let mut c = ctx();
     c.result_kind = Some(ResultKind::Value);
     let o = eval(&[], c);
-    assert!(matches!(o, Outcome::IllFormed { .. }), "{o}");
+    assert!(matches!(o, Outcome::Failed(Failure::IllFormed { .. })), "{o}");
     assert_eq!(o.rule().map(|r| r.as_str()), Some("gimli:NotEnoughStackItems"));
 }
 
@@ -410,7 +411,7 @@ fn float_final_value_without_stack_value_is_unsupported() {
     // into an address and cannot: a limit of its API, not a wrong answer.
     for kind in [Some(ResultKind::Value), None] {
         let o = eval(&CONST_1_5_AS_FLOAT, float_ctx(kind));
-        assert!(matches!(&o, Outcome::Unsupported { what } if what.contains("non-integral")), "{o}");
+        assert!(matches!(&o, Outcome::Failed(Failure::Unsupported { what }) if what.contains("non-integral")), "{o}");
     }
 }
 
@@ -470,7 +471,10 @@ fn gnu_negative_offset_extended_is_unsupported() {
     // DW_CFA_GNU_negative_offset_extended r16 1 (opcode 0x2f): defined by
     // the GNU extensions, not decoded by gimli.
     let o = table(&[0x2f, 0x10, 0x01]);
-    assert!(matches!(&o, CfiOutcome::Unsupported { what } if what.contains("negative_offset_extended")), "{o:?}");
+    assert!(
+        matches!(&o, CfiOutcome::Failed(Failure::Unsupported { what }) if what.contains("negative_offset_extended")),
+        "{o:?}"
+    );
 }
 
 #[test]
@@ -534,7 +538,7 @@ fn entry_value_reads_the_callers_register_through_its_rule() {
     );
     // Without a calling frame there is nothing to evaluate it in.
     let o = eval_yaml("    context: { result: value }\n    expr_bytes: \"a3 01 53 9f\"\n");
-    assert!(matches!(o, Outcome::EvalError { .. }), "{o}");
+    assert!(matches!(o, Outcome::Failed(Failure::EvalError { .. })), "{o}");
 }
 
 #[test]

@@ -15,6 +15,7 @@ pub mod wire;
 use crate::case::{CfiCase, ExprCase};
 use crate::consumer::external::RunBudget;
 use crate::consumer::{Consumer, Support};
+use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::outcome::{CfiOutcome, Outcome};
 use pool::Pool;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -102,10 +103,10 @@ impl Consumer for Protocol {
         };
         let time = self.pool.budget().time;
         let r = self.pool.with(|w| w.ask(&line, time).and_then(|reply| reply::parse_result(&reply, id)));
-        r.unwrap_or_else(|e| Outcome::ConsumerFault { what: format!("{}: {e}", self.name) })
+        r.unwrap_or_else(|e| Outcome::Failed(Failure::ConsumerFault { what: format!("{}: {e}", self.name) }))
     }
 
     fn frame_table(&self, _case: &CfiCase) -> CfiOutcome {
-        CfiOutcome::Unsupported { what: format!("protocol {} has no CFI requests", wire::VERSION) }
+        CfiOutcome::Failed(Failure::Unsupported { what: format!("protocol {} has no CFI requests", wire::VERSION) })
     }
 }

@@ -9,6 +9,7 @@
 
 use super::wire::VERSION;
 use crate::edition::Edition;
+use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::outcome::{
     BaseType, BudgetKind, NormalLocation, Outcome, RawLocation, RawPiece, RawSingle, Source, Value,
 };
@@ -173,11 +174,15 @@ impl WireOutcome {
                 Outcome::Value(Value { ty, bytes })
             }
             "location" => Outcome::Location(location(need(self.places, "places", k)?)?),
-            "ill-formed" => Outcome::IllFormed { rule: RuleId::new(need(self.rule, "rule", k)?), at: self.at },
-            "eval-error" => Outcome::EvalError { rule: RuleId::new(need(self.rule, "rule", k)?), at: self.at },
-            "budget" => Outcome::Budget { budget: need(self.budget, "budget", k)?, at: self.at },
-            "unsupported" => Outcome::Unsupported { what: self.what.unwrap_or_default() },
-            "consumer-fault" => Outcome::ConsumerFault { what: self.what.unwrap_or_default() },
+            "ill-formed" => {
+                Outcome::Failed(Failure::IllFormed { rule: RuleId::new(need(self.rule, "rule", k)?), at: self.at })
+            }
+            "eval-error" => {
+                Outcome::Failed(Failure::EvalError { rule: RuleId::new(need(self.rule, "rule", k)?), at: self.at })
+            }
+            "budget" => Outcome::Failed(Failure::Budget { budget: need(self.budget, "budget", k)?, at: self.at }),
+            "unsupported" => Outcome::Failed(Failure::Unsupported { what: self.what.unwrap_or_default() }),
+            "consumer-fault" => Outcome::Failed(Failure::ConsumerFault { what: self.what.unwrap_or_default() }),
             other => return Err(format!("unknown outcome kind `{other}`")),
         })
     }
@@ -281,9 +286,12 @@ mod tests {
         let want = Source::Implicit { bytes: vec![3, 0], bit_offset: 0 };
         assert_eq!(i, Ok(Outcome::Location(NormalLocation { places: vec![SingleLocation::Simple(want)] })));
         let e = parse_result(&reply(r#"{"kind":"eval-error","rule":"op.deref.memory-unreadable","at":3}"#), 7);
-        assert_eq!(e, Ok(Outcome::EvalError { rule: RuleId::new("op.deref.memory-unreadable"), at: Some(3) }));
+        assert_eq!(
+            e,
+            Ok(Outcome::Failed(Failure::EvalError { rule: RuleId::new("op.deref.memory-unreadable"), at: Some(3) }))
+        );
         let u = parse_result(&reply(r#"{"kind":"unsupported","what":"DW_OP_foo"}"#), 7);
-        assert_eq!(u, Ok(Outcome::Unsupported { what: "DW_OP_foo".into() }));
+        assert_eq!(u, Ok(Outcome::Failed(Failure::Unsupported { what: "DW_OP_foo".into() })));
     }
 
     #[test]

@@ -13,6 +13,7 @@ use crate::case::ExprCase;
 use crate::edition::Edition;
 use dwarfcheck_core::context::{AttrForm, Attribute, CallerFrame, CompUnit, Context, Entry, ResultKind};
 use dwarfcheck_core::encoding::Format;
+use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::outcome::{BaseType, Outcome, RegisterRule};
 use dwarfcheck_core::target::{AddressSpace, Arch, Endian, Register};
 use serde::Serialize;
@@ -446,9 +447,9 @@ fn cu(c: &CompUnit) -> WireCu {
 /// The wire form of a calling frame and at most `room - 1` frames above it.
 fn caller(f: &CallerFrame, room: usize) -> Result<WireCaller, Outcome> {
     if room == 0 {
-        return Err(Outcome::Unsupported {
+        return Err(Outcome::Failed(Failure::Unsupported {
             what: format!("protocol {VERSION} carries at most {MAX_CALLER_FRAMES} calling frames"),
-        });
+        }));
     }
     Ok(WireCaller {
         frame: WireFrame::new(f.pc, f.cfa, f.cfa_aspace, f.frame_base.as_deref()),
@@ -574,6 +575,6 @@ cases:
             evaluate_line(1, &c)
         };
         assert!(chain(MAX_CALLER_FRAMES).is_ok());
-        assert!(matches!(chain(MAX_CALLER_FRAMES + 1), Err(Outcome::Unsupported { .. })));
+        assert!(matches!(chain(MAX_CALLER_FRAMES + 1), Err(Outcome::Failed(Failure::Unsupported { .. }))));
     }
 }

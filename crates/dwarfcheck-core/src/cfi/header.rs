@@ -11,6 +11,7 @@ use crate::encoding::eh_pe;
 use crate::encoding::leb128::{read_sleb, read_uleb, LebError};
 use crate::encoding::Format;
 use crate::outcome::CfiOutcome;
+use crate::outcome::Failure;
 use crate::rules::{id, RuleId};
 use crate::target::{Arch, Endian};
 use std::ops::Range;
@@ -50,8 +51,12 @@ impl CfiError {
     /// The matching `CfiOutcome::IllFormed` / `EvalError`.
     pub fn to_outcome(&self) -> CfiOutcome {
         match self.kind {
-            ErrorKind::IllFormed => CfiOutcome::IllFormed { rule: self.rule.clone(), at: Some(self.at) },
-            ErrorKind::EvalError => CfiOutcome::EvalError { rule: self.rule.clone(), at: Some(self.at) },
+            ErrorKind::IllFormed => {
+                CfiOutcome::Failed(Failure::IllFormed { rule: self.rule.clone(), at: Some(self.at) })
+            }
+            ErrorKind::EvalError => {
+                CfiOutcome::Failed(Failure::EvalError { rule: self.rule.clone(), at: Some(self.at) })
+            }
         }
     }
 }

@@ -5,7 +5,7 @@
 //! with identical rules merged, a register absent from a row means "the
 //! architecture's default rule" (explicit `DW_CFA_undefined` stays explicit).
 
-use super::BudgetKind;
+use super::Failure;
 use crate::rules::RuleId;
 use std::collections::BTreeMap;
 
@@ -124,64 +124,42 @@ impl RowTable {
 }
 
 /// The result of building the row table of one FDE.
+///
+/// Serialized with a `kind` tag: `table`, or the failure's own kind (the
+/// failure's `at` is a byte offset in the frame section).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "kebab-case", tag = "kind"))]
 pub enum CfiOutcome {
     /// The normalised table.
     Table(RowTable),
-    /// The CIE/FDE/instructions are ill-formed.
-    IllFormed {
-        /// The rule broken.
-        rule: RuleId,
-        /// Byte offset in the section.
-        at: Option<u64>,
-    },
-    /// Building the table hit an evaluation error.
-    EvalError {
-        /// The rule.
-        rule: RuleId,
-        /// Byte offset in the section.
-        at: Option<u64>,
-    },
-    /// A budget ran out.
-    Budget {
-        /// Which budget.
-        budget: BudgetKind,
-        /// Byte offset in the section.
-        at: Option<u64>,
-    },
-    /// The consumer does not implement something the input uses.
-    Unsupported {
-        /// What is missing.
-        what: String,
-    },
-    /// The consumer crashed, hung, or broke its protocol.
-    ConsumerFault {
-        /// What went wrong.
-        what: String,
-    },
+    /// Building the table failed.
+    #[cfg_attr(feature = "serde", serde(untagged))]
+    Failed(Failure),
 }
 
 impl CfiOutcome {
-    /// Short label of the outcome kind.
+    /// Short label of the outcome kind: `table`, or the failure's
+    /// ([`Failure::kind`]).
     pub fn kind(&self) -> &'static str {
         match self {
             CfiOutcome::Table(_) => "table",
-            CfiOutcome::IllFormed { .. } => "ill-formed",
-            CfiOutcome::EvalError { .. } => "eval-error",
-            CfiOutcome::Budget { .. } => "budget",
-            CfiOutcome::Unsupported { .. } => "unsupported",
-            CfiOutcome::ConsumerFault { .. } => "consumer-fault",
+            CfiOutcome::Failed(f) => f.kind(),
         }
     }
 
     /// The rule ID of an ill-formed or evaluation-error outcome.
     pub fn rule(&self) -> Option<&RuleId> {
         match self {
-            CfiOutcome::IllFormed { rule, .. } | CfiOutcome::EvalError { rule, .. } => Some(rule),
-            _ => None,
+            CfiOutcome::Failed(f) => f.rule(),
+            CfiOutcome::Table(_) => None,
         }
+    }
+}
+
+impl From<Failure> for CfiOutcome {
+    fn from(f: Failure) -> Self {
+        CfiOutcome::Failed(f)
     }
 }
 

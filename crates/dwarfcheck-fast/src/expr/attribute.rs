@@ -5,6 +5,7 @@ use super::exec::{Ev, Fail, Stop};
 use super::machine::{Ent, Loc, Scratch};
 use super::{evaluate, Program};
 use dwarfcheck_core::context::{AttrValue, Attribute, Context, ResultKind};
+use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::outcome::{Outcome, Value};
 use dwarfcheck_core::rules::id as R;
 use dwarfcheck_core::rules::RuleId;
@@ -21,7 +22,7 @@ enum Form<'a> {
 }
 
 fn ill(rule: RuleId) -> Outcome {
-    Outcome::IllFormed { rule, at: None }
+    Outcome::Failed(Failure::IllFormed { rule, at: None })
 }
 
 /// Whether `attr` takes a value of `form` (rule `attr.form-not-allowed`).
@@ -83,7 +84,7 @@ pub fn evaluate_attribute(attribute: Option<Attribute>, value: AttrValue<'_>, ct
         _ => 0,
     };
     if ctx.initial_stack.len() < entries {
-        return Outcome::EvalError { rule: R::ATTR_INITIAL_STACK_MISSING, at: None };
+        return Outcome::Failed(Failure::EvalError { rule: R::ATTR_INITIAL_STACK_MISSING, at: None });
     }
     // The common case needs no new context.
     let plain = attr == Attribute::Location
@@ -129,8 +130,12 @@ fn single_memory(attr: Attribute, ctx: &Context, form: Form<'_>) -> Outcome {
         Form::Expr(e) => {
             let p = Program::compile(e, ctx);
             match (&p.error, p.fbreg_at()) {
-                (Some(err), _) => return Outcome::IllFormed { rule: err.rule.clone(), at: Some(err.at) },
-                (None, Some(at)) if fb => return Outcome::IllFormed { rule: R::ATTR_FRAME_BASE_FBREG, at: Some(at) },
+                (Some(err), _) => {
+                    return Outcome::Failed(Failure::IllFormed { rule: err.rule.clone(), at: Some(err.at) })
+                }
+                (None, Some(at)) if fb => {
+                    return Outcome::Failed(Failure::IllFormed { rule: R::ATTR_FRAME_BASE_FBREG, at: Some(at) })
+                }
                 _ => {}
             }
             for e in &ctx.initial_stack {

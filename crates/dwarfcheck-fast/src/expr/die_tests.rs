@@ -9,6 +9,7 @@ use dwarfcheck_core::context::{
 };
 use dwarfcheck_core::encoding::VendorProfile;
 use dwarfcheck_core::outcome::cfi::RegisterRule;
+use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::outcome::{BaseType, BudgetKind, NormalLocation, Outcome, SingleLocation, Source, Value};
 use dwarfcheck_core::rules::id as R;
 use dwarfcheck_core::target::presets;
@@ -108,19 +109,22 @@ fn call_const_value_no_attribute_and_missing_die() {
     // lit1; call2 0x30 (no attribute): no effect, lit1 stays (op.call.no-attribute).
     assert_eq!(evaluate(&[0x31, 0x98, 0x30, 0x00], &ctx()), g(1));
     // lit1; call2 0x31: no DIE there: ill-formed at the call (offset 1).
-    let want = Outcome::IllFormed { rule: R::OP_CALL_DIE_MISSING, at: Some(1) };
+    let want = Outcome::Failed(Failure::IllFormed { rule: R::OP_CALL_DIE_MISSING, at: Some(1) });
     assert_eq!(evaluate(&[0x31, 0x98, 0x31, 0x00], &ctx()), want);
     // Without a unit: ctx.cu-missing first.
     let mut c = ctx();
     c.cu = None;
-    assert_eq!(evaluate(&[0x98, 0x31, 0x00], &c), Outcome::EvalError { rule: R::CTX_CU_MISSING, at: Some(0) });
+    assert_eq!(
+        evaluate(&[0x98, 0x31, 0x00], &c),
+        Outcome::Failed(Failure::EvalError { rule: R::CTX_CU_MISSING, at: Some(0) })
+    );
 }
 
 #[test]
 fn recursive_call_runs_out_of_depth_at_the_outer_call() {
     // lit0; call2 0x40 calls itself forever: the depth budget stops it,
     // reported at the outermost call (offset 1; op.call.depth-budget).
-    let want = Outcome::Budget { budget: BudgetKind::Depth, at: Some(1) };
+    let want = Outcome::Failed(Failure::Budget { budget: BudgetKind::Depth, at: Some(1) });
     assert_eq!(evaluate(&[0x30, 0x98, 0x40, 0x00], &ctx()), want);
 }
 
@@ -139,7 +143,7 @@ fn call_of_a_location_list_pushes_its_location() {
     assert_eq!(evaluate(&[0x98, 0x60, 0x00], &c), places(vec![Source::Undefined]));
     // No pc: evaluation error, reported at the call.
     c.pc = None;
-    let want = Outcome::EvalError { rule: R::LOCLIST_NO_PROGRAM_LOCATION, at: Some(0) };
+    let want = Outcome::Failed(Failure::EvalError { rule: R::LOCLIST_NO_PROGRAM_LOCATION, at: Some(0) });
     assert_eq!(evaluate(&[0x98, 0x60, 0x00], &c), want);
 }
 
@@ -152,18 +156,18 @@ fn loclist_attribute_values() {
     assert_eq!(out, places(vec![reg(1)]));
     // An offset at the section end: loclist.offset-out-of-range, no offset.
     let out = evaluate_case(&case(c.clone(), Some(Attribute::Location), Some(AttrForm::LocList { offset: 11 }), &[]));
-    assert_eq!(out, Outcome::IllFormed { rule: R::LOCLIST_OFFSET_OUT_OF_RANGE, at: None });
+    assert_eq!(out, Outcome::Failed(Failure::IllFormed { rule: R::LOCLIST_OFFSET_OUT_OF_RANGE, at: None }));
     // Offset 8 reads the first entry's trailing "01 51" as kind 0x01
     // (base_addressx, index 0x51): no .debug_addr entry there.
     let out = evaluate_case(&case(c.clone(), Some(Attribute::Location), Some(AttrForm::LocList { offset: 8 }), &[]));
-    assert_eq!(out, Outcome::EvalError { rule: R::LOCLIST_ADDRX_MISSING, at: None });
+    assert_eq!(out, Outcome::Failed(Failure::EvalError { rule: R::LOCLIST_ADDRX_MISSING, at: None }));
     // Offset 9 starts at the byte 0x51: not an entry kind.
     let out = evaluate_case(&case(c.clone(), Some(Attribute::Location), Some(AttrForm::LocList { offset: 9 }), &[]));
-    assert_eq!(out, Outcome::IllFormed { rule: R::LOCLIST_UNKNOWN_ENTRY_KIND, at: None });
+    assert_eq!(out, Outcome::Failed(Failure::IllFormed { rule: R::LOCLIST_UNKNOWN_ENTRY_KIND, at: None }));
     // A unit without a base address: offset_pair is ill-formed.
     c.cu.as_mut().unwrap().base_address = None;
     let out = evaluate_case(&case(c, Some(Attribute::Location), Some(AttrForm::LocList { offset: 0 }), &[]));
-    assert_eq!(out, Outcome::IllFormed { rule: R::LOCLIST_NO_BASE_ADDRESS, at: None });
+    assert_eq!(out, Outcome::Failed(Failure::IllFormed { rule: R::LOCLIST_NO_BASE_ADDRESS, at: None }));
 }
 
 #[test]
@@ -186,7 +190,7 @@ fn debug_loc_for_version_4_units() {
     assert_eq!(out, mem(0x7ffc_0008));
     // loclistx in a version 4 unit is ill-formed.
     let out = evaluate_case(&case(c, Some(Attribute::Location), Some(AttrForm::LocListX { index: 0 }), &[]));
-    assert_eq!(out, Outcome::IllFormed { rule: R::LOCLIST_LOCLISTX_NEEDS_V5, at: None });
+    assert_eq!(out, Outcome::Failed(Failure::IllFormed { rule: R::LOCLIST_LOCLISTX_NEEDS_V5, at: None }));
 }
 
 #[test]
@@ -199,11 +203,12 @@ fn implicit_pointer_value_converts_back_to_its_die() {
     // The same through DIE 0x130 (no attribute): evaluation error at the
     // second deref (offset 7).
     let e = [0xa0, 0x30, 0x01, 0, 0, 0x04, 0x06, 0x06];
-    let want = Outcome::EvalError { rule: R::OP_IMPLICIT_POINTER_DIE_NO_LOCATION, at: Some(7) };
+    let want = Outcome::Failed(Failure::EvalError { rule: R::OP_IMPLICIT_POINTER_DIE_NO_LOCATION, at: Some(7) });
     assert_eq!(evaluate(&e, &ctx()), want);
     // A const value DIE (2 bytes) moved 4 bytes is out of its storage.
     let e = [0xa0, 0x20, 0x01, 0, 0, 0x04, 0x06, 0x06];
-    let want = Outcome::EvalError { rule: R::OP_IMPLICIT_POINTER_DISPLACEMENT_OUT_OF_STORAGE, at: Some(7) };
+    let want =
+        Outcome::Failed(Failure::EvalError { rule: R::OP_IMPLICIT_POINTER_DISPLACEMENT_OUT_OF_STORAGE, at: Some(7) });
     assert_eq!(evaluate(&e, &ctx()), want);
 }
 
@@ -214,7 +219,8 @@ fn aspace_implicit_pointer_zero_is_the_plain_one() {
     let want = places(vec![Source::ImplicitPointer { die: 0x150, aspace: None, byte_displacement: 4, bit_offset: 0 }]);
     assert_eq!(evaluate(&[0x30, 0xe9, 0x50, 0x01, 0, 0, 0x04], &ctx()), want);
     // lit9: x86-64 has no address space 9.
-    let want = Outcome::IllFormed { rule: R::OP_ASPACE_IMPLICIT_POINTER_UNKNOWN_ADDRESS_SPACE, at: Some(1) };
+    let want =
+        Outcome::Failed(Failure::IllFormed { rule: R::OP_ASPACE_IMPLICIT_POINTER_UNKNOWN_ADDRESS_SPACE, at: Some(1) });
     assert_eq!(evaluate(&[0x39, 0xe9, 0x50, 0x01, 0, 0, 0x04], &ctx()), want);
 }
 
@@ -242,16 +248,16 @@ fn entry_value_reads_the_callers_register_through_cfi() {
     assert_eq!(evaluate(&[0xa3, 0x02, 0x77, 0x00], &with_caller()), g(0x1010));
     // entry_value(DW_OP_lit1 DW_OP_stack_value): an implicit location is
     // ill-formed (op.entry-value.result-not-value).
-    let want = Outcome::IllFormed { rule: R::OP_ENTRY_VALUE_RESULT_NOT_VALUE, at: Some(0) };
+    let want = Outcome::Failed(Failure::IllFormed { rule: R::OP_ENTRY_VALUE_RESULT_NOT_VALUE, at: Some(0) });
     assert_eq!(evaluate(&[0xa3, 0x02, 0x31, 0x9f], &with_caller()), want);
     // entry_value(DW_OP_breg7 0; DW_OP_deref): memory at 0x1010: 10..17.
     assert_eq!(evaluate(&[0xa3, 0x03, 0x77, 0x00, 0x06], &with_caller()), g(0x1716_1514_1312_1110));
     // entry_value(DW_OP_reg1): rdx has the default (undefined) rule:
     // reading it is op.deref.undefined-storage, at the entry_value.
-    let want = Outcome::EvalError { rule: R::OP_DEREF_UNDEFINED_STORAGE, at: Some(0) };
+    let want = Outcome::Failed(Failure::EvalError { rule: R::OP_DEREF_UNDEFINED_STORAGE, at: Some(0) });
     assert_eq!(evaluate(&[0xa3, 0x01, 0x51], &with_caller()), want);
     // No caller frame: frame.caller-missing.
-    let want = Outcome::EvalError { rule: R::FRAME_CALLER_MISSING, at: Some(0) };
+    let want = Outcome::Failed(Failure::EvalError { rule: R::FRAME_CALLER_MISSING, at: Some(0) });
     assert_eq!(evaluate(&[0xa3, 0x01, 0x53], &ctx()), want);
 }
 
@@ -277,10 +283,10 @@ fn frame_base_attribute() {
     assert_eq!(out, mem(0x7ffc_0000));
     // DW_OP_lit0 DW_OP_fbreg 0: fbreg is looked for before running, at 1.
     let out = evaluate_case(&case(ctx(), Some(Attribute::FrameBase), None, &[0x30, 0x91, 0x00]));
-    assert_eq!(out, Outcome::IllFormed { rule: R::ATTR_FRAME_BASE_FBREG, at: Some(1) });
+    assert_eq!(out, Outcome::Failed(Failure::IllFormed { rule: R::ATTR_FRAME_BASE_FBREG, at: Some(1) }));
     // An empty expression: undefined is not a memory location.
     let out = evaluate_case(&case(ctx(), Some(Attribute::FrameBase), None, &[]));
-    assert_eq!(out, Outcome::IllFormed { rule: R::ATTR_FRAME_BASE_NOT_MEMORY, at: None });
+    assert_eq!(out, Outcome::Failed(Failure::IllFormed { rule: R::ATTR_FRAME_BASE_NOT_MEMORY, at: None }));
 }
 
 #[test]
@@ -299,16 +305,16 @@ fn member_location_use_location_and_constants() {
     assert_eq!(out, mem(0x1005));
     // A constant for DW_AT_location is not allowed.
     let out = evaluate_case(&case(c.clone(), Some(Attribute::Location), Some(AttrForm::Constant(8)), &[]));
-    assert_eq!(out, Outcome::IllFormed { rule: R::ATTR_FORM_NOT_ALLOWED, at: None });
+    assert_eq!(out, Outcome::Failed(Failure::IllFormed { rule: R::ATTR_FORM_NOT_ALLOWED, at: None }));
     // DW_AT_LLVM_lanes 0 is ill-formed; 64 is the generic value 64.
     let out = evaluate_case(&case(c.clone(), Some(Attribute::LlvmLanes), Some(AttrForm::Constant(0)), &[]));
-    assert_eq!(out, Outcome::IllFormed { rule: R::ATTR_LLVM_LANES_ZERO, at: None });
+    assert_eq!(out, Outcome::Failed(Failure::IllFormed { rule: R::ATTR_LLVM_LANES_ZERO, at: None }));
     let out = evaluate_case(&case(c.clone(), Some(Attribute::LlvmLanes), Some(AttrForm::Constant(64)), &[]));
     assert_eq!(out, g(64));
     // use_location with one entry only.
     c.initial_stack.remove(0);
     let out = evaluate_case(&case(c, Some(Attribute::UseLocation), None, &[0x22]));
-    assert_eq!(out, Outcome::EvalError { rule: R::ATTR_INITIAL_STACK_MISSING, at: None });
+    assert_eq!(out, Outcome::Failed(Failure::EvalError { rule: R::ATTR_INITIAL_STACK_MISSING, at: None }));
 }
 
 fn mem_entry(a: u64) -> Entry {
@@ -336,16 +342,16 @@ fn dwarf64_operands_and_loclistx() {
     // Index 1 would read bytes 16..24 as the offset entry: 08 00 00 40 00
     // 00 00 00 = 0x40000008, far past the section: offset-out-of-range.
     let out = evaluate_case(&case(c.clone(), Some(Attribute::Location), Some(AttrForm::LocListX { index: 1 }), &[]));
-    assert_eq!(out, Outcome::IllFormed { rule: R::LOCLIST_OFFSET_OUT_OF_RANGE, at: None });
+    assert_eq!(out, Outcome::Failed(Failure::IllFormed { rule: R::LOCLIST_OFFSET_OUT_OF_RANGE, at: None }));
     // Index 3 (bytes 32..40) is not wholly inside the section.
     let out = evaluate_case(&case(c.clone(), Some(Attribute::Location), Some(AttrForm::LocListX { index: 3 }), &[]));
-    assert_eq!(out, Outcome::IllFormed { rule: R::LOCLIST_INDEX_OUT_OF_RANGE, at: None });
+    assert_eq!(out, Outcome::Failed(Failure::IllFormed { rule: R::LOCLIST_INDEX_OUT_OF_RANGE, at: None }));
     // call_ref takes an 8-byte operand in 64-bit DWARF: lit4; call_ref 0x110.
     let mut e = vec![0x34, 0x9a];
     e.extend_from_slice(&0x110u64.to_le_bytes());
     assert_eq!(evaluate(&e, &c), g(7));
     // The 4-byte form of the same bytes is truncated: the operand runs out.
-    let want = Outcome::IllFormed { rule: R::EXPR_DECODE_TRUNCATED_OPERAND, at: Some(1) };
+    let want = Outcome::Failed(Failure::IllFormed { rule: R::EXPR_DECODE_TRUNCATED_OPERAND, at: Some(1) });
     assert_eq!(evaluate(&[0x34, 0x9a, 0x10, 0x01, 0, 0], &c), want);
 }
 
@@ -362,7 +368,7 @@ fn location_list_union_is_read_in_normal_form_order() {
     let cu = c.cu.as_mut().unwrap();
     cu.debug_loclists = vec![0x04, 0x00, 0x20, 0x00, 0x04, 0x00, 0x20, 0x02, 0x90, 0x7f, 0x00].into();
     c.pc = Some(0x40_0008);
-    let want = Outcome::EvalError { rule: R::REG_UNKNOWN_REGISTER_READ, at: Some(3) };
+    let want = Outcome::Failed(Failure::EvalError { rule: R::REG_UNKNOWN_REGISTER_READ, at: Some(3) });
     assert_eq!(evaluate(&[0x98, 0x60, 0x00, 0x94, 0x01], &c), want);
 }
 
@@ -376,8 +382,11 @@ fn a_typed_operation_checks_its_type_against_the_size_budget_first() {
     bt.insert(0x40, BaseType::ate(dwarfcheck_core::encoding::ate::UNSIGNED, 128, false));
     c.cu.as_mut().unwrap().base_types = bt;
     c.budgets.size_bytes = 8;
-    assert_eq!(evaluate(&[0xa8, 0x40], &c), Outcome::Budget { budget: BudgetKind::Size, at: Some(0) });
+    assert_eq!(evaluate(&[0xa8, 0x40], &c), Outcome::Failed(Failure::Budget { budget: BudgetKind::Size, at: Some(0) }));
     // With room for it, the empty stack is the failure.
     c.budgets.size_bytes = 16;
-    assert_eq!(evaluate(&[0xa8, 0x40], &c), Outcome::IllFormed { rule: R::EXPR_STACK_UNDERFLOW, at: Some(0) });
+    assert_eq!(
+        evaluate(&[0xa8, 0x40], &c),
+        Outcome::Failed(Failure::IllFormed { rule: R::EXPR_STACK_UNDERFLOW, at: Some(0) })
+    );
 }

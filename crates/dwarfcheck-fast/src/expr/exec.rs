@@ -8,6 +8,7 @@ use super::machine::{mask, Ent, Loc, Scratch, Val, NONE};
 use super::place::complete_top;
 use super::Program;
 use dwarfcheck_core::context::{Context, ContextError, ResultKind};
+use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::outcome::{BaseType, BudgetKind, Outcome};
 use dwarfcheck_core::rules::id as R;
 use dwarfcheck_core::rules::RuleId;
@@ -43,10 +44,10 @@ impl Stop {
 
 fn fail_outcome(fail: Fail, at: Option<u64>) -> Outcome {
     match fail {
-        Fail::Ill(rule) => Outcome::IllFormed { rule, at },
-        Fail::Eval(rule) => Outcome::EvalError { rule, at },
-        Fail::Budget(budget) => Outcome::Budget { budget, at },
-        Fail::Unsupported(what) => Outcome::Unsupported { what },
+        Fail::Ill(rule) => Outcome::Failed(Failure::IllFormed { rule, at }),
+        Fail::Eval(rule) => Outcome::Failed(Failure::EvalError { rule, at }),
+        Fail::Budget(budget) => Outcome::Failed(Failure::Budget { budget, at }),
+        Fail::Unsupported(what) => Outcome::Failed(Failure::Unsupported { what }),
     }
 }
 

@@ -11,6 +11,7 @@
 use super::evaluate;
 use dwarfcheck_core::context::{CompUnit, Context, Entry, MemorySegment};
 use dwarfcheck_core::encoding::{ate, VendorProfile};
+use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::outcome::{BaseType, BudgetKind, NormalLocation, Outcome, Piece, SingleLocation, Source, Value};
 use dwarfcheck_core::rules::{id as R, RuleId};
 use dwarfcheck_core::target::presets;
@@ -79,11 +80,11 @@ fn composite(pieces: &[(u64, Source)]) -> Outcome {
 }
 
 fn ill(rule: RuleId, at: u64) -> Outcome {
-    Outcome::IllFormed { rule, at: Some(at) }
+    Outcome::Failed(Failure::IllFormed { rule, at: Some(at) })
 }
 
 fn err(rule: RuleId, at: u64) -> Outcome {
-    Outcome::EvalError { rule, at: Some(at) }
+    Outcome::Failed(Failure::EvalError { rule, at: Some(at) })
 }
 
 #[test]
@@ -318,7 +319,10 @@ fn extend_repeats_a_location() {
     assert_eq!(evaluate(&cat(&[&SGPR0, &[EXTEND, 33, 2]]), &c), ill(R::COMPOSITE_PART_EXCEEDS_STORAGE, 2));
     // A 4-byte size budget: 8 x 5 = 40 bits is over it, even on an empty stack.
     c.budgets.size_bytes = 4;
-    assert_eq!(evaluate(&[EXTEND, 8, 5], &c), Outcome::Budget { budget: BudgetKind::Size, at: Some(0) });
+    assert_eq!(
+        evaluate(&[EXTEND, 8, 5], &c),
+        Outcome::Failed(Failure::Budget { budget: BudgetKind::Size, at: Some(0) })
+    );
 }
 
 #[test]
@@ -403,11 +407,14 @@ fn offset_edges() {
     let mut e = cat(&[&SGPR0, &[0xa4, 0x70, 0x20, 0x01]]);
     e.extend([0u8; 31]);
     e.push(OFFSET);
-    assert!(matches!(evaluate(&e, &c), Outcome::Unsupported { .. }));
+    assert!(matches!(evaluate(&e, &c), Outcome::Failed(Failure::Unsupported { .. })));
     // extend 1 5 with a 4-byte budget: 5 bits fit the size budget, but 5
     // parts at 8 bytes each do not (op.extend.size-limits).
     c.budgets.size_bytes = 4;
-    assert_eq!(evaluate(&[UNDEFINED, EXTEND, 1, 5], &c), Outcome::Budget { budget: BudgetKind::Size, at: Some(1) });
+    assert_eq!(
+        evaluate(&[UNDEFINED, EXTEND, 1, 5], &c),
+        Outcome::Failed(Failure::Budget { budget: BudgetKind::Size, at: Some(1) })
+    );
 }
 
 #[test]
@@ -438,7 +445,10 @@ fn parts_are_weighed_by_their_pieces() {
     assert_eq!(evaluate(&e, &c), composite(&[two[0].clone(), two[1].clone(), two[0].clone(), two[1].clone()]));
     // extend 16 3: 3 x 2 x 8 = 48 bytes > 40 (the operands alone pass:
     // 3 x 8 = 24 bytes, 48 bits).
-    assert_eq!(evaluate(&cat(&[&l, &[EXTEND, 16, 3]]), &c), Outcome::Budget { budget: BudgetKind::Size, at: Some(9) });
+    assert_eq!(
+        evaluate(&cat(&[&l, &[EXTEND, 16, 3]]), &c),
+        Outcome::Failed(Failure::Budget { budget: BudgetKind::Size, at: Some(9) })
+    );
     // extend 8 3: each 8-bit part covers only sgpr0's piece: 3 x 1 x 8 = 24.
     let p = (8, reg(32, 0));
     assert_eq!(evaluate(&cat(&[&l, &[EXTEND, 8, 3]]), &c), composite(&[p.clone(), p.clone(), p]));
@@ -449,7 +459,7 @@ fn parts_are_weighed_by_their_pieces() {
     // With an 8-byte budget, select_bit_piece 12 1 covers both pieces: 16 > 8.
     c.budgets.size_bytes = 8;
     let e = cat(&[&l, &[UNDEFINED, 0x30, SELECT, 12, 1]]);
-    assert_eq!(evaluate(&e, &c), Outcome::Budget { budget: BudgetKind::Size, at: Some(11) });
+    assert_eq!(evaluate(&e, &c), Outcome::Failed(Failure::Budget { budget: BudgetKind::Size, at: Some(11) }));
 }
 
 #[test]

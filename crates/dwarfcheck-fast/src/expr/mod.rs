@@ -71,6 +71,7 @@ pub use machine::Scratch;
 
 use decode::{DecodeError, Encoding, Insn};
 use dwarfcheck_core::context::Context;
+use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::outcome::Outcome;
 use machine::Ent;
 
@@ -143,7 +144,7 @@ impl Program {
     /// memory. Returns the same [`Outcome`] as `reference::expr::evaluate`.
     pub fn run(&self, ctx: &Context, scratch: &mut Scratch) -> Outcome {
         if let Some(e) = &self.error {
-            return Outcome::IllFormed { rule: e.rule.clone(), at: Some(e.at) };
+            return Outcome::Failed(Failure::IllFormed { rule: e.rule.clone(), at: Some(e.at) });
         }
         // CFA and calling frames by unwinding (`unwind.context-from-cfi`).
         match crate::unwind::chain::derive(ctx) {

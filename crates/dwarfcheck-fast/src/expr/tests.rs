@@ -4,6 +4,7 @@
 use super::evaluate;
 use dwarfcheck_core::context::{CompUnit, Context, MemorySegment, ResultKind};
 use dwarfcheck_core::encoding::ate;
+use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::outcome::{BaseType, BudgetKind, NormalLocation, Outcome, Piece, SingleLocation, Source, Value};
 use dwarfcheck_core::rules::id as R;
 use dwarfcheck_core::target::presets;
@@ -39,7 +40,7 @@ fn loc(s: Source) -> Outcome {
 }
 
 fn ill(rule: dwarfcheck_core::rules::RuleId, at: u64) -> Outcome {
-    Outcome::IllFormed { rule, at: Some(at) }
+    Outcome::Failed(Failure::IllFormed { rule, at: Some(at) })
 }
 
 fn piece(bits: u64, s: Source) -> Piece {
@@ -65,7 +66,10 @@ fn literals_and_arithmetic() {
     // lit1 const1u 64 shl: count >= width gives 0
     assert_eq!(evaluate(&[0x31, 0x08, 0x40, 0x24], &c), g(0));
     // lit1 lit0 div: division by zero at the div (offset 2)
-    assert_eq!(evaluate(&[0x31, 0x30, 0x1b], &c), Outcome::EvalError { rule: R::OP_DIV_BY_ZERO, at: Some(2) });
+    assert_eq!(
+        evaluate(&[0x31, 0x30, 0x1b], &c),
+        Outcome::Failed(Failure::EvalError { rule: R::OP_DIV_BY_ZERO, at: Some(2) })
+    );
     // plus_uconst 0x80 (ULEB 80 01) on lit1 = 129
     assert_eq!(evaluate(&[0x31, 0x23, 0x80, 0x01], &c), g(129));
 }
@@ -104,7 +108,10 @@ fn branches() {
     // skip -3: an endless loop; the 11th operation exceeds a budget of 10.
     let mut c2 = ctx();
     c2.budgets.steps = 10;
-    assert_eq!(evaluate(&[0x2f, 0xfd, 0xff], &c2), Outcome::Budget { budget: BudgetKind::Steps, at: Some(0) });
+    assert_eq!(
+        evaluate(&[0x2f, 0xfd, 0xff], &c2),
+        Outcome::Failed(Failure::Budget { budget: BudgetKind::Steps, at: Some(0) })
+    );
 }
 
 #[test]
@@ -129,7 +136,7 @@ fn locations() {
         loc(Source::Implicit { bytes: vec![0xaa, 0xbb], bit_offset: 0 })
     );
     // call_frame_cfa without a CFA: evaluation error.
-    assert_eq!(evaluate(&[0x9c], &c), Outcome::EvalError { rule: R::CTX_CFA_MISSING, at: Some(0) });
+    assert_eq!(evaluate(&[0x9c], &c), Outcome::Failed(Failure::EvalError { rule: R::CTX_CFA_MISSING, at: Some(0) }));
 }
 
 #[test]
@@ -159,7 +166,7 @@ fn composite_from_the_brief() {
     // bit_piece 8 64 on rax: moving to bit 64 is past the register's end.
     assert_eq!(
         evaluate(&[0x50, 0x9d, 0x08, 0x40], &c),
-        Outcome::EvalError { rule: R::OP_BIT_PIECE_OFFSET_PAST_STORAGE, at: Some(1) }
+        Outcome::Failed(Failure::EvalError { rule: R::OP_BIT_PIECE_OFFSET_PAST_STORAGE, at: Some(1) })
     );
 }
 
@@ -171,7 +178,10 @@ fn dereferences() {
     // const2u 0x1004 deref_size 2 -> 0x0504
     assert_eq!(evaluate(&[0x0a, 0x04, 0x10, 0x94, 0x02], &c), g(0x0504));
     // lit0 deref: unreadable memory.
-    assert_eq!(evaluate(&[0x30, 0x06], &c), Outcome::EvalError { rule: R::OP_DEREF_MEMORY_UNREADABLE, at: Some(1) });
+    assert_eq!(
+        evaluate(&[0x30, 0x06], &c),
+        Outcome::Failed(Failure::EvalError { rule: R::OP_DEREF_MEMORY_UNREADABLE, at: Some(1) })
+    );
     // lit0 deref_size 0: no read at all, generic 0.
     assert_eq!(evaluate(&[0x30, 0x94, 0x00], &c), g(0));
     // reg0 deref: the register's contents.
@@ -228,7 +238,10 @@ fn result_kinds() {
     // breg7 0 as a value: the memory location converts to its address.
     assert_eq!(evaluate(&[0x77, 0x00], &c), g(0x7ffc_0000));
     // reg0 as a value: ill-formed, reported with no offset.
-    assert_eq!(evaluate(&[0x50], &c), Outcome::IllFormed { rule: R::EXPR_RESULT_VALUE_NOT_CONVERTIBLE, at: None });
+    assert_eq!(
+        evaluate(&[0x50], &c),
+        Outcome::Failed(Failure::IllFormed { rule: R::EXPR_RESULT_VALUE_NOT_CONVERTIBLE, at: None })
+    );
     c.result_kind = Some(ResultKind::Location);
     // lit5 as a location: memory at 5.
     assert_eq!(evaluate(&[0x35], &c), mem(5));
@@ -254,7 +267,7 @@ fn frame_base() {
     c.frame_base = Some(vec![0x35, 0x9f]);
     assert_eq!(
         evaluate(&[0x91, 0x08], &c),
-        Outcome::EvalError { rule: R::OP_FBREG_OFFSET_OUT_OF_STORAGE, at: Some(0) }
+        Outcome::Failed(Failure::EvalError { rule: R::OP_FBREG_OFFSET_OUT_OF_STORAGE, at: Some(0) })
     );
     // fbreg 1 on it: byte 1 of the implicit storage.
     assert_eq!(
@@ -266,7 +279,10 @@ fn frame_base() {
     assert_eq!(evaluate(&[0x30, 0x91, 0x78], &c), ill(dwarfcheck_core::rules::id::EXPR_DECODE_TRUNCATED_OPERAND, 1));
     // A frame base that uses fbreg itself recurses until the depth budget.
     c.frame_base = Some(vec![0x91, 0x00]);
-    assert_eq!(evaluate(&[0x30, 0x91, 0x78], &c), Outcome::Budget { budget: BudgetKind::Depth, at: Some(1) });
+    assert_eq!(
+        evaluate(&[0x30, 0x91, 0x78], &c),
+        Outcome::Failed(Failure::Budget { budget: BudgetKind::Depth, at: Some(1) })
+    );
 }
 
 #[test]

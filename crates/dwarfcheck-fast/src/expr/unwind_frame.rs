@@ -10,6 +10,7 @@ use dwarfcheck_core::context::Context;
 use dwarfcheck_core::encoding::ate;
 use dwarfcheck_core::outcome::cfi::RegisterRule;
 use dwarfcheck_core::outcome::unwind::CallerRegister;
+use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::outcome::{BaseType, NormalLocation, Outcome};
 use dwarfcheck_core::rules::id as R;
 use dwarfcheck_core::target::Endian;
@@ -67,10 +68,10 @@ pub struct FrameEval {
 /// offset).
 pub(crate) fn fail_of(o: &Outcome) -> Fail {
     match o {
-        Outcome::IllFormed { rule, .. } => Fail::Ill(rule.clone()),
-        Outcome::EvalError { rule, .. } => Fail::Eval(rule.clone()),
-        Outcome::Budget { budget, .. } => Fail::Budget(*budget),
-        Outcome::Unsupported { what } => Fail::Unsupported(what.clone()),
+        Outcome::Failed(Failure::IllFormed { rule, .. }) => Fail::Ill(rule.clone()),
+        Outcome::Failed(Failure::EvalError { rule, .. }) => Fail::Eval(rule.clone()),
+        Outcome::Failed(Failure::Budget { budget, .. }) => Fail::Budget(*budget),
+        Outcome::Failed(Failure::Unsupported { what }) => Fail::Unsupported(what.clone()),
         other => Fail::Unsupported(format!("register location {other}")),
     }
 }
@@ -78,7 +79,7 @@ pub(crate) fn fail_of(o: &Outcome) -> Fail {
 /// The outcome of a stop; `unwind.cyclic` is reported without offset.
 fn outcome_of(stop: Stop) -> Outcome {
     match stop.fail {
-        Fail::Ill(r) if r == R::UNWIND_CYCLIC => Outcome::IllFormed { rule: r, at: None },
+        Fail::Ill(r) if r == R::UNWIND_CYCLIC => Outcome::Failed(Failure::IllFormed { rule: r, at: None }),
         f => Stop { fail: f, at: stop.at }.outcome(),
     }
 }
@@ -102,9 +103,9 @@ impl FrameEval {
         self.top = callee.is_none();
         self.fault_at.clear();
         for (&r, c) in callee.into_iter().flatten() {
-            if let Outcome::IllFormed { at: Some(a), .. }
-            | Outcome::EvalError { at: Some(a), .. }
-            | Outcome::Budget { at: Some(a), .. } = &c.location
+            if let Outcome::Failed(Failure::IllFormed { at: Some(a), .. })
+            | Outcome::Failed(Failure::EvalError { at: Some(a), .. })
+            | Outcome::Failed(Failure::Budget { at: Some(a), .. }) = &c.location
             {
                 self.fault_at.push((r, *a));
             }
@@ -145,7 +146,7 @@ impl FrameEval {
             CfaSpec::Expr(e) => {
                 let prog = super::calls::compiled(e, ctx);
                 match &prog.error {
-                    Some(d) => Err(Outcome::IllFormed { rule: d.rule.clone(), at: Some(d.at) }),
+                    Some(d) => Err(Outcome::Failed(Failure::IllFormed { rule: d.rule.clone(), at: Some(d.at) })),
                     None => match ev.exec(&prog, s) {
                         Err(stop) => Err(outcome_of(stop)),
                         Ok(()) => ev.result_loc(s).map_err(|f| outcome_of(plain(f))),
@@ -159,7 +160,7 @@ impl FrameEval {
             Loc::Mem { aspace, bit, .. } if bit % 8 == 0 && bit / 8 <= u128::from(u64::MAX) => {
                 Ok((Cfa { addr: (bit / 8) as u64, aspace }, s.export_loc(&loc)))
             }
-            _ => Err(Outcome::IllFormed { rule: R::UNWIND_CFA_NOT_MEMORY, at: None }),
+            _ => Err(Outcome::Failed(Failure::IllFormed { rule: R::UNWIND_CFA_NOT_MEMORY, at: None })),
         }
     }
 

@@ -27,6 +27,7 @@ use dwarfcheck_core::cfi::{CfiSection, AARCH64_RA_SIGN_STATE};
 use dwarfcheck_core::context::Context;
 use dwarfcheck_core::outcome::cfi::{CfiOutcome, RegisterRule};
 use dwarfcheck_core::outcome::unwind::{Step, Unwind, UnwindEnd};
+use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::outcome::{BudgetKind, Outcome};
 use dwarfcheck_core::rules::id as R;
 use dwarfcheck_core::target::{Arch, Endian};
@@ -114,18 +115,18 @@ impl RowSink for RowAt {
 }
 
 fn eval_error(rule: dwarfcheck_core::rules::RuleId) -> Outcome {
-    Outcome::EvalError { rule, at: None }
+    Outcome::Failed(Failure::EvalError { rule, at: None })
 }
 
 /// A row table's fault as an unwinding end (`unwind.table-fault`).
 fn table_fault(o: CfiOutcome) -> Outcome {
     match o {
-        CfiOutcome::IllFormed { rule, at } => Outcome::IllFormed { rule, at },
-        CfiOutcome::EvalError { rule, at } => Outcome::EvalError { rule, at },
-        CfiOutcome::Budget { budget, at } => Outcome::Budget { budget, at },
-        CfiOutcome::Unsupported { what } => Outcome::Unsupported { what },
-        CfiOutcome::ConsumerFault { what } => Outcome::ConsumerFault { what },
-        CfiOutcome::Table(_) => Outcome::Unsupported { what: "row table as a fault".into() },
+        CfiOutcome::Failed(Failure::IllFormed { rule, at }) => Outcome::Failed(Failure::IllFormed { rule, at }),
+        CfiOutcome::Failed(Failure::EvalError { rule, at }) => Outcome::Failed(Failure::EvalError { rule, at }),
+        CfiOutcome::Failed(Failure::Budget { budget, at }) => Outcome::Failed(Failure::Budget { budget, at }),
+        CfiOutcome::Failed(Failure::Unsupported { what }) => Outcome::Failed(Failure::Unsupported { what }),
+        CfiOutcome::Failed(Failure::ConsumerFault { what }) => Outcome::Failed(Failure::ConsumerFault { what }),
+        CfiOutcome::Table(_) => Outcome::Failed(Failure::Unsupported { what: "row table as a fault".into() }),
     }
 }
 
@@ -175,7 +176,7 @@ impl<'a> Unwinder<'a> {
     /// [`Unwinder::start`] was not called.
     pub fn step(&mut self, frame: &Frame<'_>) -> Result<Stepped, Outcome> {
         let Some(ctx) = self.ctx.as_mut() else {
-            return Err(Outcome::Unsupported { what: "unwinding step before start".into() });
+            return Err(Outcome::Failed(Failure::Unsupported { what: "unwinding step before start".into() }));
         };
         let sec = self.sec;
         let fde = self.index.find(frame.lookup).ok_or(eval_error(R::UNWIND_NO_FDE))?;
@@ -185,7 +186,7 @@ impl<'a> Unwinder<'a> {
         self.builder.build_fde(sec, &fde.fde, cie, &mut self.row).map_err(table_fault)?;
         let cfa_rule = match self.row.cfa {
             Some(c) if self.row.found => c,
-            _ => return Err(Outcome::Unsupported { what: "no row at the lookup address".into() }),
+            _ => return Err(Outcome::Failed(Failure::Unsupported { what: "no row at the lookup address".into() })),
         };
 
         // Frame k's row rules, sorted; RA_SIGN_STATE kept apart.
@@ -217,7 +218,7 @@ impl<'a> Unwinder<'a> {
         let spec = match cfa_rule {
             Cfa::Reg { reg, off, aspace } => CfaSpec::Reg { reg, off, aspace },
             Cfa::Expr(s, l) => CfaSpec::Expr(&sec.bytes[s as usize..(s + l) as usize]),
-            Cfa::None => return Err(Outcome::Unsupported { what: "row without CFA rule".into() }),
+            Cfa::None => return Err(Outcome::Failed(Failure::Unsupported { what: "row without CFA rule".into() })),
         };
         let (cfa, cfa_loc) = self.frame.cfa(ctx, spec)?;
         ctx.cfa = Some(cfa.addr);
@@ -273,7 +274,9 @@ impl<'a> Unwinder<'a> {
                 break UnwindEnd::Limit;
             }
             if k == ctx.budgets.frames {
-                break UnwindEnd::Fault { outcome: Outcome::Budget { budget: BudgetKind::Frames, at: None } };
+                break UnwindEnd::Fault {
+                    outcome: Outcome::Failed(Failure::Budget { budget: BudgetKind::Frames, at: None }),
+                };
             }
             let frame = Frame { pc, lookup, callee: steps.last() };
             match self.step(&frame) {

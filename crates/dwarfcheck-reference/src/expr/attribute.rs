@@ -7,6 +7,7 @@ use super::loclist::first_fbreg;
 use super::machine::{initial_stack, outcome_of, Final, Machine};
 use super::Stop;
 use dwarfcheck_core::context::{AttrValue, Attribute, Context, ResultKind};
+use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::outcome::Outcome;
 use dwarfcheck_core::rules::{id, RuleId};
 
@@ -70,7 +71,7 @@ pub(super) fn evaluate_attribute(
         AttrValue::Constant(k) => Form::Const(k),
     };
     if !allowed(attribute, &form) {
-        return (Outcome::IllFormed { rule: id::ATTR_FORM_NOT_ALLOWED, at: None }, Vec::new());
+        return (Outcome::Failed(Failure::IllFormed { rule: id::ATTR_FORM_NOT_ALLOWED, at: None }), Vec::new());
     }
     let Some(a) = attribute else {
         // A location list with no attribute: the list in the context as given.
@@ -92,7 +93,7 @@ pub(super) fn evaluate_attribute(
     let s = shape(a);
     let given = &ctx.initial_stack;
     if given.len() < s.entries {
-        return (Outcome::EvalError { rule: id::ATTR_INITIAL_STACK_MISSING, at: None }, Vec::new());
+        return (Outcome::Failed(Failure::EvalError { rule: id::ATTR_INITIAL_STACK_MISSING, at: None }), Vec::new());
     }
     let mut ctx: Context = ctx.clone();
     ctx.result_kind = Some(s.kind);

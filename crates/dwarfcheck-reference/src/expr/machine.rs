@@ -8,6 +8,7 @@ use super::read::{ctx_stop, read_bits, Read};
 use super::{Stop, TraceStep};
 use dwarfcheck_core::context::{self, CallerFrame, Context, ContextError, ResultKind};
 use dwarfcheck_core::outcome::value::mask_top;
+use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::outcome::{BaseType, BudgetKind, Outcome, TypeEncoding, Value};
 use dwarfcheck_core::rules::{id, RuleId};
 use std::sync::Arc;
@@ -87,10 +88,10 @@ pub(super) fn outcome_of(r: Result<Final, (Stop, Option<u64>)>) -> Outcome {
         Ok(Final::Value(v)) => Outcome::Value(v),
         Ok(Final::Location(l)) => Outcome::Location(l.normalize()),
         Err((stop, at)) => match stop {
-            Stop::Ill(rule) => Outcome::IllFormed { rule, at },
-            Stop::Eval(rule) => Outcome::EvalError { rule, at },
-            Stop::Budget(budget) => Outcome::Budget { budget, at },
-            Stop::Unsupported(what) => Outcome::Unsupported { what },
+            Stop::Ill(rule) => Outcome::Failed(Failure::IllFormed { rule, at }),
+            Stop::Eval(rule) => Outcome::Failed(Failure::EvalError { rule, at }),
+            Stop::Budget(budget) => Outcome::Failed(Failure::Budget { budget, at }),
+            Stop::Unsupported(what) => Outcome::Failed(Failure::Unsupported { what }),
         },
     }
 }

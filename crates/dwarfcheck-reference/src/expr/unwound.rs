@@ -11,6 +11,7 @@ use dwarfcheck_core::context::{CallerFrame, Context, ResultKind};
 use dwarfcheck_core::encoding::ate;
 use dwarfcheck_core::outcome::cfi::CfaRule;
 use dwarfcheck_core::outcome::unwind::{CallerRegister, UnwindEnd};
+use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::outcome::{BaseType, NormalLocation, Outcome};
 use dwarfcheck_core::rules::id;
 use std::sync::Arc;
@@ -45,7 +46,7 @@ fn machine<'c>(ctx: &'c Context, top: &'c Context, frames: Vec<Arc<CallerFrame>>
 /// (the cycle belongs to the frame, not to one operation).
 fn fault(e: At) -> Outcome {
     match e {
-        (Stop::Ill(r), _) if r == id::UNWIND_CYCLIC => Outcome::IllFormed { rule: r, at: None },
+        (Stop::Ill(r), _) if r == id::UNWIND_CYCLIC => Outcome::Failed(Failure::IllFormed { rule: r, at: None }),
         e => outcome_of(Err(e)),
     }
 }
@@ -53,10 +54,10 @@ fn fault(e: At) -> Outcome {
 /// The fault of an `Outcome` as a [`Stop`] (its `at` dropped).
 fn stop_of(o: &Outcome) -> Stop {
     match o {
-        Outcome::IllFormed { rule, .. } => Stop::Ill(rule.clone()),
-        Outcome::EvalError { rule, .. } => Stop::Eval(rule.clone()),
-        Outcome::Budget { budget, .. } => Stop::Budget(*budget),
-        Outcome::Unsupported { what } => Stop::Unsupported(what.clone()),
+        Outcome::Failed(Failure::IllFormed { rule, .. }) => Stop::Ill(rule.clone()),
+        Outcome::Failed(Failure::EvalError { rule, .. }) => Stop::Eval(rule.clone()),
+        Outcome::Failed(Failure::Budget { budget, .. }) => Stop::Budget(*budget),
+        Outcome::Failed(Failure::Unsupported { what }) => Stop::Unsupported(what.clone()),
         other => Stop::Unsupported(format!("unexpected unwinding fault {other}")),
     }
 }
@@ -115,7 +116,7 @@ pub(crate) fn frame_cfa(
         {
             Ok((*aspace, (bit_offset / 8) as u64, loc.normalize()))
         }
-        _ => Err(Outcome::IllFormed { rule: id::UNWIND_CFA_NOT_MEMORY, at: None }),
+        _ => Err(Outcome::Failed(Failure::IllFormed { rule: id::UNWIND_CFA_NOT_MEMORY, at: None })),
     }
 }
 

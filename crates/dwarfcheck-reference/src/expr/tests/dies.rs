@@ -8,6 +8,7 @@ use crate::expr::loclist::{matching, read_list, ListEntry};
 use crate::expr::{evaluate_attribute, Stop};
 use dwarfcheck_core::context::{AttrForm, AttrValue, Attribute, CallerFrame, Die};
 use dwarfcheck_core::outcome::cfi::RegisterRule;
+use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::rules::RuleId;
 
 /// ctx() with unit offset 0x100 and `dies`.
@@ -69,7 +70,10 @@ fn recursive_call_hits_the_depth_budget() {
     // 1..3, the call at level 3 would make level 4. Reported at offset 0.
     let mut c = with_dies(&[(0x140, exprloc(&[0x98, 0x40, 0x00]))]);
     c.budgets.depth = 3;
-    assert_eq!(evaluate(&[0x98, 0x40, 0x00], &c), Outcome::Budget { budget: BudgetKind::Depth, at: Some(0) });
+    assert_eq!(
+        evaluate(&[0x98, 0x40, 0x00], &c),
+        Outcome::Failed(Failure::Budget { budget: BudgetKind::Depth, at: Some(0) })
+    );
 }
 
 /// A calling frame: rdi saved at [CFA-16], rbx same, rbp in rbx, rsp =

@@ -7,6 +7,7 @@
 
 use super::*;
 use crate::expr::evaluate_noting_unspecified;
+use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::target::{AddressSpace, Target};
 use proptest::prelude::*;
 
@@ -85,7 +86,7 @@ fn displacement_wider_than_128_bits_is_unsupported() {
     let mut e = vec![0x50, 0xa4, 0x58, 32];
     e.extend([0u8; 32]);
     e.push(0xe5);
-    assert!(matches!(evaluate(&e, &c), Outcome::Unsupported { .. }));
+    assert!(matches!(evaluate(&e, &c), Outcome::Failed(Failure::Unsupported { .. })));
 }
 
 #[test]
@@ -106,7 +107,10 @@ fn extend_part_count_is_bounded_by_the_size_budget() {
     // bytes each are more than size_bytes = 16 (op.extend.size-limits).
     let mut c = hctx(ResultKind::Location);
     c.budgets.size_bytes = 16;
-    assert_eq!(evaluate(&[0x50, 0xeb, 0x01, 0x03], &c), Outcome::Budget { budget: BudgetKind::Size, at: Some(1) });
+    assert_eq!(
+        evaluate(&[0x50, 0xeb, 0x01, 0x03], &c),
+        Outcome::Failed(Failure::Budget { budget: BudgetKind::Size, at: Some(1) })
+    );
     // C = 2 is fine: 2 one-bit parts of rax bit 0.
     let out = evaluate(&[0x50, 0xeb, 0x01, 0x02], &c);
     assert_eq!(out, composite(&[(1, reg(0, 0)), (1, reg(0, 0))]));
@@ -287,7 +291,7 @@ fn copies_of_fragmented_composites_are_weighed_against_the_budget() {
     // 4 * 2 * 8 = 64 bytes > 32.
     let mut e = pl.to_vec();
     e.extend([0xeb, 0x04, 0x02]);
-    assert_eq!(evaluate(&e, &c), Outcome::Budget { budget: BudgetKind::Size, at: Some(17) });
+    assert_eq!(evaluate(&e, &c), Outcome::Failed(Failure::Budget { budget: BudgetKind::Size, at: Some(17) }));
     // extend 4 1: weight 4 * 8 = 32 is within the budget.
     e[19] = 1;
     assert_eq!(evaluate(&e, &c), composite(&[(1, reg(0, 0)), (1, reg(1, 0)), (1, reg(0, 1)), (1, reg(1, 1))]));
@@ -297,5 +301,5 @@ fn copies_of_fragmented_composites_are_weighed_against_the_budget() {
     c.budgets.size_bytes = 16;
     let mut e = pl.to_vec();
     e.extend([0xe7, 0x30, 0xec, 0x02, 0x02]);
-    assert_eq!(evaluate(&e, &c), Outcome::Budget { budget: BudgetKind::Size, at: Some(19) });
+    assert_eq!(evaluate(&e, &c), Outcome::Failed(Failure::Budget { budget: BudgetKind::Size, at: Some(19) }));
 }

@@ -1,6 +1,7 @@
 //! Tests of memory, register, implicit and composite locations, dereferencing and the frame base.
 
 use super::*;
+use dwarfcheck_core::outcome::Failure;
 
 // ---- memory, registers, deref ------------------------------------------------------
 
@@ -141,7 +142,10 @@ fn frame_base() {
     assert_eq!(evaluate(&[0x91, 0x02], &c), loc(Source::Implicit { bytes: vec![1, 2, 3, 4], bit_offset: 16 }));
     // A frame base that uses fbreg recurses until the depth budget.
     c.frame_base = Some(vec![0x91, 0x00]);
-    assert_eq!(evaluate(&[0x91, 0x00], &c), Outcome::Budget { budget: BudgetKind::Depth, at: Some(0) });
+    assert_eq!(
+        evaluate(&[0x91, 0x00], &c),
+        Outcome::Failed(Failure::Budget { budget: BudgetKind::Depth, at: Some(0) })
+    );
     // ctx.frame-base-missing.
     c.frame_base = None;
     assert_eq!(evaluate(&[0x91, 0x00], &c), err(id::CTX_FRAME_BASE_MISSING, Some(0)));
@@ -196,7 +200,10 @@ fn implicit_locations() {
     // Size budget on implicit_value.
     let mut c = ctx();
     c.budgets.size_bytes = 1;
-    assert_eq!(evaluate(&[0x9e, 0x02, 0xaa, 0xbb], &c), Outcome::Budget { budget: BudgetKind::Size, at: Some(0) });
+    assert_eq!(
+        evaluate(&[0x9e, 0x02, 0xaa, 0xbb], &c),
+        Outcome::Failed(Failure::Budget { budget: BudgetKind::Size, at: Some(0) })
+    );
 }
 
 #[test]
@@ -253,8 +260,11 @@ fn pieces() {
     // Size budget on parts.
     let mut c = ctx();
     c.budgets.size_bytes = 4;
-    assert_eq!(evaluate(&[0x93, 0x05], &c), Outcome::Budget { budget: BudgetKind::Size, at: Some(0) });
-    assert_eq!(evaluate(&[0x93, 0x04, 0x93, 0x01], &c), Outcome::Budget { budget: BudgetKind::Size, at: Some(2) });
+    assert_eq!(evaluate(&[0x93, 0x05], &c), Outcome::Failed(Failure::Budget { budget: BudgetKind::Size, at: Some(0) }));
+    assert_eq!(
+        evaluate(&[0x93, 0x04, 0x93, 0x01], &c),
+        Outcome::Failed(Failure::Budget { budget: BudgetKind::Size, at: Some(2) })
+    );
 }
 
 #[test]
@@ -276,7 +286,7 @@ fn composite_from_context_can_be_read() {
 #[test]
 fn out_of_scope_operations_are_unsupported() {
     // DW_OP_GNU_parameter_ref needs call sites the context does not model.
-    assert!(matches!(evaluate(&[0xfa, 0, 0, 0, 0], &ctx()), Outcome::Unsupported { .. }));
+    assert!(matches!(evaluate(&[0xfa, 0, 0, 0, 0], &ctx()), Outcome::Failed(Failure::Unsupported { .. })));
     // op.call.die-missing: ctx()'s unit (offset 0) has no DIE at 0x10.
     assert_eq!(evaluate(&[0x98, 0x10, 0x00], &ctx()), ill(id::OP_CALL_DIE_MISSING, Some(0)));
     // frame.caller-missing: ctx() gives no calling frame.

@@ -6,6 +6,7 @@
 use super::{evaluate, evaluate_traced};
 use dwarfcheck_core::context::{CompUnit, Context, Entry as CtxEntry, MemorySegment, ResultKind};
 use dwarfcheck_core::encoding::{ate, VendorProfile};
+use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::outcome::{
     BaseType, BudgetKind, NormalLocation, Outcome, Piece, RawLocation, SingleLocation, Source, Value,
 };
@@ -83,11 +84,11 @@ fn composite(pieces: &[(u64, Source)]) -> Outcome {
 }
 
 fn ill(rule: dwarfcheck_core::rules::RuleId, at: Option<u64>) -> Outcome {
-    Outcome::IllFormed { rule, at }
+    Outcome::Failed(Failure::IllFormed { rule, at })
 }
 
 fn err(rule: dwarfcheck_core::rules::RuleId, at: Option<u64>) -> Outcome {
-    Outcome::EvalError { rule, at }
+    Outcome::Failed(Failure::EvalError { rule, at })
 }
 
 fn value(e: &[u8]) -> Outcome {

@@ -1,6 +1,7 @@
 //! Tests of results, literals, stack, arithmetic, control flow and decoding.
 
 use super::*;
+use dwarfcheck_core::outcome::Failure;
 
 // ---- expression result ----------------------------------------------------
 
@@ -231,7 +232,10 @@ fn branch_loop_hits_the_step_budget() {
     // operation (offset 0) reports the budget.
     let mut c = ctx();
     c.budgets.steps = 100;
-    assert_eq!(evaluate(&[0x2f, 0xfd, 0xff], &c), Outcome::Budget { budget: BudgetKind::Steps, at: Some(0) });
+    assert_eq!(
+        evaluate(&[0x2f, 0xfd, 0xff], &c),
+        Outcome::Failed(Failure::Budget { budget: BudgetKind::Steps, at: Some(0) })
+    );
     // A counting loop that does finish: 3, then "dup bra" back while non-zero with
     // lit1 minus: 0: lit3, 1: lit1, 2: minus, 3: dup, 4: bra -6 (to 1).
     assert_eq!(value(&[0x33, 0x31, 0x1c, 0x12, 0x28, 0xfa, 0xff]), g64(0));
@@ -241,7 +245,10 @@ fn branch_loop_hits_the_step_budget() {
 fn stack_budget() {
     let mut c = ctx();
     c.budgets.stack = 2;
-    assert_eq!(evaluate(&[0x31, 0x12, 0x12], &c), Outcome::Budget { budget: BudgetKind::Stack, at: Some(2) });
+    assert_eq!(
+        evaluate(&[0x31, 0x12, 0x12], &c),
+        Outcome::Failed(Failure::Budget { budget: BudgetKind::Stack, at: Some(2) })
+    );
 }
 
 // ---- decoding ----------------------------------------------------------------------
