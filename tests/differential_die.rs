@@ -6,6 +6,7 @@
 //! `DIFF_CASES=N` sets the number of generated cases (default 2000).
 
 use dwarfcheck::case::ExprCase;
+use dwarfcheck_core::context::MachineState;
 use dwarfcheck_core::context::{
     AttrForm, Attribute, CallerFrame, CompUnit, Context, Die, Entry, MemorySegment, ResultKind,
 };

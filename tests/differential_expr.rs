@@ -3,6 +3,7 @@
 //! operation sequences, valid and slightly broken, in varied contexts.
 //! `DIFF_CASES=N` sets the number of generated cases (default 3000).
 
+use dwarfcheck_core::context::MachineState;
 use dwarfcheck_core::context::{CompUnit, Context, Entry, MemorySegment, ResultKind};
 use dwarfcheck_core::encoding::leb128::{write_sleb, write_uleb};
 use dwarfcheck_core::encoding::Format;

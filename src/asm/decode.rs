@@ -2,6 +2,7 @@
 //! disassembler and the edition classifier (never used by the evaluators,
 //! which decode on their own; DESIGN §2).
 
+use dwarfcheck_core::context::MachineState;
 use dwarfcheck_core::encoding::leb128::{read_sleb, read_uleb, LebError};
 use dwarfcheck_core::encoding::op::{lookup, lookup_llvm_user, Decoded};
 use dwarfcheck_core::encoding::Format;

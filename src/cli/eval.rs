@@ -6,6 +6,7 @@ use dwarfcheck::asm;
 use dwarfcheck::case::ExprCase;
 use dwarfcheck::consumer::builtin::{Fast, Reference};
 use dwarfcheck::consumer::{gimli::Gimli, Consumer};
+use dwarfcheck_core::context::MachineState;
 use dwarfcheck_core::context::{Context, ResultKind};
 use dwarfcheck_core::encoding::VendorProfile;
 use dwarfcheck_core::target::presets;

@@ -26,6 +26,7 @@ use super::expr::{explain_expr, Usage, REASON_UNDECODABLE};
 use super::{Classification, Edition};
 use crate::asm::decode::{decode_all, OperandValue, Params};
 use crate::case::ExprCase;
+use dwarfcheck_core::context::MachineState;
 use dwarfcheck_core::context::{AttrForm, Attribute, Context, Entry, ResultKind};
 use dwarfcheck_core::encoding::Op;
 use dwarfcheck_core::outcome::{SingleLocation, Source, TypeEncoding};

@@ -4,6 +4,7 @@
 
 use super::case::FuzzCase;
 use super::targets::{Input, Target};
+use dwarfcheck_core::context::MachineState;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 

@@ -6,6 +6,7 @@
 use super::targets::{Input, Target};
 use crate::asm::cfi::CfiAsmParams;
 use dwarfcheck_core::cfi::CfiSection;
+use dwarfcheck_core::context::MachineState;
 use dwarfcheck_core::outcome::{CfiOutcome, Outcome};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;

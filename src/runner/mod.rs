@@ -9,6 +9,7 @@ use crate::case::{Case, CfiCase, ExprCase};
 use crate::consumer::Consumer;
 use crate::edition::{self, Edition};
 use compare::Verdict;
+use dwarfcheck_core::context::MachineState;
 use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::outcome::{CfiOutcome, Outcome};
 use rayon::prelude::*;

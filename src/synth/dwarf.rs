@@ -8,6 +8,7 @@ use super::patch::{patch, Placement};
 use super::{Rewrite, Unrepresentable, VarShape, CODE_BYTES, MAX_VAR_BYTES, VARIABLE};
 use crate::case::ExprCase;
 use dwarfcheck_core::context::AttrForm;
+use dwarfcheck_core::context::MachineState;
 use dwarfcheck_core::encoding::Format;
 use dwarfcheck_core::outcome::TypeEncoding;
 use gimli::write::{

@@ -6,6 +6,7 @@ use super::schema::{CaseSpec, ContextSpec, FileSpec};
 use super::CaseFileError;
 use crate::asm;
 use crate::case::{Case, ExprCase};
+use dwarfcheck_core::context::MachineState;
 use dwarfcheck_core::context::{AttrForm, Budgets, CallerFrame, CompUnit, Context, Die, Entry, MemorySegment};
 use dwarfcheck_core::encoding::{ate, VendorProfile};
 use dwarfcheck_core::outcome::Failure;

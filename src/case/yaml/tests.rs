@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::case::Case;
+use dwarfcheck_core::context::MachineState;
 use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::outcome::{Outcome, SingleLocation, Source};
 
@@ -32,7 +33,7 @@ cases:
     assert_eq!(c.ctx.registers[&7], vec![0x00, 0x00, 0xfc, 0x7f, 0, 0, 0, 0]);
     assert_eq!(c.ctx.registers[&0], vec![0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11]);
     let mut two = [0u8; 2];
-    c.ctx.read_memory(0, 0x10, &mut two).unwrap();
+    c.ctx.read_memory(dwarfcheck_core::context::MemoryStorage::shared(0), 0x10, &mut two).unwrap();
     assert_eq!(two, [0xde, 0xad]);
     match c.expect {
         Some(Outcome::Location(l)) => {
@@ -136,11 +137,11 @@ cases:
     assert_eq!(f.caller.as_ref().unwrap().pc, Some(0x402000));
     // The two segments at 0x10 are different storage: shared and lane 3's.
     let mut b = [0u8; 1];
-    c.ctx.read_memory(0, 0x10, &mut b).unwrap();
+    c.ctx.read_memory(dwarfcheck_core::context::MemoryStorage::shared(0), 0x10, &mut b).unwrap();
     assert_eq!(b, [1]);
-    c.ctx.read_storage(MemoryStorage { aspace: 0, thread: None, lane: Some(3) }, 0x10, &mut b).unwrap();
+    c.ctx.read_memory(MemoryStorage { aspace: 0, thread: None, lane: Some(3) }, 0x10, &mut b).unwrap();
     assert_eq!(b, [2]);
-    assert!(c.ctx.read_storage(MemoryStorage { aspace: 0, thread: None, lane: Some(4) }, 0x10, &mut b).is_err());
+    assert!(c.ctx.read_memory(MemoryStorage { aspace: 0, thread: None, lane: Some(4) }, 0x10, &mut b).is_err());
     match c.expect {
         Some(Outcome::Location(l)) => assert_eq!(
             l.places,

@@ -23,6 +23,7 @@ use crate::consumer::external::process::{self, RunBudget, TempDir};
 use crate::consumer::{Answer, Consumer, FailureClass, Support};
 use crate::edition::Edition;
 use crate::synth::{self, VarShape};
+use dwarfcheck_core::context::MachineState;
 use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::outcome::{CfiOutcome, Outcome};
 use dwarfcheck_core::rules::RuleId;

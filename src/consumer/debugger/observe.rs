@@ -15,6 +15,7 @@
 
 use crate::case::ExprCase;
 use crate::synth::VarShape;
+use dwarfcheck_core::context::MachineState;
 use dwarfcheck_core::outcome::location::{Piece, SingleLocation, Source};
 use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::outcome::{NormalLocation, Outcome};
@@ -243,9 +244,12 @@ fn read_parts<'a>(case: &ExprCase, parts: impl Iterator<Item = (u64, Option<&'a 
                 let len = ((bit_addr % 8) as u64 + n).div_ceil(8) as usize;
                 let mut out = vec![0u8; len];
                 let addr = u64::try_from(bit_addr / 8).unwrap_or(u64::MAX);
-                let r = ctx.read_memory(*aspace, addr, &mut out).map(|_| out).map_err(|_| {
-                    Outcome::Failed(Failure::EvalError { rule: rule("debugger:memory-unreadable"), at: None })
-                });
+                let r = ctx
+                    .read_memory(dwarfcheck_core::context::MemoryStorage::shared(*aspace), addr, &mut out)
+                    .map(|_| out)
+                    .map_err(|_| {
+                        Outcome::Failed(Failure::EvalError { rule: rule("debugger:memory-unreadable"), at: None })
+                    });
                 ((bit_addr % 8) as u64, r)
             }
         };

@@ -14,6 +14,7 @@
 
 use super::expr::evaluate;
 use crate::case::ExprCase;
+use dwarfcheck_core::context::MachineState;
 use dwarfcheck_core::context::{AttrForm, Attribute, Context, ResultKind};
 use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::outcome::{NormalLocation, Outcome, SingleLocation, Source};

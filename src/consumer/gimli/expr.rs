@@ -2,6 +2,7 @@
 //! pieces and errors to an [`Outcome`].
 
 use super::{kind_of, rule_of, unsupported_text, ErrorKind};
+use dwarfcheck_core::context::MachineState;
 use dwarfcheck_core::context::{Context, ContextError, Entry, ResultKind};
 use dwarfcheck_core::encoding::ate;
 use dwarfcheck_core::encoding::op::{lookup, Decoded};
@@ -351,7 +352,7 @@ impl<'c> Driver<'c> {
             None => (None, None),
         };
         let storage = dwarfcheck_core::context::MemoryStorage { aspace, thread, lane };
-        self.ctx.read_storage(storage, address, &mut buf[..n]).map_err(|e| ctx_error("RequiresMemory", e))?;
+        self.ctx.read_memory(storage, address, &mut buf[..n]).map_err(|e| ctx_error("RequiresMemory", e))?;
         if vt == ValueType::Generic || n == self.type_bytes(vt) {
             Ok(self.value_from_bytes(vt, &buf[..n]))
         } else {

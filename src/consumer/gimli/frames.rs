@@ -5,6 +5,7 @@
 
 use super::expr::{evaluate, missing};
 use crate::asm::decode::{decode_all, OperandValue, Params};
+use dwarfcheck_core::context::MachineState;
 use dwarfcheck_core::context::{Context, Entry, ResultKind};
 use dwarfcheck_core::encoding::Op;
 use dwarfcheck_core::outcome::cfi::RegisterRule;
@@ -98,7 +99,8 @@ fn caller_register(ctx: &Context, rule: &RegisterRule, regno: u64) -> Step<Vec<u
     let cfa = || ctx.cfa.ok_or_else(|| missing("RequiresCallFrameCfa"));
     let read_mem = |a: u64| -> Step<Vec<u8>> {
         let mut b = vec![0u8; size];
-        ctx.read_memory(0, a, &mut b).map_err(|_| missing("RequiresMemory"))?;
+        ctx.read_memory(dwarfcheck_core::context::MemoryStorage::shared(0), a, &mut b)
+            .map_err(|_| missing("RequiresMemory"))?;
         Ok(b)
     };
     let read_reg = |r: u64| -> Step<Vec<u8>> {

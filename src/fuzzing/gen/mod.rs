@@ -15,6 +15,7 @@ use crate::case::ExprCase;
 use crate::fuzzing::case::FuzzCase;
 use arbitrary::{Result, Unstructured};
 use dwarfcheck_core::context::Context;
+use dwarfcheck_core::context::MachineState;
 
 /// What the generator's stack model knows of an entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -4,6 +4,7 @@
 use super::exec::{Ev, Fail, Stop};
 use super::machine::{Ent, Loc, Scratch};
 use super::{evaluate, Program};
+use dwarfcheck_core::context::MachineState;
 use dwarfcheck_core::context::{AttrValue, Attribute, Context, ResultKind};
 use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::outcome::{Outcome, Value};

@@ -7,6 +7,7 @@ use super::decode::Insn;
 use super::exec::{Ev, Fail};
 use super::machine::{Ent, Ipv, Loc, Scratch, Val};
 use super::Program;
+use dwarfcheck_core::context::MachineState;
 use dwarfcheck_core::context::{AttrForm, Context, Die};
 use dwarfcheck_core::outcome::BudgetKind;
 use dwarfcheck_core::rules::id as R;

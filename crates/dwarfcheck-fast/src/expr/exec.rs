@@ -7,6 +7,7 @@ use super::decode::{Insn, Kind, BAD_TARGET, END, OUT_OF_RANGE};
 use super::machine::{mask, Ent, Loc, Scratch, Val, NONE};
 use super::place::complete_top;
 use super::Program;
+use dwarfcheck_core::context::MachineState;
 use dwarfcheck_core::context::{Context, ContextError, ResultKind};
 use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::outcome::{BaseType, BudgetKind, Outcome};
@@ -222,7 +223,7 @@ impl<'a> Ev<'a> {
             Kind::Addr => self.push_mem(s, u128::from(ins.a))?,
             Kind::Addrx | Kind::Constx => {
                 let a = self.ctx.debug_addr(ins.a).map_err(|e| match e {
-                    ContextError::Missing("compilation unit") => Fail::Eval(R::CTX_CU_MISSING),
+                    ContextError::Missing(dwarfcheck_core::context::Element::Unit) => Fail::Eval(R::CTX_CU_MISSING),
                     _ => Fail::Eval(R::OP_DEBUG_ADDR_ENTRY_MISSING),
                 })?;
                 if ins.kind == Kind::Addrx {
@@ -482,7 +483,7 @@ impl<'a> Ev<'a> {
             return Ok(self.gty);
         }
         let t = self.ctx.base_type(die).map_err(|e| match e {
-            ContextError::Missing("compilation unit") => Fail::Eval(R::CTX_CU_MISSING),
+            ContextError::Missing(dwarfcheck_core::context::Element::Unit) => Fail::Eval(R::CTX_CU_MISSING),
             _ => Fail::Ill(R::OP_TYPED_NOT_BASE_TYPE),
         })?;
         if t.vector_size == 0 {

@@ -6,6 +6,7 @@
 use super::calls::compiled;
 use super::exec::{Ev, Fail, Stop};
 use super::machine::{Loc, Scratch};
+use dwarfcheck_core::context::MachineState;
 use dwarfcheck_core::context::{AttrValue, CompUnit, Context};
 use dwarfcheck_core::encoding::leb128::{read_uleb, LebError};
 use dwarfcheck_core::rules::id as R;

@@ -71,6 +71,7 @@ pub use machine::Scratch;
 
 use decode::{DecodeError, Encoding, Insn};
 use dwarfcheck_core::context::Context;
+use dwarfcheck_core::context::MachineState;
 use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::outcome::Outcome;
 use machine::Ent;

@@ -4,6 +4,7 @@
 
 use super::exec::{Ev, Fail};
 use super::machine::{Ent, Ipv, Loc, Scratch, Val, NONE};
+use dwarfcheck_core::context::MachineState;
 use dwarfcheck_core::context::{ContextError, MemoryStorage};
 use dwarfcheck_core::encoding::ate;
 use dwarfcheck_core::outcome::BaseType;
@@ -104,7 +105,7 @@ impl Ev<'_> {
                     return Some(Err(Fail::Eval(R::OP_DEREF_PAST_STORAGE_END)));
                 }
                 self.ctx
-                    .read_storage(MemoryStorage { aspace, thread, lane }, (bit / 8) as u64, &mut b[..n])
+                    .read_memory(MemoryStorage { aspace, thread, lane }, (bit / 8) as u64, &mut b[..n])
                     .map_err(|_| Fail::Eval(R::OP_DEREF_MEMORY_UNREADABLE))
             }
             Loc::Reg { regno, bit } if bit % 8 == 0 && !self.big_endian_target() => {
@@ -197,7 +198,7 @@ impl Ev<'_> {
                 let count = (sub + n).div_ceil(8) as usize;
                 with_buf(count, |buf| {
                     self.ctx
-                        .read_storage(MemoryStorage { aspace, thread, lane }, first, buf)
+                        .read_memory(MemoryStorage { aspace, thread, lane }, first, buf)
                         .map_err(|_| Fail::Eval(R::OP_DEREF_MEMORY_UNREADABLE))?;
                     copy_bits(buf, sub, dst, dst_bit, n);
                     Ok(())

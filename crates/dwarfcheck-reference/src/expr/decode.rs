@@ -5,6 +5,7 @@
 //! operands; this module reads the operands itself, byte by byte.
 
 use dwarfcheck_core::context::Context;
+use dwarfcheck_core::context::MachineState;
 use dwarfcheck_core::encoding::leb128::{read_sleb, read_uleb, LebError};
 use dwarfcheck_core::encoding::op::{lookup, lookup_llvm_user, Decoded};
 use dwarfcheck_core::encoding::{Op, Operand};

@@ -8,6 +8,7 @@
 //! ("Composite Location Description Operations").
 
 use dwarfcheck_core::context::Context;
+use dwarfcheck_core::context::MachineState;
 use dwarfcheck_core::outcome::location::RawSingle;
 use dwarfcheck_core::outcome::{NormalLocation, RawLocation, RawPiece, SingleLocation, Source, Value};
 

@@ -7,6 +7,7 @@ use super::decode::decode;
 use super::entry::{Loc, Single};
 use super::machine::{Final, Machine};
 use super::Stop;
+use dwarfcheck_core::context::MachineState;
 use dwarfcheck_core::context::{AttrValue, CompUnit, Context, ResultKind};
 use dwarfcheck_core::encoding::leb128::{read_uleb, LebError};
 use dwarfcheck_core::encoding::Format;

@@ -6,6 +6,7 @@ use super::decode::{decode, Insn};
 use super::entry::{describe, Entry, Loc, Single, Storage};
 use super::read::{ctx_stop, read_bits, Read};
 use super::{Stop, TraceStep};
+use dwarfcheck_core::context::MachineState;
 use dwarfcheck_core::context::{self, CallerFrame, Context, ContextError, ResultKind};
 use dwarfcheck_core::outcome::value::mask_top;
 use dwarfcheck_core::outcome::Failure;
@@ -321,7 +322,7 @@ impl<'c> Machine<'c> {
             self.generic()
         } else {
             self.ctx.base_type(dr).map_err(|e| match e {
-                ContextError::Missing("compilation unit") => Stop::Eval(id::CTX_CU_MISSING),
+                ContextError::Missing(dwarfcheck_core::context::Element::Unit) => Stop::Eval(id::CTX_CU_MISSING),
                 _ => Stop::Ill(id::OP_TYPED_NOT_BASE_TYPE),
             })?
         };
@@ -430,7 +431,7 @@ impl<'c> Machine<'c> {
 /// `op.debug-addr.entry-missing`).
 pub(super) fn debug_addr_stop(e: ContextError) -> Stop {
     match e {
-        ContextError::Missing("compilation unit") => Stop::Eval(id::CTX_CU_MISSING),
+        ContextError::Missing(dwarfcheck_core::context::Element::Unit) => Stop::Eval(id::CTX_CU_MISSING),
         ContextError::Missing(_) => Stop::Eval(id::OP_DEBUG_ADDR_ENTRY_MISSING),
         other => ctx_stop(other),
     }

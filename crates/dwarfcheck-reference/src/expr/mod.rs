@@ -66,7 +66,7 @@ pub(crate) mod unwound;
 mod window;
 
 use dwarfcheck_core::context::{AttrValue, Attribute, Context};
-use dwarfcheck_core::outcome::{BudgetKind, Outcome};
+use dwarfcheck_core::outcome::{BudgetKind, Failure, Outcome};
 use dwarfcheck_core::rules::RuleId;
 
 /// Why an operation stopped the evaluation (the outcome without its `at`).
@@ -80,6 +80,18 @@ pub enum Stop {
     Budget(BudgetKind),
     /// The reference does not implement this yet.
     Unsupported(String),
+}
+
+impl Stop {
+    /// The stop that reports `failure` (its offset is the operation's).
+    pub fn of_failure(failure: Failure) -> Stop {
+        match failure {
+            Failure::IllFormed { rule, .. } => Stop::Ill(rule),
+            Failure::EvalError { rule, .. } => Stop::Eval(rule),
+            Failure::Budget { budget, .. } => Stop::Budget(budget),
+            Failure::Unsupported { what } | Failure::ConsumerFault { what } => Stop::Unsupported(what),
+        }
+    }
 }
 
 /// One step of a traced evaluation: the state after one operation of the

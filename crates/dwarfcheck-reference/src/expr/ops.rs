@@ -8,6 +8,7 @@ use super::entry::{Entry, Loc, Single, Storage};
 use super::machine::{debug_addr_stop, need, not_incomplete, Final, Flow, Machine, Stack};
 use super::Stop;
 use super::{arith, unspecified};
+use dwarfcheck_core::context::MachineState;
 use dwarfcheck_core::context::{self, ResultKind};
 use dwarfcheck_core::encoding::Op;
 use dwarfcheck_core::outcome::value::mask_top;

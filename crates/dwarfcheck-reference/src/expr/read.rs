@@ -5,6 +5,7 @@
 
 use super::entry::Loc;
 use super::Stop;
+use dwarfcheck_core::context::MachineState;
 use dwarfcheck_core::context::{Context, ContextError, MemoryStorage};
 use dwarfcheck_core::outcome::{SingleLocation, Source};
 use dwarfcheck_core::rules::id;
@@ -134,7 +135,7 @@ fn read_source(ctx: &Context, src: &Source, n: u64) -> Result<Vec<u8>, Stop> {
             // The storage bound when the location was created
             // (loc.memory.bound-at-creation), not the current thread/lane.
             let storage = MemoryStorage { aspace: *aspace, thread: *thread, lane: *lane };
-            ctx.read_storage(storage, first as u64, &mut buf).map_err(ctx_stop)?;
+            ctx.read_memory(storage, first as u64, &mut buf).map_err(ctx_stop)?;
             copy_bits(&buf, (bit_addr % 8) as u64, &mut out, 0, n);
         }
         Source::Register { regno, bit_offset } => {
@@ -176,5 +177,6 @@ pub fn ctx_stop(e: ContextError) -> Stop {
         ContextError::NoSuchRegister(_) => id::REG_UNKNOWN_REGISTER_READ,
         ContextError::RegisterUnavailable(_) => id::CTX_REGISTER_UNAVAILABLE,
         ContextError::MemoryUnreadable { .. } => id::OP_DEREF_MEMORY_UNREADABLE,
+        ContextError::Unwinding(f) => return Stop::of_failure(f),
     })
 }
