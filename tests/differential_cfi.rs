@@ -514,7 +514,7 @@ fn fde_offsets_stop_at_eh_frame_terminator() {
     let fde1 = "10000000 1c000000 00100000 10000000 00 000000";
     let fde2 = "10000000 30000000 00200000 10000000 00 000000";
     let hex = format!("{cie} {fde1} {fde2} 00000000 ffffffff ff");
-    let bytes = dwarfcheck::case::yaml::cfi::parse_hex(&hex).unwrap();
+    let bytes = dwarfcheck_core::encoding::hex::parse_hex(&hex).unwrap();
     let sec = Arc::new(CfiSection::new(FrameKind::EhFrame, bytes.clone(), 0, target.clone()));
     let offs: Vec<_> = sec.fde_offsets().collect::<Result<_, _>>().unwrap();
     assert_eq!(offs, vec![24, 44]);

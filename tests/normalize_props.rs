@@ -1,4 +1,4 @@
-//! Property tests of `RawLocation::normalize`, DESIGN §4's normal form.
+//! Property tests of `RawLocation::normalize`, docs/architecture.md §4's normal form.
 //!
 //! The normal form is the canonical comparison form of location
 //! descriptions that both evaluators feed (src/outcome/location.rs).
@@ -297,7 +297,7 @@ fn inflate(loc: &mut RawLocation, rng: &mut u64) {
     }
 }
 
-/// A meaning-preserving rewrite of a raw tree (DESIGN §4: each leaves the
+/// A meaning-preserving rewrite of a raw tree (docs/architecture.md §4: each leaves the
 /// places a location description names unchanged).
 #[derive(Debug, Clone)]
 enum Rewrite {
@@ -430,7 +430,7 @@ fn bit_of_location(loc: &RawLocation, j: u64) -> BTreeSet<Source> {
 
 /// The places bit `pos` of composite storage reads: bit `pos - start` of
 /// the part that covers it; past the last part, undefined (the project's
-/// reading, DESIGN §4).
+/// reading, docs/architecture.md §4).
 fn bit_of_composite(pieces: &[RawPiece], pos: u64) -> BTreeSet<Source> {
     let mut start = 0;
     for p in pieces {
@@ -475,7 +475,7 @@ fn read_normal(n: &NormalLocation) -> BTreeSet<Bits> {
         .collect()
 }
 
-/// DESIGN §4's canonical shape: places sorted and distinct, at least one;
+/// docs/architecture.md §4's canonical shape: places sorted and distinct, at least one;
 /// pieces non-empty with at least one source, their lengths adding up to
 /// at most `u64::MAX` bits; adjacent pieces do not continue one another
 /// (else they would have been merged).

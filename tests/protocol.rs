@@ -6,7 +6,7 @@
 use dwarfcheck::case::{Case, ExprCase};
 use dwarfcheck::consumer::builtin::{Fast, Reference};
 use dwarfcheck::consumer::external::RunBudget;
-use dwarfcheck::consumer::protocol::{default_budget, wire, Protocol};
+use dwarfcheck::consumer::protocol::{default_budget, wire, Protocol, ProtocolError};
 use dwarfcheck::consumer::Consumer;
 use dwarfcheck::runner::compare::{judge, Verdict};
 use dwarfcheck::runner::{self, Finding, Options};
@@ -222,12 +222,19 @@ fn the_pool_runs_at_most_its_bound_of_children_in_parallel() {
 fn a_bad_handshake_or_spec_is_refused_up_front() {
     let dir = root();
     let run = |spec: &str| Protocol::from_spec(spec, tight()).map(|p| p.name().to_string());
-    let e = run(&format!("cmd:sh '{}'", dir.join("tests/protocol/bad_hello.sh").display())).unwrap_err();
-    assert!(e.contains("dwarfcheck/0"), "{e}");
-    let e = run("cmd:/nonexistent/consumer").unwrap_err();
-    assert!(e.contains("closed its stdout"), "{e}");
-    assert!(run("python3 x.py").unwrap_err().contains("cmd:"));
-    assert!(run("cmd:  ").is_err());
+    // The first child's failure, inside the error that names the command.
+    let start_failure = |spec: &str| match run(spec).unwrap_err() {
+        ProtocolError::Start { source, .. } => *source,
+        other => panic!("expected a start failure, got {other}"),
+    };
+    let e = start_failure(&format!("cmd:sh '{}'", dir.join("tests/protocol/bad_hello.sh").display()));
+    assert!(matches!(&e, ProtocolError::HelloVersion { found } if found == "dwarfcheck/0"), "{e}");
+    let e = start_failure("cmd:/nonexistent/consumer");
+    assert!(matches!(e, ProtocolError::NoReply { .. }), "{e}");
+    let e = run("python3 x.py").unwrap_err();
+    assert!(matches!(&e, ProtocolError::BadSpec { spec } if spec == "python3 x.py"), "{e}");
+    assert!(e.to_string().contains("cmd:"));
+    assert!(matches!(run("cmd:  "), Err(ProtocolError::EmptyCommand)));
 }
 
 #[test]

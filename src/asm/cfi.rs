@@ -21,18 +21,13 @@ use dwarfcheck_core::encoding::leb128::{read_sleb, read_uleb, write_sleb, write_
 use dwarfcheck_core::target::{Endian, Target};
 
 /// An assembly error: where in the text (char offset) and what was expected.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("at character {offset}: {message}")]
 pub struct AsmError {
     /// Character offset in the text of the instruction or operand at fault.
     pub offset: usize,
     /// What was expected.
     pub message: String,
-}
-
-impl std::fmt::Display for AsmError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "at character {}: {}", self.offset, self.message)
-    }
 }
 
 /// The CIE facts instruction encoding depends on.

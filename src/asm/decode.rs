@@ -1,6 +1,6 @@
 //! Static decoding of DWARF expression bytes into whole operations, for the
 //! disassembler and the edition classifier (never used by the evaluators,
-//! which decode on their own; DESIGN §2).
+//! which decode on their own; docs/architecture.md §2).
 
 use dwarfcheck_core::context::MachineState;
 use dwarfcheck_core::encoding::leb128::{read_sleb, read_uleb, LebError};

@@ -31,7 +31,7 @@ fn dis(bytes: &[u8]) -> String {
 
 #[test]
 fn design_example_style() {
-    // BRIEF's YAML example gives these bytes for this text.
+    // The example of docs/case-format.md gives these bytes for this text.
     assert_eq!(
         asm("DW_OP_reg0 DW_OP_piece 4 DW_OP_piece 2 DW_OP_breg7 16 DW_OP_piece 2"),
         [0x50, 0x93, 0x04, 0x93, 0x02, 0x77, 0x10, 0x93, 0x02]

@@ -105,6 +105,29 @@ impl W {
     }
 }
 
+/// Why a section layout cannot be written.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LayoutError {
+    /// A relative pointer whose base the layout does not give.
+    #[error("{0} pointer needs {1}")]
+    NoBase(&'static str, &'static str),
+    /// A `DW_EH_PE_*` application the writer does not know.
+    #[error("cannot write pointer encoding {0:#04x}")]
+    Encoding(u8),
+    /// A `DW_EH_PE_*` value format the writer does not know.
+    #[error("cannot write pointer format {0:#x}")]
+    Format(u8),
+    /// An augmentation letter whose data cannot be generated.
+    #[error("augmentation letter {0:?} needs explicit augmentation_data")]
+    AugmentationLetter(char),
+    /// A CIE version 1 return address column above 255.
+    #[error("CIE version 1 stores the return address column in one byte; {0} does not fit")]
+    ReturnAddressColumn(u64),
+    /// Generated augmentation data of 128 bytes or more.
+    #[error("generated augmentation data longer than 127 bytes")]
+    AugmentationTooLong,
+}
+
 /// Writes a pointer `value` with encoding `enc` at the end of `w.out`
 /// (section offset = `w.out.len()`).
 fn write_pointer(
@@ -114,7 +137,7 @@ fn write_pointer(
     value: u64,
     asize: u8,
     func: Option<u64>,
-) -> Result<(), String> {
+) -> Result<(), LayoutError> {
     if enc == eh_pe::OMIT {
         return Ok(());
     }
@@ -129,15 +152,15 @@ fn write_pointer(
     let base = match app {
         eh_pe::ABSPTR | eh_pe::ALIGNED => 0,
         eh_pe::PCREL => here,
-        eh_pe::TEXTREL => l.text_base.ok_or("textrel pointer needs text_base")?,
-        eh_pe::DATAREL => l.data_base.ok_or("datarel pointer needs data_base")?,
-        eh_pe::FUNCREL => func.ok_or("funcrel pointer needs a function start")?,
-        _ => return Err(format!("cannot write pointer encoding {enc:#04x}")),
+        eh_pe::TEXTREL => l.text_base.ok_or(LayoutError::NoBase("textrel", "text_base"))?,
+        eh_pe::DATAREL => l.data_base.ok_or(LayoutError::NoBase("datarel", "data_base"))?,
+        eh_pe::FUNCREL => func.ok_or(LayoutError::NoBase("funcrel", "a function start"))?,
+        _ => return Err(LayoutError::Encoding(enc)),
     };
     write_value(w, enc & eh_pe::FORMAT_MASK, value.wrapping_sub(base), asize)
 }
 
-fn write_value(w: &mut W, format: u8, v: u64, asize: u8) -> Result<(), String> {
+fn write_value(w: &mut W, format: u8, v: u64, asize: u8) -> Result<(), LayoutError> {
     match format {
         eh_pe::ABSPTR => w.uint(v, asize as usize),
         eh_pe::ULEB128 => write_uleb(&mut w.out, v),
@@ -145,7 +168,7 @@ fn write_value(w: &mut W, format: u8, v: u64, asize: u8) -> Result<(), String> {
         eh_pe::UDATA4 | eh_pe::SDATA4 => w.uint(v, 4),
         eh_pe::UDATA8 | eh_pe::SDATA8 => w.uint(v, 8),
         eh_pe::SLEB128 => write_sleb(&mut w.out, v as i64),
-        _ => return Err(format!("cannot write pointer format {format:#x}")),
+        _ => return Err(LayoutError::Format(format)),
     }
     Ok(())
 }
@@ -185,7 +208,7 @@ fn finish(w: &mut W, at: usize, format: Format, pad: bool, asize: u8) {
 /// Writes the section. Returns its bytes and the section offset of each
 /// FDE. Errors (a message saying what is missing) when a pointer cannot
 /// be encoded (e.g. textrel without `text_base`).
-pub fn build(l: &SectionLayout, target: &Target) -> Result<(Vec<u8>, Vec<u64>), String> {
+pub fn build(l: &SectionLayout, target: &Target) -> Result<(Vec<u8>, Vec<u64>), LayoutError> {
     let mut w = W { out: Vec::new(), big: target.endian == Endian::Big };
     let c = &l.cie;
     let asize = if c.version == 4 { c.address_size.unwrap_or(target.address_bytes()) } else { target.address_bytes() };
@@ -209,12 +232,8 @@ pub fn build(l: &SectionLayout, target: &Target) -> Result<(Vec<u8>, Vec<u64>), 
     write_uleb(&mut w.out, c.code_align);
     write_sleb(&mut w.out, c.data_align);
     if c.version == 1 {
-        let ra = u8::try_from(c.return_address_register).map_err(|_| {
-            format!(
-                "CIE version 1 stores the return address column in one byte; {} does not fit",
-                c.return_address_register
-            )
-        })?;
+        let ra = u8::try_from(c.return_address_register)
+            .map_err(|_| LayoutError::ReturnAddressColumn(c.return_address_register))?;
         w.out.push(ra);
     } else {
         write_uleb(&mut w.out, c.return_address_register);
@@ -243,16 +262,11 @@ pub fn build(l: &SectionLayout, target: &Target) -> Result<(Vec<u8>, Vec<u64>), 
                             d.out = dd.out;
                         }
                         b'S' | b'B' | b'G' => {}
-                        other => {
-                            return Err(format!(
-                                "augmentation letter {:?} needs explicit augmentation_data",
-                                other as char
-                            ))
-                        }
+                        other => return Err(LayoutError::AugmentationLetter(other as char)),
                     }
                 }
                 if d.out.len() >= 0x80 {
-                    return Err("generated augmentation data longer than 127 bytes".into());
+                    return Err(LayoutError::AugmentationTooLong);
                 }
                 d.out
             }

@@ -1,6 +1,6 @@
 //! Cases: one expression or one FDE, with its context and optional expected
 //! outcome, ready for any consumer. [`yaml`] loads them from case files
-//! (DESIGN §6); `crate::elf` extracts them from binaries.
+//! (docs/architecture.md §6); `crate::elf` extracts them from binaries.
 
 pub mod yaml;
 

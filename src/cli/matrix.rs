@@ -53,8 +53,8 @@ fn consumers(wanted: Option<&[String]>) -> Result<(Vec<Box<dyn Consumer>>, Skipp
         }
         match by_name::consumer(&n, &by_name::Budgets::default()) {
             Ok(c) => out.push(c),
-            Err(e) if explicit => return Err(e),
-            Err(e) => skipped.push((n, e)),
+            Err(e) if explicit => return Err(e.to_string()),
+            Err(e) => skipped.push((n, e.to_string())),
         }
     }
     Ok((out, skipped))
@@ -85,7 +85,7 @@ pub fn matrix(args: &MatrixArgs) -> ExitCode {
     for spec in &args.consumer {
         match by_name::protocol(spec, &by_name::Budgets::default(), &others) {
             Ok(p) => others.push(p),
-            Err(e) => return input_error(e),
+            Err(e) => return input_error(e.to_string()),
         }
     }
     let sources: Vec<String> = if args.paths.is_empty() {

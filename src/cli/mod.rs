@@ -147,10 +147,10 @@ impl ReportArgs {
         let mut out: Vec<Box<dyn Consumer>> = Vec::new();
         let budgets = self.budgets();
         for c in self.consumers.iter().filter(|c| c.as_str() != "none") {
-            out.push(by_name::consumer(c, &budgets)?);
+            out.push(by_name::consumer(c, &budgets).map_err(|e| e.to_string())?);
         }
         for spec in &self.consumer {
-            let p = by_name::protocol(spec, &budgets, &out)?;
+            let p = by_name::protocol(spec, &budgets, &out).map_err(|e| e.to_string())?;
             out.push(p);
         }
         for g in &self.gate {

@@ -31,7 +31,11 @@ fn replay_regressions() -> bool {
     let results = dwarfcheck::fuzzing::replay::replay(&dwarfcheck::fuzzing::replay::bundled_dir());
     let failed: Vec<_> = results.iter().filter(|r| r.1.is_err()).collect();
     for (f, r) in &failed {
-        eprintln!("regression {} fails again: {}", f.display(), r.as_ref().err().map_or("", |s| s.as_str()));
+        eprintln!(
+            "regression {} fails again: {}",
+            f.display(),
+            r.as_ref().err().map(|v| v.to_string()).unwrap_or_default()
+        );
     }
     eprintln!("corpus/regressions: {} replayed, {} failed", results.len(), failed.len());
     failed.is_empty()

@@ -4,7 +4,7 @@
 use super::debugger::{Debugger, Kind, Limits};
 use super::external::{External, RunBudget, Tool};
 use super::gimli::Gimli;
-use super::Consumer;
+use super::{Consumer, ConsumerError};
 
 /// Every third-party consumer name, in report order.
 pub const KNOWN: [&str; 5] = ["gimli", "llvm-dwarfdump", "readelf", "gdb", "lldb"];
@@ -29,16 +29,16 @@ impl Default for Budgets {
 
 /// The consumer called `name` (one of [`KNOWN`]).
 ///
-/// Errors: an unknown name, or a consumer whose program is not on `PATH`
-/// (the message names the package that has it).
-pub fn consumer(name: &str, budgets: &Budgets) -> Result<Box<dyn Consumer>, String> {
+/// Errors: [`ConsumerError::Unknown`], or [`ConsumerError::NotInstalled`]
+/// for a consumer whose program is not on `PATH`.
+pub fn consumer(name: &str, budgets: &Budgets) -> Result<Box<dyn Consumer>, ConsumerError> {
     Ok(match name {
         "gimli" => Box::new(Gimli),
         "llvm-dwarfdump" => Box::new(External::new(Tool::LlvmDwarfdump, budgets.tool)?),
         "readelf" => Box::new(External::new(Tool::Readelf, budgets.tool)?),
         "gdb" => Box::new(Debugger::new(Kind::Gdb, budgets.debugger)?),
         "lldb" => Box::new(Debugger::new(Kind::Lldb, budgets.debugger)?),
-        other => return Err(format!("unknown consumer `{other}`; expected one of {} or none", KNOWN.join(", "))),
+        other => return Err(ConsumerError::Unknown { name: other.to_string() }),
     })
 }
 
@@ -46,11 +46,16 @@ pub fn consumer(name: &str, budgets: &Budgets) -> Result<Box<dyn Consumer>, Stri
 /// docs/protocol.md), refused if a consumer of the same name is already in
 /// `others`.
 ///
-/// Errors: a bad spec, a failed handshake, or a duplicate name.
-pub fn protocol(spec: &str, budgets: &Budgets, others: &[Box<dyn Consumer>]) -> Result<Box<dyn Consumer>, String> {
+/// Errors: [`ConsumerError::Protocol`] for a bad spec or a failed
+/// handshake, [`ConsumerError::Duplicate`].
+pub fn protocol(
+    spec: &str,
+    budgets: &Budgets,
+    others: &[Box<dyn Consumer>],
+) -> Result<Box<dyn Consumer>, ConsumerError> {
     let p = super::protocol::Protocol::from_spec(spec, budgets.protocol)?;
     if others.iter().any(|c| c.name() == p.name()) {
-        return Err(format!("--consumer {spec}: a consumer named `{}` is already in this run", p.name()));
+        return Err(ConsumerError::Duplicate { spec: spec.to_string(), name: p.name().to_string() });
     }
     Ok(Box::new(p))
 }

@@ -1,5 +1,5 @@
 //! Consumers: everything that can evaluate an expression or build a row
-//! table, judged against the reference (DESIGN §7).
+//! table, judged against the reference (docs/architecture.md §7).
 
 use crate::case::{Case, CfiCase, ExprCase};
 use crate::edition::Edition;
@@ -114,6 +114,9 @@ pub(crate) fn fde_cie(
 pub mod builtin;
 pub mod by_name;
 pub mod debugger;
+mod error;
 pub mod external;
 pub mod gimli;
 pub mod protocol;
+
+pub use error::ConsumerError;

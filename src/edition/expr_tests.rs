@@ -32,7 +32,7 @@ fn dwarf5_shapes() {
     dwarf5(&[0x31, 0x9f]); // DW_OP_lit1 DW_OP_stack_value
     dwarf5(&[0x9e, 0x02, 0x01, 0x02]); // DW_OP_implicit_value 2 01 02
     dwarf5(&[0xa0, 0x40, 0, 0, 0, 0x00]); // DW_OP_implicit_pointer 0x40 0
-                                          // reg0 piece 4, (empty) piece 2, breg7 16 piece 2 (BRIEF example).
+                                          // reg0 piece 4, (empty) piece 2, breg7 16 piece 2 (the example of docs/case-format.md).
     dwarf5(&[0x50, 0x93, 0x04, 0x93, 0x02, 0x77, 0x10, 0x93, 0x02]);
     // lit1 stack_value piece 4, reg0 piece 4, implicit_value 1 00 piece 1.
     dwarf5(&[0x31, 0x9f, 0x93, 0x04, 0x50, 0x93, 0x04, 0x9e, 0x01, 0x00, 0x93, 0x01]);

@@ -1,4 +1,4 @@
-//! The edition classifier (DESIGN §3): is an expression or CFI program plain
+//! The edition classifier (docs/architecture.md §3): is an expression or CFI program plain
 //! DWARF 5, DWARF 5 plus GNU operations, or does it need hetero-2020?
 //!
 //! [`classify_expr`] / [`explain_expr`] handle DWARF expressions (rules in

@@ -1,5 +1,5 @@
 //! Extraction of expressions, location lists and FDEs from ELF files into
-//! cases with a deterministic synthetic context (DESIGN §1, "real ELF files").
+//! cases with a deterministic synthetic context (docs/architecture.md §1, "real ELF files").
 //!
 //! [`extract`] reads one ELF file (executable, shared object, relocatable
 //! object, or a split `.debug` file whose code sections are `NOBITS`) of an

@@ -3,6 +3,7 @@
 //! targets evaluate, what `dwarfcheck minimize` shrinks, and what lands in
 //! `corpus/regressions/`.
 
+use super::LoadError;
 use crate::case::{yaml::load_str, Case, ExprCase};
 use dwarfcheck_core::encoding::hex::to_hex as hex;
 use std::fmt::Write;
@@ -127,16 +128,17 @@ impl FuzzCase {
     /// Loads the case through the case-file loader (the one place that
     /// turns YAML into a context).
     ///
-    /// Errors: the loader's `file:line:column` diagnostic, as text.
-    pub fn load(&self) -> Result<ExprCase, String> {
+    /// Errors: [`LoadError::CaseFile`] with the loader's
+    /// `file:line:column` diagnostics, or [`LoadError::NotOneExpression`].
+    pub fn load(&self) -> Result<ExprCase, LoadError> {
         let text = self.to_yaml("fuzz", "");
         match load_str("fuzz-case.yaml", &text) {
             Ok(mut cases) if cases.len() == 1 => match cases.remove(0) {
                 Case::Expr(c) => Ok(c),
-                Case::Cfi(_) => Err("not an expression case".into()),
+                Case::Cfi(_) => Err(LoadError::NotOneExpression("a CFI case")),
             },
-            Ok(_) => Err("not one case".into()),
-            Err(e) => Err(format!("{e:?}\n{text}")),
+            Ok(_) => Err(LoadError::NotOneExpression("several cases")),
+            Err(errors) => Err(LoadError::CaseFile { errors, text }),
         }
     }
 

@@ -8,6 +8,11 @@ use dwarfcheck_core::context::MachineState;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
+/// An input given to [`minimize`] that fails no oracle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("the input does not fail any oracle: nothing to minimise")]
+pub struct NothingToMinimize;
+
 /// How an input fails: the oracle that failed, and its message.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Failure {
@@ -29,16 +34,7 @@ pub fn failure(input: &Input) -> Option<Failure> {
     std::panic::set_hook(hook);
     match r {
         Ok(Ok(())) => None,
-        Ok(Err(m)) => {
-            let kind = if m.starts_with("gimli") {
-                "gimli"
-            } else if m.contains("does not load") || m.contains("CaseFileError") {
-                "load"
-            } else {
-                "differ"
-            };
-            Some(Failure { kind, message: m })
-        }
+        Ok(Err(v)) => Some(Failure { kind: v.kind(), message: v.to_string() }),
         Err(p) => {
             let message = p
                 .downcast_ref::<String>()
@@ -119,10 +115,10 @@ pub struct Minimized {
 /// entries, section bytes, or text lines, keeping the failure's kind. At
 /// most `budget` oracle runs.
 ///
-/// Errors: the input does not fail.
-pub fn minimize(input: Input, budget: usize) -> Result<Minimized, String> {
+/// Errors: [`NothingToMinimize`] when the input does not fail.
+pub fn minimize(input: Input, budget: usize) -> Result<Minimized, NothingToMinimize> {
     let Some(original) = failure(&input) else {
-        return Err("the input does not fail any oracle: nothing to minimise".into());
+        return Err(NothingToMinimize);
     };
     let kind = original.kind;
     let mut left = budget;

@@ -1,7 +1,7 @@
 //! Fuzz oracles and their fixed inputs, shared by the `fuzz/` targets and
 //! the property tests: each `check_*` runs one input through the reference
 //! and the fast evaluator and says what disagreed; [`gimli_verdict`] judges
-//! gimli where DESIGN §8 does. A panic anywhere is itself a finding (the
+//! gimli where docs/architecture.md §8 does. A panic anywhere is itself a finding (the
 //! fuzzer sees it).
 
 pub mod case;
@@ -11,6 +11,9 @@ pub mod minimize;
 pub mod replay;
 pub mod stats;
 pub mod targets;
+mod violation;
+
+pub use violation::{LoadError, Violation};
 
 use crate::case::{yaml::load_str, Case, ExprCase};
 use crate::consumer::Consumer;
@@ -37,24 +40,24 @@ pub fn rich_context() -> Arc<Context> {
 /// Evaluates `expr` in `ctx` with the reference and fast, which must give
 /// the same outcome, rule IDs and offsets included.
 ///
-/// Errors: a description of the disagreement.
-pub fn check_expr(expr: &[u8], ctx: &Arc<Context>) -> Result<(), String> {
+/// Errors: [`Violation::Differ`] describing the disagreement.
+pub fn check_expr(expr: &[u8], ctx: &Arc<Context>) -> Result<(), Violation> {
     check_expr_case(&expr_case(expr, ctx))
 }
 
 /// [`check_expr`] on a whole case (its expression, attribute and context).
 ///
-/// Errors: a description of the disagreement.
-pub fn check_expr_case(case: &ExprCase) -> Result<(), String> {
+/// Errors: [`Violation::Differ`] describing the disagreement.
+pub fn check_expr_case(case: &ExprCase) -> Result<(), Violation> {
     let (r, _) = crate::consumer::builtin::reference_outcome(case);
     let f = crate::consumer::builtin::fast_outcome(case);
     if !same_evaluator_outcome(&r, &f) {
-        return Err(format!("{}: reference {r} / fast {f} on {:02x?}", case.name, &case.expr[..]));
+        return Err(Violation::Differ(format!("{}: reference {r} / fast {f} on {:02x?}", case.name, &case.expr[..])));
     }
     Ok(())
 }
 
-/// gimli's verdict on `case` under the comparison policy (DESIGN §8,
+/// gimli's verdict on `case` under the comparison policy (docs/architecture.md §8,
 /// `runner::compare::judge`), when the case is DWARF 5 + GNU input; `None`
 /// outside gimli's edition. With it: the known class of a disagreement
 /// (`consumer::gimli::classes`), and the two outcomes as text.
@@ -72,10 +75,11 @@ pub fn gimli_verdict(case: &ExprCase) -> Option<(Verdict, Option<&'static str>, 
 /// The gimli oracle of the expression targets: a disagreement must be of a
 /// known class (docs/consumers.md).
 ///
-/// Errors: the disagreement, when no known class explains it.
-pub fn check_gimli(case: &ExprCase) -> Result<(), String> {
+/// Errors: [`Violation::Gimli`], when no known class explains the
+/// disagreement.
+pub fn check_gimli(case: &ExprCase) -> Result<(), Violation> {
     match gimli_verdict(case) {
-        Some((Verdict::Disagree, None, m)) => Err(format!("gimli disagreement of no known class: {m}")),
+        Some((Verdict::Disagree, None, m)) => Err(Violation::Gimli(m)),
         _ => Ok(()),
     }
 }
@@ -99,8 +103,8 @@ pub fn expr_case(expr: &[u8], ctx: &Arc<Context>) -> ExprCase {
 /// from a synthetic machine state in the middle of each of the first 8
 /// FDEs with both (equal unwindings).
 ///
-/// Errors: a description of the disagreement.
-pub fn check_cfi(kind: FrameKind, bytes: &[u8], target: Arc<Target>) -> Result<(), String> {
+/// Errors: [`Violation::Differ`] describing the disagreement.
+pub fn check_cfi(kind: FrameKind, bytes: &[u8], target: Arc<Target>) -> Result<(), Violation> {
     let sec = Arc::new(CfiSection::new(kind, bytes.to_vec(), 0x4000, target));
     for (i, off) in sec.fde_offsets().take(64).enumerate() {
         let Ok(off) = off else { break };
@@ -115,7 +119,7 @@ pub fn check_cfi(kind: FrameKind, bytes: &[u8], target: Arc<Target>) -> Result<(
         };
         let (r, f) = (crate::consumer::builtin::reference_table(&case), crate::consumer::builtin::fast_table(&case));
         if !same_evaluator_cfi(&r, &f) {
-            return Err(format!("FDE at {off:#x}: reference {r:?} / fast {f:?}"));
+            return Err(Violation::Differ(format!("FDE at {off:#x}: reference {r:?} / fast {f:?}")));
         }
         if i < 8 {
             if let Ok((fde, _)) = sec.parse_fde(off) {
@@ -127,7 +131,9 @@ pub fn check_cfi(kind: FrameKind, bytes: &[u8], target: Arc<Target>) -> Result<(
                 let ru = dwarfcheck_reference::unwind::unwind(&sec, &c, None);
                 let fu = dwarfcheck_fast::unwind::unwind(&sec, &c, None);
                 if !same_evaluator_unwind(Some(&ru), Some(&fu)) {
-                    return Err(format!("unwinding from FDE {off:#x}:\nreference\n{ru}\nfast\n{fu}"));
+                    return Err(Violation::Differ(format!(
+                        "unwinding from FDE {off:#x}:\nreference\n{ru}\nfast\n{fu}"
+                    )));
                 }
             }
         }
@@ -139,9 +145,9 @@ pub fn check_cfi(kind: FrameKind, bytes: &[u8], target: Arc<Target>) -> Result<(
 /// text) and runs every case it holds through [`check_expr`] or the CFI
 /// checks (row table and unwinding, reference vs fast).
 ///
-/// Errors: a description of the disagreement (a file that does not load is
-/// not an error: that is a located diagnostic).
-pub fn check_case_yaml(text: &str) -> Result<(), String> {
+/// Errors: [`Violation::Differ`] describing the disagreement (a file that
+/// does not load is not an error: that is a located diagnostic).
+pub fn check_case_yaml(text: &str) -> Result<(), Violation> {
     let Ok(cases) = load_str("fuzz.yaml", text) else { return Ok(()) };
     for c in cases.iter().take(16) {
         match c {
@@ -149,13 +155,13 @@ pub fn check_case_yaml(text: &str) -> Result<(), String> {
             Case::Cfi(c) => {
                 let (r, f) = (crate::consumer::builtin::reference_table(c), crate::consumer::builtin::fast_table(c));
                 if !same_evaluator_cfi(&r, &f) {
-                    return Err(format!("{}: reference {r:?} / fast {f:?}", c.name));
+                    return Err(Violation::Differ(format!("{}: reference {r:?} / fast {f:?}", c.name)));
                 }
                 if let Some(u) = &c.unwind {
                     let ru = dwarfcheck_reference::unwind::unwind(&c.section, &u.ctx, u.limit);
                     let fu = dwarfcheck_fast::unwind::unwind(&c.section, &u.ctx, u.limit);
                     if !same_evaluator_unwind(Some(&ru), Some(&fu)) {
-                        return Err(format!("{}: unwinding\nreference\n{ru}\nfast\n{fu}", c.name));
+                        return Err(Violation::Differ(format!("{}: unwinding\nreference\n{ru}\nfast\n{fu}", c.name)));
                     }
                 }
             }

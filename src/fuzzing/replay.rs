@@ -3,6 +3,7 @@
 //! both do this).
 
 use super::targets::{Input, Target};
+use super::Violation;
 use crate::case::{yaml::load_str, Case};
 use std::path::{Path, PathBuf};
 
@@ -17,8 +18,9 @@ pub fn bundled_dir() -> PathBuf {
 /// `case_yaml/`, ...) through that target. Returns each file with its
 /// result, sorted by path.
 ///
-/// Errors (per file): what disagreed, or why the file could not be read.
-pub fn replay(dir: &Path) -> Vec<(PathBuf, Result<(), String>)> {
+/// Errors (per file): the [`Violation`], or why the file could not be read
+/// ([`Violation::Unreadable`]).
+pub fn replay(dir: &Path) -> Vec<(PathBuf, Result<(), Violation>)> {
     let mut files = Vec::new();
     collect(dir, &mut files);
     files.sort();
@@ -43,14 +45,16 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-fn replay_file(f: &Path) -> Result<(), String> {
-    let bytes = std::fs::read(f).map_err(|e| format!("{}: {e}", f.display()))?;
+fn replay_file(f: &Path) -> Result<(), Violation> {
+    let unreadable = |why: String| Violation::Unreadable { path: f.display().to_string(), why };
+    let bytes = std::fs::read(f).map_err(|e| unreadable(e.to_string()))?;
     let parent = f.parent().and_then(|p| p.file_name()).and_then(|n| n.to_str()).unwrap_or("");
     if let Some(t) = Target::by_name(parent) {
         return t.check(&bytes);
     }
-    let text = String::from_utf8(bytes).map_err(|e| format!("{}: {e}", f.display()))?;
-    let cases = load_str(&f.display().to_string(), &text).map_err(|e| format!("{e:?}"))?;
+    let text = String::from_utf8(bytes).map_err(|e| unreadable(e.to_string()))?;
+    let cases = load_str(&f.display().to_string(), &text)
+        .map_err(|e| unreadable(e.iter().map(|x| x.to_string()).collect::<Vec<_>>().join("; ")))?;
     Input::Yaml(text).check()?;
     for c in &cases {
         if let Case::Expr(e) = c {

@@ -4,7 +4,7 @@
 //! replay of `corpus/regressions/`.
 
 use super::case::FuzzCase;
-use super::{check_case_yaml, check_cfi, check_expr_case, check_gimli, gen};
+use super::{check_case_yaml, check_cfi, check_expr_case, check_gimli, gen, Violation};
 use arbitrary::Unstructured;
 use dwarfcheck_core::cfi::FrameKind;
 use dwarfcheck_core::target::{presets, Target as Machine};
@@ -92,8 +92,8 @@ impl Target {
 
     /// Runs the target's oracles on `data`.
     ///
-    /// Errors: what disagreed (the fuzz binary panics with it).
-    pub fn check(self, data: &[u8]) -> Result<(), String> {
+    /// Errors: the [`Violation`] (the fuzz binary panics with it).
+    pub fn check(self, data: &[u8]) -> Result<(), Violation> {
         self.decode(data).map_or(Ok(()), |i| i.check())
     }
 }
@@ -102,9 +102,9 @@ impl Input {
     /// The oracles of the input's target: reference == fast everywhere,
     /// gimli in a known class on expressions, the loader never panics.
     ///
-    /// Errors: what disagreed. A case that does not load is a generator
-    /// error for `Expr` (reported) and fine for `Yaml`.
-    pub fn check(&self) -> Result<(), String> {
+    /// Errors: the [`Violation`]. A case that does not load is a generator
+    /// error for `Expr` ([`Violation::Load`]) and fine for `Yaml`.
+    pub fn check(&self) -> Result<(), Violation> {
         match self {
             Input::Expr(fc) => {
                 let case = fc.load()?;

@@ -8,7 +8,7 @@
 //!   `fail` where it does not, `no oracle` for a case without one;
 //! - `fast`: `pass` where its outcome is the reference's (rule IDs and
 //!   offsets included) and it meets the `expect`, `fail` otherwise;
-//! - a third party: the runner's [`Verdict`] (DESIGN §8), or `n/a` for a
+//! - a third party: the runner's [`Verdict`] (docs/architecture.md §8), or `n/a` for a
 //!   kind of case (expression / CFI) its [`Support`] does not do.
 //!
 //! A `fail` of the reference or fast is a harness bug, not a finding.
@@ -22,7 +22,7 @@
 //!
 //! 1. `fail`: some case disagrees;
 //! 2. `accepted-ill-formed`: some case the reference calls ill-formed got
-//!    an answer (recorded, not a failure: DESIGN §8);
+//!    an answer (recorded, not a failure: docs/architecture.md §8);
 //! 3. `pass`: some case agrees, or is ill-formed and also rejected by the
 //!    consumer (`ill-formed:diagnosed` counts as a pass);
 //! 4. `unspecified`: some case's answer rests on an `unspecified` rule;

@@ -137,7 +137,7 @@ fn legend(s: &mut String) {
         "A row is a catalogue rule (specs/rules/) that some case exercises: listed in the case's `rules:`, or the \
          reference's own error rule for it. Each case gets one mark per consumer: the reference passes where it meets \
          the case's hand-derived `expect` (\"no oracle\" without one); fast passes where its outcome is the \
-         reference's exactly and meets the `expect`; a third party gets the runner's verdict (DESIGN §8), `n/a` for a \
+         reference's exactly and meets the `expect`; a third party gets the runner's verdict (docs/architecture.md §8), `n/a` for a \
          kind of case (expression or CFI) it does not do. Over the cases of the rule (leaving out `n/a`), the cell \
          shows the first label that applies, with how many cases have it (`label k/n`, or `label n` when all do), \
          then in parentheses the labels of the other cases (a fail cell links its smallest failing case instead):\n"
@@ -148,7 +148,7 @@ fn legend(s: &mut String) {
         ("pass", "some case agrees, or is ill-formed and rejected by the consumer too"),
         ("unspecified", "the answer rests on an `unspecified` rule: recorded, not judged"),
         ("unsupported", "the consumer does not implement something the case uses"),
-        ("out-of-edition", "the input is outside the consumer's editions (DESIGN §3)"),
+        ("out-of-edition", "the input is outside the consumer's editions (docs/architecture.md §3)"),
         ("ref-budget", "the reference ran out of a budget: nothing to judge"),
         ("no oracle", "reference only: no case of the rule has an `expect`"),
         ("n/a", "the consumer does no case of the rule"),

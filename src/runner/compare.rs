@@ -1,4 +1,4 @@
-//! The comparison policy (DESIGN §8): how a consumer's outcome is judged
+//! The comparison policy (docs/architecture.md §8): how a consumer's outcome is judged
 //! against the reference's.
 //!
 //! - fast vs reference: identical outcomes, rule IDs and offsets included;

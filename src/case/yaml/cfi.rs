@@ -1,6 +1,5 @@
 //! The `cfi:` part of a YAML case ([`CfiSpec`]) and the CFI expectation
-//! ([`CfiExpect`]) of its `expect:` part (DESIGN §6, BRIEF "YAML case
-//! format"). The case loader (`case::yaml`) calls [`CfiSpec::build`] and
+//! ([`CfiExpect`]) of its `expect:` part (docs/architecture.md §6, docs/case-format.md). The case loader (`case::yaml`) calls [`CfiSpec::build`] and
 //! [`CfiExpect::to_outcome`].
 //!
 //! ```yaml
@@ -51,11 +50,13 @@
 //! (expression), `{hex}` (val_expression), `signed` / `not-signed`
 //! (AArch64 RA_SIGN_STATE). Register keys: `regN`, `N` or a name.
 
-use crate::asm::cfi::{assemble, parse_block, parse_int, parse_register, CfiAsmParams};
+use crate::asm::cfi::{assemble, parse_block, parse_int, parse_register, AsmError, CfiAsmParams};
+use crate::asm::section::LayoutError;
 use crate::asm::section::{build as write_section, CieLayout, FdeLayout, SectionLayout};
 use crate::catalogue::{Catalogue, RuleKind};
 use dwarfcheck_core::cfi::{CfiSection, FrameKind};
 use dwarfcheck_core::encoding::eh_pe;
+use dwarfcheck_core::encoding::hex::{parse_hex, HexError};
 use dwarfcheck_core::encoding::Format;
 use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::outcome::{BudgetKind, CfaRule, CfiOutcome, RegisterRule, Row, RowTable};
@@ -64,6 +65,100 @@ use dwarfcheck_core::target::Target;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::sync::Arc;
+
+/// Why a `cfi:` description or a CFI expectation cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CfiSpecError {
+    /// An error at one key of the description (`cie.ra`,
+    /// `fdes[0].instructions`, `row 2 cfa`, ...).
+    #[error("{key}: {source}")]
+    At {
+        /// The key, as a path.
+        key: String,
+        /// What is wrong there.
+        source: Box<CfiSpecError>,
+    },
+    /// Text that is not what the key takes.
+    #[error("expected {expected}, found {found:?}")]
+    Expected {
+        /// What the key takes.
+        expected: String,
+        /// The text given.
+        found: String,
+    },
+    /// Keys that go together or exclude each other.
+    #[error("{0}")]
+    Keys(&'static str),
+    /// Hex bytes that are not.
+    #[error(transparent)]
+    Hex(#[from] HexError),
+    /// Instruction text the assembler rejects.
+    #[error(transparent)]
+    Asm(#[from] AsmError),
+    /// A layout the section writer cannot write.
+    #[error(transparent)]
+    Layout(#[from] LayoutError),
+    /// A rule ID that is not in the catalogue.
+    #[error("unknown rule ID {0:?} (not in specs/rules/*.yaml)")]
+    UnknownRule(String),
+    /// A rule of the wrong kind for `ill_formed` / `eval_error`.
+    #[error("rule {id} has kind {kind:?}; expected {expected} for {key}")]
+    RuleKind {
+        /// The rule.
+        id: String,
+        /// Its kind.
+        kind: RuleKind,
+        /// The kinds the key takes.
+        expected: &'static str,
+        /// `ill_formed` or `eval_error`.
+        key: &'static str,
+    },
+    /// The last expected row has no end.
+    #[error("row {row} (at {at:#x}) is the last: give `end:` on it or on expect")]
+    NoEnd {
+        /// Row index.
+        row: usize,
+        /// Its first address.
+        at: u64,
+    },
+    /// A row that ends before it starts.
+    #[error("row {row}: end {end:#x} is before at {at:#x}")]
+    EndBeforeStart {
+        /// Row index.
+        row: usize,
+        /// Its end.
+        end: u64,
+        /// Its start.
+        at: u64,
+    },
+    /// A row that starts inside the previous one.
+    #[error("row {row}: at {at:#x} overlaps the previous row")]
+    Overlap {
+        /// Row index.
+        row: usize,
+        /// Its start.
+        at: u64,
+    },
+    /// A row that gives one register twice.
+    #[error("row {row}: register {register} given twice")]
+    RegisterTwice {
+        /// Row index.
+        row: usize,
+        /// The DWARF register number.
+        register: u64,
+    },
+}
+
+impl CfiSpecError {
+    /// This error at `key`.
+    fn at(self, key: impl Into<String>) -> CfiSpecError {
+        CfiSpecError::At { key: key.into(), source: Box::new(self) }
+    }
+
+    fn expected(expected: impl Into<String>, found: &str) -> CfiSpecError {
+        CfiSpecError::Expected { expected: expected.into(), found: found.to_string() }
+    }
+}
 
 /// A register given by name or DWARF number.
 #[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
@@ -76,11 +171,12 @@ pub enum RegRef {
 }
 
 impl RegRef {
-    fn resolve(&self, target: &Target) -> Result<u64, String> {
+    fn resolve(&self, target: &Target) -> Result<u64, CfiSpecError> {
         match self {
             RegRef::Number(n) => Ok(*n),
-            RegRef::Name(s) => parse_register(s, target)
-                .ok_or_else(|| format!("expected a register (regN, a number or a {} name), found {s:?}", target.name)),
+            RegRef::Name(s) => parse_register(s, target).ok_or_else(|| {
+                CfiSpecError::expected(format!("a register (regN, a number or a {} name)", target.name), s)
+            }),
         }
     }
 }
@@ -97,8 +193,11 @@ pub enum EncodingSpec {
 }
 
 impl EncodingSpec {
-    /// The encoding byte. Errors name the part that is not an encoding.
-    pub fn value(&self) -> Result<u8, String> {
+    /// The encoding byte.
+    ///
+    /// Errors: [`CfiSpecError::Expected`] naming the part that is not an
+    /// encoding.
+    pub fn value(&self) -> Result<u8, CfiSpecError> {
         let s = match self {
             EncodingSpec::Number(n) => return Ok(*n),
             EncodingSpec::Names(s) => s,
@@ -127,8 +226,9 @@ impl EncodingSpec {
                 other => match parse_int(other).and_then(|x| u8::try_from(x).ok()) {
                     Some(x) => x,
                     None => {
-                        return Err(format!(
-                            "expected a DW_EH_PE_* name (absptr, udata4, sdata4, pcrel, ...) or a byte, found {other:?}"
+                        return Err(CfiSpecError::expected(
+                            "a DW_EH_PE_* name (absptr, udata4, sdata4, pcrel, ...) or a byte",
+                            other,
                         ))
                     }
                 },
@@ -265,58 +365,53 @@ pub struct CfiSpec {
     pub fde_offset: Option<u64>,
 }
 
-/// Parses hex bytes (`"0c 07 08"`, `"0c0708"`, optional `0x`).
-pub fn parse_hex(s: &str) -> Result<Vec<u8>, String> {
-    let h: String = s.split_whitespace().map(|w| w.trim_start_matches("0x")).collect();
-    if !h.len().is_multiple_of(2) || !h.chars().all(|c| c.is_ascii_hexdigit()) {
-        return Err(format!("expected hex bytes such as \"0c 07 08\", found {s:?}"));
-    }
-    (0..h.len()).step_by(2).map(|i| u8::from_str_radix(&h[i..i + 2], 16).map_err(|e| e.to_string())).collect()
-}
-
 impl CfiSpec {
     /// Assembles the section described and returns it with the FDE's
-    /// section offset. Errors (with what was expected): both or neither of
-    /// `section_bytes` and `cie`/`fde`, bad hex, an instruction text error
-    /// (`cie.instructions: at character N: ...`), an unknown encoding or
-    /// register name, a pointer that cannot be written (textrel without
+    /// section offset.
+    ///
+    /// Errors ([`CfiSpecError`], at the key they concern): both or neither
+    /// of `section_bytes` and `cie`/`fde`, bad hex, an instruction text
+    /// error (`cie.instructions: at character N: ...`), an unknown encoding
+    /// or register name, a pointer that cannot be written (textrel without
     /// `text_base`).
-    pub fn build(&self, target: &Arc<Target>) -> Result<(Arc<CfiSection>, u64), String> {
+    pub fn build(&self, target: &Arc<Target>) -> Result<(Arc<CfiSection>, u64), CfiSpecError> {
         self.build_all(target).map(|(s, offs)| (s, offs[0]))
     }
 
     /// As [`CfiSpec::build`], returning the section offsets of every FDE:
     /// `fde` first, then `fdes` in order (only the one FDE for
     /// `section_bytes`).
-    pub fn build_all(&self, target: &Arc<Target>) -> Result<(Arc<CfiSection>, Vec<u64>), String> {
+    pub fn build_all(&self, target: &Arc<Target>) -> Result<(Arc<CfiSection>, Vec<u64>), CfiSpecError> {
         let kind = self.section.unwrap_or(FrameKind::DebugFrame);
         if let Some(hex) = &self.section_bytes {
             if self.cie.is_some() || self.fde.is_some() || !self.fdes.is_empty() {
-                return Err("give either section_bytes (+ fde_offset) or cie + fde, not both".into());
+                return Err(CfiSpecError::Keys("give either section_bytes (+ fde_offset) or cie + fde, not both"));
             }
-            let bytes = parse_hex(hex).map_err(|e| format!("section_bytes: {e}"))?;
-            let off = self.fde_offset.ok_or("section_bytes needs fde_offset: the FDE's section offset")?;
+            let bytes = parse_hex(hex).map_err(|e| CfiSpecError::from(e).at("section_bytes"))?;
+            let off = self
+                .fde_offset
+                .ok_or(CfiSpecError::Keys("section_bytes needs fde_offset: the FDE's section offset"))?;
             let mut s = CfiSection::new(kind, bytes, self.address, target.clone());
             s.text_base = self.text_base;
             s.data_base = self.data_base;
             return Ok((Arc::new(s), vec![off]));
         }
         let (Some(c), Some(f)) = (&self.cie, &self.fde) else {
-            return Err("expected cie + fde (or section_bytes + fde_offset)".into());
+            return Err(CfiSpecError::Keys("expected cie + fde (or section_bytes + fde_offset)"));
         };
         if self.fde_offset.is_some() {
-            return Err("fde_offset goes with section_bytes only".into());
+            return Err(CfiSpecError::Keys("fde_offset goes with section_bytes only"));
         }
         let version = c.version.unwrap_or(if kind == FrameKind::EhFrame { 1 } else { 4 });
         let code_align = c.code_align.unwrap_or(1);
         let data_align = c.data_align.unwrap_or(-8);
-        let enc = |e: &Option<EncodingSpec>, what: &str| -> Result<Option<u8>, String> {
-            e.as_ref().map(|x| x.value().map_err(|m| format!("cie.{what}: {m}"))).transpose()
+        let enc = |e: &Option<EncodingSpec>, what: &str| -> Result<Option<u8>, CfiSpecError> {
+            e.as_ref().map(|x| x.value().map_err(|m| m.at(format!("cie.{what}")))).transpose()
         };
         let fde_encoding = enc(&c.fde_encoding, "fde_encoding")?;
         let lsda_encoding = enc(&c.lsda_encoding, "lsda_encoding")?;
         let personality = match &c.personality {
-            Some(p) => Some((p.encoding.value().map_err(|m| format!("cie.personality.encoding: {m}"))?, p.value)),
+            Some(p) => Some((p.encoding.value().map_err(|m| m.at("cie.personality.encoding"))?, p.value)),
             None => None,
         };
         let address_size =
@@ -328,19 +423,19 @@ impl CfiSpec {
             segment_selector_size: if version == 4 { c.segment_size } else { 0 },
             pointer_encoding: fde_encoding.unwrap_or(eh_pe::ABSPTR),
         };
-        let insns = |text: &str, bytes: &Option<String>, what: &str| -> Result<Vec<u8>, String> {
+        let insns = |text: &str, bytes: &Option<String>, what: &str| -> Result<Vec<u8>, CfiSpecError> {
             match bytes {
                 Some(h) => {
                     if !text.trim().is_empty() {
-                        return Err(format!("{what}: give instructions or instructions_bytes, not both"));
+                        return Err(CfiSpecError::Keys("give instructions or instructions_bytes, not both").at(what));
                     }
-                    parse_hex(h).map_err(|e| format!("{what}_bytes: {e}"))
+                    parse_hex(h).map_err(|e| CfiSpecError::from(e).at(format!("{what}_bytes")))
                 }
-                None => assemble(text, target, &params).map_err(|e| format!("{what}: {e}")),
+                None => assemble(text, target, &params).map_err(|e| CfiSpecError::from(e).at(what)),
             }
         };
         let ra = match &c.ra {
-            Some(r) => r.resolve(target).map_err(|e| format!("cie.ra: {e}"))?,
+            Some(r) => r.resolve(target).map_err(|e| e.at("cie.ra"))?,
             None => target.return_address_register,
         };
         let layout = SectionLayout {
@@ -367,7 +462,7 @@ impl CfiSpec {
                     .as_deref()
                     .map(parse_hex)
                     .transpose()
-                    .map_err(|e| format!("cie.augmentation_data: {e}"))?,
+                    .map_err(|e| CfiSpecError::from(e).at("cie.augmentation_data"))?,
                 instructions: insns(&c.instructions, &c.instructions_bytes, "cie.instructions")?,
             },
             fdes: std::iter::once(f)
@@ -385,11 +480,11 @@ impl CfiSpec {
 }
 
 /// Assembles an instruction text or hex (`text`, `bytes`, key for errors).
-type Assembler<'a> = dyn Fn(&str, &Option<String>, &str) -> Result<Vec<u8>, String> + 'a;
+type Assembler<'a> = dyn Fn(&str, &Option<String>, &str) -> Result<Vec<u8>, CfiSpecError> + 'a;
 
 /// The layout of FDE number `i` (0: `fde:`, then `fdes:`); `insns`
 /// assembles its instruction text or hex.
-fn fde_layout(f: &FdeSpec, i: usize, insns: &Assembler<'_>) -> Result<FdeLayout, String> {
+fn fde_layout(f: &FdeSpec, i: usize, insns: &Assembler<'_>) -> Result<FdeLayout, CfiSpecError> {
     let what = if i == 0 { "fde".to_string() } else { format!("fdes[{}]", i - 1) };
     Ok(FdeLayout {
         segment: f.segment,
@@ -401,7 +496,7 @@ fn fde_layout(f: &FdeSpec, i: usize, insns: &Assembler<'_>) -> Result<FdeLayout,
             .as_deref()
             .map(parse_hex)
             .transpose()
-            .map_err(|e| format!("{what}.augmentation_data: {e}"))?,
+            .map_err(|e| CfiSpecError::from(e).at(format!("{what}.augmentation_data")))?,
         instructions: insns(&f.instructions, &f.instructions_bytes, &format!("{what}.instructions"))?,
     })
 }
@@ -457,10 +552,12 @@ fn parse_offset_suffix(s: &str) -> Option<i64> {
 }
 
 /// Parses a CFA rule text (module docs).
-pub fn parse_cfa(s: &str, target: &Target) -> Result<CfaRule, String> {
+///
+/// Errors: [`CfiSpecError::Expected`].
+pub fn parse_cfa(s: &str, target: &Target) -> Result<CfaRule, CfiSpecError> {
     let t = s.trim();
     if t.starts_with('{') {
-        let expr = parse_block(t).ok_or_else(|| format!("expected {{hex bytes}} for a CFA expression, found {s:?}"))?;
+        let expr = parse_block(t).ok_or_else(|| CfiSpecError::expected("{hex bytes} for a CFA expression", s))?;
         return Ok(CfaRule::Expression { expr });
     }
     let (main, aspace) = match t.split_once(" in ") {
@@ -469,7 +566,7 @@ pub fn parse_cfa(s: &str, target: &Target) -> Result<CfaRule, String> {
             let n = a.strip_prefix("addrspace").unwrap_or(a).trim();
             let v = parse_int(n)
                 .and_then(|v| u64::try_from(v).ok())
-                .ok_or_else(|| format!("expected 'in addrspaceN' in CFA rule {s:?}"))?;
+                .ok_or_else(|| CfiSpecError::expected("'in addrspaceN' in the CFA rule", s))?;
             (m.trim(), v)
         }
         None => (t, 0),
@@ -480,14 +577,17 @@ pub fn parse_cfa(s: &str, target: &Target) -> Result<CfaRule, String> {
         Some(i) => (&main[..i], parse_offset_suffix(&main[i..])),
         None => (&main[..], Some(0)),
     };
-    let off = off.ok_or_else(|| format!("expected REG+OFFSET for the CFA (e.g. \"reg7+8\"), found {s:?}"))?;
-    let register = parse_register(reg, target)
-        .ok_or_else(|| format!("expected a register in CFA rule {s:?} (regN, a number or a {} name)", target.name))?;
+    let off = off.ok_or_else(|| CfiSpecError::expected("REG+OFFSET for the CFA (e.g. \"reg7+8\")", s))?;
+    let register = parse_register(reg, target).ok_or_else(|| {
+        CfiSpecError::expected(format!("a register in the CFA rule (regN, a number or a {} name)", target.name), s)
+    })?;
     Ok(CfaRule::RegOffset { register, offset: off, aspace })
 }
 
 /// Parses a register rule text (module docs).
-pub fn parse_rule(s: &str, target: &Target) -> Result<RegisterRule, String> {
+///
+/// Errors: [`CfiSpecError::Expected`].
+pub fn parse_rule(s: &str, target: &Target) -> Result<RegisterRule, CfiSpecError> {
     let t: String = s.chars().filter(|c| !c.is_whitespace()).collect();
     let cfa_off = |x: &str| -> Option<i64> {
         let r = x.strip_prefix("CFA").or_else(|| x.strip_prefix("cfa"))?;
@@ -503,31 +603,32 @@ pub fn parse_rule(s: &str, target: &Target) -> Result<RegisterRule, String> {
         "signed" => RegisterRule::RaSigned { signed: true },
         "not-signed" | "not_signed" => RegisterRule::RaSigned { signed: false },
         _ if t.starts_with("[{") && t.ends_with("}]") => RegisterRule::Expression {
-            expr: parse_block(&t[1..t.len() - 1]).ok_or_else(|| format!("expected [{{hex bytes}}], found {s:?}"))?,
+            expr: parse_block(&t[1..t.len() - 1]).ok_or_else(|| CfiSpecError::expected("[{hex bytes}]", s))?,
         },
         _ if t.starts_with('{') => RegisterRule::ValExpression {
-            expr: parse_block(&t).ok_or_else(|| format!("expected {{hex bytes}}, found {s:?}"))?,
+            expr: parse_block(&t).ok_or_else(|| CfiSpecError::expected("{hex bytes}", s))?,
         },
         _ if t.starts_with('[') && t.ends_with(']') => RegisterRule::Offset {
-            offset: cfa_off(&t[1..t.len() - 1]).ok_or_else(|| format!("expected [CFA+N] or [CFA-N], found {s:?}"))?,
+            offset: cfa_off(&t[1..t.len() - 1]).ok_or_else(|| CfiSpecError::expected("[CFA+N] or [CFA-N]", s))?,
         },
         _ if t.starts_with("CFA") || t.starts_with("cfa") => {
-            RegisterRule::ValOffset { offset: cfa_off(&t).ok_or_else(|| format!("expected CFA+N or CFA-N, found {s:?}"))? }
+            RegisterRule::ValOffset { offset: cfa_off(&t).ok_or_else(|| CfiSpecError::expected("CFA+N or CFA-N", s))? }
         }
-        _ => match parse_register(&t, target) {
-            Some(register) => RegisterRule::Register { register },
-            None => {
-                return Err(format!(
-                    "expected a register rule (undefined, same, [CFA-8], CFA+8, a register, [{{hex}}], {{hex}}, signed, not-signed), found {s:?}"
-                ))
+        _ => {
+            match parse_register(&t, target) {
+                Some(register) => RegisterRule::Register { register },
+                None => return Err(CfiSpecError::expected(
+                    "a register rule (undefined, same, [CFA-8], CFA+8, a register, [{hex}], {hex}, signed, not-signed)",
+                    s,
+                )),
             }
-        },
+        }
     })
 }
 
-fn check_rule(id: &str, want_eval: bool) -> Result<RuleId, String> {
+fn check_rule(id: &str, want_eval: bool) -> Result<RuleId, CfiSpecError> {
     match Catalogue::get().kind(id) {
-        None => Err(format!("unknown rule ID {id:?} (not in specs/rules/*.yaml)")),
+        None => Err(CfiSpecError::UnknownRule(id.to_string())),
         Some(k) => {
             let ok = match k {
                 RuleKind::IllFormed => !want_eval,
@@ -538,11 +639,16 @@ fn check_rule(id: &str, want_eval: bool) -> Result<RuleId, String> {
             if ok {
                 Ok(RuleId::new(id))
             } else {
-                Err(format!(
-                    "rule {id} has kind {k:?}; expected {} for {}",
-                    if want_eval { "evaluation-error, context or unspecified" } else { "ill-formed or unspecified" },
-                    if want_eval { "eval_error" } else { "ill_formed" }
-                ))
+                Err(CfiSpecError::RuleKind {
+                    id: id.to_string(),
+                    kind: k,
+                    expected: if want_eval {
+                        "evaluation-error, context or unspecified"
+                    } else {
+                        "ill-formed or unspecified"
+                    },
+                    key: if want_eval { "eval_error" } else { "ill_formed" },
+                })
             }
         }
     }
@@ -550,23 +656,25 @@ fn check_rule(id: &str, want_eval: bool) -> Result<RuleId, String> {
 
 impl CfiExpect {
     /// The expected outcome, with `fde_offset` from the expectation
-    /// (default 0). Errors (with what was expected): not exactly one of
+    /// (default 0).
+    ///
+    /// Errors ([`CfiSpecError`]): not exactly one of
     /// `rows`/`ill_formed`/`eval_error`/`budget`, an unknown rule ID or one
     /// of the wrong kind, unparsable rule text, rows out of order, a last
     /// row without an end.
-    pub fn to_outcome(&self, target: &Target) -> Result<CfiOutcome, String> {
+    pub fn to_outcome(&self, target: &Target) -> Result<CfiOutcome, CfiSpecError> {
         self.to_outcome_at(target, self.fde_offset.unwrap_or(0))
     }
 
     /// As [`CfiExpect::to_outcome`], with the table's `fde_offset` set to
     /// `fde_offset` (what [`CfiSpec::build`] returned).
-    pub fn to_outcome_at(&self, target: &Target, fde_offset: u64) -> Result<CfiOutcome, String> {
+    pub fn to_outcome_at(&self, target: &Target, fde_offset: u64) -> Result<CfiOutcome, CfiSpecError> {
         let n = usize::from(self.rows.is_some())
             + usize::from(self.ill_formed.is_some())
             + usize::from(self.eval_error.is_some())
             + usize::from(self.budget.is_some());
         if n != 1 {
-            return Err("expect: give exactly one of rows, ill_formed, eval_error, budget".into());
+            return Err(CfiSpecError::Keys("give exactly one of rows, ill_formed, eval_error, budget").at("expect"));
         }
         if let Some(r) = &self.ill_formed {
             return Ok(CfiOutcome::Failed(Failure::IllFormed { rule: check_rule(r, false)?, at: self.at }));
@@ -578,7 +686,7 @@ impl CfiExpect {
             return Ok(CfiOutcome::Failed(Failure::Budget { budget: b, at: self.at }));
         }
         if self.at.is_some() {
-            return Err("expect: `at` goes with ill_formed, eval_error or budget".into());
+            return Err(CfiSpecError::Keys("`at` goes with ill_formed, eval_error or budget").at("expect"));
         }
         let specs = self.rows.as_deref().unwrap_or_default();
         let mut rows = Vec::with_capacity(specs.len());
@@ -586,27 +694,26 @@ impl CfiExpect {
             let end = match (r.end, specs.get(i + 1)) {
                 (Some(e), _) => e,
                 (None, Some(next)) => next.at,
-                (None, None) => self
-                    .end
-                    .ok_or_else(|| format!("row {i} (at {:#x}) is the last: give `end:` on it or on expect", r.at))?,
+                (None, None) => self.end.ok_or(CfiSpecError::NoEnd { row: i, at: r.at })?,
             };
             if end < r.at {
-                return Err(format!("row {i}: end {end:#x} is before at {:#x}", r.at));
+                return Err(CfiSpecError::EndBeforeStart { row: i, end, at: r.at });
             }
             if let Some(prev) = rows.last() {
                 let prev: &Row = prev;
                 if r.at < prev.end {
-                    return Err(format!("row {i}: at {:#x} overlaps the previous row", r.at));
+                    return Err(CfiSpecError::Overlap { row: i, at: r.at });
                 }
             }
-            let cfa = parse_cfa(&r.cfa, target).map_err(|e| format!("row {i} cfa: {e}"))?;
+            let cfa = parse_cfa(&r.cfa, target).map_err(|e| e.at(format!("row {i} cfa")))?;
             let mut registers = BTreeMap::new();
             for (k, v) in &r.regs {
-                let reg = parse_register(k, target)
-                    .ok_or_else(|| format!("row {i}: expected a register key (regN, N or a name), found {k:?}"))?;
-                let rule = parse_rule(v, target).map_err(|e| format!("row {i} {k}: {e}"))?;
+                let reg = parse_register(k, target).ok_or_else(|| {
+                    CfiSpecError::expected("a register key (regN, N or a name)", k).at(format!("row {i}"))
+                })?;
+                let rule = parse_rule(v, target).map_err(|e| e.at(format!("row {i} {k}")))?;
                 if registers.insert(reg, rule).is_some() {
-                    return Err(format!("row {i}: register {reg} given twice"));
+                    return Err(CfiSpecError::RegisterTwice { row: i, register: reg });
                 }
             }
             rows.push(Row { start: r.at, end, cfa, registers });
@@ -652,8 +759,8 @@ mod tests {
         let e: CfiExpect = yaml_serde::from_str("ill_formed: cfi.restore-state.empty-stack\nat: 3").unwrap();
         assert!(matches!(e.to_outcome(&t).unwrap(), CfiOutcome::Failed(Failure::IllFormed { at: Some(3), .. })));
         let e: CfiExpect = yaml_serde::from_str("ill_formed: cfi.nop").unwrap();
-        assert!(e.to_outcome(&t).unwrap_err().contains("kind"));
+        assert!(matches!(e.to_outcome(&t).unwrap_err(), CfiSpecError::RuleKind { .. }));
         let e: CfiExpect = yaml_serde::from_str("rows: [ { at: 0, cfa: reg7 } ]").unwrap();
-        assert!(e.to_outcome(&t).unwrap_err().contains("end"));
+        assert_eq!(e.to_outcome(&t).unwrap_err(), CfiSpecError::NoEnd { row: 0, at: 0 });
     }
 }

@@ -8,6 +8,7 @@ use crate::asm;
 use crate::case::{Case, ExprCase};
 use dwarfcheck_core::context::MachineState;
 use dwarfcheck_core::context::{AttrForm, Budgets, CallerFrame, CompUnit, Context, Die, Entry, MemorySegment};
+use dwarfcheck_core::encoding::hex::parse_hex;
 use dwarfcheck_core::encoding::{ate, VendorProfile};
 use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::outcome::{BaseType, BudgetKind, Outcome, RawLocation, RawPiece, RawSingle, Source, Value};
@@ -127,7 +128,7 @@ fn convert_case(target: &Arc<Target>, file_vendor: &VendorProfile, c: CaseSpec, 
     };
     let expr = match (&c.expr, &c.expr_bytes, &form) {
         (Some(text), None, None) => assemble(text, &ctx, "expr:")?,
-        (None, Some(hex), None) => hex_bytes(hex).map_err(|m| problem(format!("expr_bytes: {m}"), &["expr_bytes"]))?,
+        (None, Some(hex), None) => parse_hex(hex).map_err(|m| problem(format!("expr_bytes: {m}"), &["expr_bytes"]))?,
         (None, None, Some(_)) => Vec::new(),
         _ => {
             return Err(problem(
@@ -198,12 +199,12 @@ pub(super) fn context(target: &Arc<Target>, vendor: VendorProfile, s: &ContextSp
             base_types.insert(*die, t);
         }
         let debug_addr = match &cu.debug_addr {
-            Some(h) => hex_bytes(h).map_err(|m| problem(format!("cu.debug_addr: {m}"), &["debug_addr"]))?,
+            Some(h) => parse_hex(h).map_err(|m| problem(format!("cu.debug_addr: {m}"), &["debug_addr"]))?,
             None => Vec::new(),
         };
         let section = |h: &Option<String>, key: &str| -> R<Arc<[u8]>> {
             match h {
-                Some(h) => Ok(hex_bytes(h).map_err(|m| problem(format!("cu.{key}: {m}"), &[key]))?.into()),
+                Some(h) => Ok(parse_hex(h).map_err(|m| problem(format!("cu.{key}: {m}"), &[key]))?.into()),
                 None => Ok(Vec::new().into()),
             }
         };
@@ -235,7 +236,8 @@ pub(super) fn context(target: &Arc<Target>, vendor: VendorProfile, s: &ContextSp
                 address_size: u.address_size,
                 endian: target.endian,
             };
-            let mut expr = |t: &str| assemble(t, &ctx, "expr:").map_err(|p| p.message);
+            let mut expr =
+                |t: &str| assemble(t, &ctx, "expr:").map_err(|p| super::loclists::LoclistError::Assembler(p.message));
             let a = super::loclists::assemble(lists, &layout, &mut expr)
                 .map_err(|m| problem(format!("cu.{m}"), &["loclists"]))?;
             let u = ctx.cu.as_mut().expect("just set");
@@ -260,7 +262,7 @@ pub(super) fn context(target: &Arc<Target>, vendor: VendorProfile, s: &ContextSp
         let size = (reg.bits / 8) as usize;
         let bytes = match v {
             Yaml::String(h) => {
-                let b = hex_bytes(h).map_err(|m| problem(format!("register {}: {m}", reg.name), &[h.as_str()]))?;
+                let b = parse_hex(h).map_err(|m| problem(format!("register {}: {m}", reg.name), &[h.as_str()]))?;
                 if b.len() != size {
                     return Err(problem(
                         format!("register {} holds {size} bytes; {} given", reg.name, b.len()),
@@ -277,12 +279,12 @@ pub(super) fn context(target: &Arc<Target>, vendor: VendorProfile, s: &ContextSp
         ctx.registers.insert(reg.number, bytes);
     }
     for m in &s.memory {
-        let bytes = hex_bytes(&m.bytes).map_err(|e| problem(format!("memory.bytes: {e}"), &[m.bytes.as_str()]))?;
+        let bytes = parse_hex(&m.bytes).map_err(|e| problem(format!("memory.bytes: {e}"), &[m.bytes.as_str()]))?;
         ctx.memory.push(MemorySegment { aspace: m.aspace, address: m.at, bytes, thread: m.thread, lane: m.lane });
     }
     ctx.frame_base = match (&s.frame_base, &s.frame_base_bytes) {
         (Some(t), None) => Some(assemble(t, &ctx, "frame_base:")?),
-        (None, Some(h)) => Some(hex_bytes(h).map_err(|m| problem(format!("frame_base_bytes: {m}"), &["frame_base"]))?),
+        (None, Some(h)) => Some(parse_hex(h).map_err(|m| problem(format!("frame_base_bytes: {m}"), &["frame_base"]))?),
         (None, None) => None,
         _ => return Err(problem("give `frame_base` or `frame_base_bytes`, not both", &["frame_base"])),
     };
@@ -325,14 +327,14 @@ fn die(d: &super::schema::DieSpec, ctx: &Context) -> R<Die> {
     let location = if let Some(t) = &d.location {
         Some(AttrForm::Exprloc(assemble(t, ctx, "location:")?))
     } else if let Some(h) = &d.location_bytes {
-        Some(AttrForm::Exprloc(hex_bytes(h).map_err(|m| problem(format!("location_bytes: {m}"), &["location_bytes"]))?))
+        Some(AttrForm::Exprloc(parse_hex(h).map_err(|m| problem(format!("location_bytes: {m}"), &["location_bytes"]))?))
     } else if let Some(offset) = d.loclist {
         Some(AttrForm::LocList { offset })
     } else {
         d.loclistx.map(|index| AttrForm::LocListX { index })
     };
     let const_value = match &d.const_value {
-        Some(h) => Some(hex_bytes(h).map_err(|m| problem(format!("const_value: {m}"), &["const_value"]))?),
+        Some(h) => Some(parse_hex(h).map_err(|m| problem(format!("const_value: {m}"), &["const_value"]))?),
         None => None,
     };
     Ok(Die { location, const_value, byte_size: d.byte_size })
@@ -457,11 +459,11 @@ fn value(y: &Yaml, ctx: &Context) -> R<Value> {
             match (m.get("v"), m.get("hex")) {
                 (Some(v), None) => match v {
                     Yaml::Number(n) if n.is_f64() => float_value(ty, n.as_f64().unwrap_or(0.0)),
-                    _ => Ok(Value::from_u128(ty, int(v).map_err(|e| problem(e, &["v:"]))? as u128)),
+                    _ => Ok(Value::from_u128(ty, int(v).map_err(|e| problem(e.to_string(), &["v:"]))? as u128)),
                 },
                 (None, Some(h)) => {
                     let h = h.as_str().ok_or_else(|| problem("`hex` is a string of hex digits", &["hex"]))?;
-                    let mut b = hex_bytes(h).map_err(|e| problem(e, &[h]))?;
+                    let mut b = parse_hex(h).map_err(|e| problem(e.to_string(), &[h]))?;
                     b.reverse();
                     if b.len() != ty.bytes() {
                         return Err(problem(format!("type {ty} takes {} bytes; {} given", ty.bytes(), b.len()), &[h]));
@@ -471,7 +473,7 @@ fn value(y: &Yaml, ctx: &Context) -> R<Value> {
                 _ => Err(problem("a typed value has exactly one of `v:` or `hex:`", &["value"])),
             }
         }
-        _ => Ok(Value::from_u128(generic, int(y).map_err(|e| problem(e, &["value"]))? as u128)),
+        _ => Ok(Value::from_u128(generic, int(y).map_err(|e| problem(e.to_string(), &["value"]))? as u128)),
     }
 }
 
@@ -522,7 +524,7 @@ pub(super) fn location(y: &Yaml, ctx: &Context) -> R<RawLocation> {
         for p in seq {
             let pm = p.as_mapping().ok_or_else(|| problem("a part is a mapping with `bits:`", &["composite"]))?;
             let bits = pm.get("bits").ok_or_else(|| problem("each part gives its size in `bits:`", &["composite"]))?;
-            let bits = int(bits).map_err(|e| problem(e, &["bits"]))? as u64;
+            let bits = int(bits).map_err(|e| problem(e.to_string(), &["bits"]))? as u64;
             let mut rest = pm.clone();
             rest.remove("bits");
             pieces.push(RawPiece { bits, location: location(&Yaml::Mapping(rest), ctx)? });
@@ -562,7 +564,7 @@ fn source(m: &Mapping, ctx: &Context) -> R<Source> {
     }
     if let Some(h) = m.get("implicit") {
         let h = h.as_str().ok_or_else(|| problem("`implicit` is a string of hex bytes", &["implicit"]))?;
-        return Ok(Source::Implicit { bytes: hex_bytes(h).map_err(|e| problem(e, &[h]))?, bit_offset });
+        return Ok(Source::Implicit { bytes: parse_hex(h).map_err(|e| problem(e.to_string(), &[h]))?, bit_offset });
     }
     if m.get("undefined").is_some() {
         return Ok(Source::Undefined);
@@ -571,13 +573,13 @@ fn source(m: &Mapping, ctx: &Context) -> R<Source> {
         let pm =
             p.as_mapping().ok_or_else(|| problem("`implicit_pointer` is `{ die, offset }`", &["implicit_pointer"]))?;
         let die = pm.get("die").ok_or_else(|| problem("implicit_pointer needs `die`", &["implicit_pointer"]))?;
-        let die = int(die).map_err(|e| problem(e, &["die"]))? as u64;
+        let die = int(die).map_err(|e| problem(e.to_string(), &["die"]))? as u64;
         let byte_displacement = match pm.get("offset") {
-            Some(o) => int(o).map_err(|e| problem(e, &["offset"]))? as i64,
+            Some(o) => int(o).map_err(|e| problem(e.to_string(), &["offset"]))? as i64,
             None => 0,
         };
         let aspace = match pm.get("aspace") {
-            Some(a) => Some(int(a).map_err(|e| problem(e, &["aspace"]))? as u64),
+            Some(a) => Some(int(a).map_err(|e| problem(e.to_string(), &["aspace"]))? as u64),
             None => None,
         };
         return Ok(Source::ImplicitPointer { die, aspace, byte_displacement, bit_offset });
@@ -594,7 +596,9 @@ fn source(m: &Mapping, ctx: &Context) -> R<Source> {
 
 /// An integer scalar: YAML int (decimal, 0x, 0o, 0b, negative) or a string
 /// holding one.
-pub(super) fn int(y: &Yaml) -> Result<i128, String> {
+///
+/// Errors: [`NotAnInteger`] with the text found.
+pub(super) fn int(y: &Yaml) -> Result<i128, NotAnInteger> {
     match y {
         Yaml::Number(n) => {
             if let Some(u) = n.as_u64() {
@@ -602,7 +606,7 @@ pub(super) fn int(y: &Yaml) -> Result<i128, String> {
             } else if let Some(i) = n.as_i64() {
                 Ok(i128::from(i))
             } else {
-                Err(format!("expected an integer, found {n}"))
+                Err(NotAnInteger(n.to_string()))
             }
         }
         Yaml::String(s) => {
@@ -612,13 +616,18 @@ pub(super) fn int(y: &Yaml) -> Result<i128, String> {
             };
             let v =
                 if let Some(h) = body.strip_prefix("0x") { u128::from_str_radix(h, 16) } else { body.parse::<u128>() }
-                    .map_err(|_| format!("expected an integer, found `{s}`"))?;
+                    .map_err(|_| NotAnInteger(s.clone()))?;
             let v = v as i128;
             Ok(if neg { -v } else { v })
         }
-        other => Err(format!("expected an integer, found `{}`", yaml_text(other))),
+        other => Err(NotAnInteger(yaml_text(other))),
     }
 }
+
+/// A scalar that is not an integer.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("expected an integer, found `{0}`")]
+pub(super) struct NotAnInteger(String);
 
 /// `n` as `size` bytes in target byte order (two's complement, truncated).
 pub(super) fn int_to_target_bytes(n: i128, size: usize, endian: Endian) -> Vec<u8> {
@@ -638,20 +647,6 @@ pub(super) fn int_to_target_bytes(n: i128, size: usize, endian: Endian) -> Vec<u
         b.reverse();
     }
     b
-}
-
-/// Hex bytes in memory order: `"de ad be ef"`, `"deadbeef"` or `"0xdead"`.
-pub(crate) fn hex_bytes(s: &str) -> Result<Vec<u8>, String> {
-    let digits: String = s.trim().trim_start_matches("0x").chars().filter(|c| !c.is_whitespace()).collect();
-    if !digits.len().is_multiple_of(2) {
-        return Err(format!("`{s}` has an odd number of hex digits; expected whole bytes like \"de ad\""));
-    }
-    (0..digits.len())
-        .step_by(2)
-        .map(|i| {
-            u8::from_str_radix(&digits[i..i + 2], 16).map_err(|_| format!("`{s}` is not hex bytes like \"de ad\""))
-        })
-        .collect()
 }
 
 fn yaml_text(y: &Yaml) -> String {
@@ -679,7 +674,7 @@ fn cfi_case(target: &Arc<Target>, vendor: VendorProfile, cfi: &Yaml, c: &CaseSpe
         Some(y) => {
             let e: CfiExpect = reparse(y)
                 .map_err(|e| problem(format!("expect: {}", super::strip_location(&e.to_string())), &["expect:"]))?;
-            Some(e.to_outcome_at(target, fde_offset).map_err(|m| problem(m, &["expect:"]))?)
+            Some(e.to_outcome_at(target, fde_offset).map_err(|m| problem(m.to_string(), &["expect:"]))?)
         }
     };
     let unwind = match &c.unwind {

@@ -29,21 +29,57 @@ pub struct Assembled {
     pub base: u64,
 }
 
-/// Assembles `lists`; `expr` turns an entry's expression text into bytes.
-/// Every list ends with an end-of-list entry appended after its entries.
+/// Why a structured location list cannot be assembled.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LoclistError {
+    /// An error in entry `entry` of list `list`.
+    #[error("loclists[{list}][{entry}]: {source}")]
+    At {
+        /// List index.
+        list: usize,
+        /// Entry index within the list.
+        entry: usize,
+        /// What is wrong with it.
+        source: Box<LoclistError>,
+    },
+    /// Not exactly one kind key.
+    #[error(
+        "an entry has exactly one kind key (base_addressx, startx_endx, startx_length, offset_pair, \
+         default_location, base_address, start_end, start_length, end_of_list)"
+    )]
+    Kind,
+    /// `expr:` on an entry that takes none, or missing on one that does.
+    #[error("bounded and default entries have `expr:`; base address and end-of-list entries do not")]
+    Expr,
+    /// A DWARF 5 entry kind in a version 4 unit.
+    #[error("a version 4 unit's .debug_loc takes offset_pair, base_address and end_of_list only")]
+    Version4,
+    /// The entry's expression text does not assemble (the assembler's
+    /// message).
+    #[error("{0}")]
+    Assembler(String),
+}
+
+/// Assembles `lists`; `expr` turns an entry's expression text into bytes
+/// (its error, a message, becomes [`LoclistError::Assembler`]). Every list
+/// ends with an end-of-list entry appended after its entries.
 ///
-/// Errors: a message naming the list and entry.
+/// Errors: a [`LoclistError::At`] naming the list and entry.
 pub fn assemble(
     lists: &[Vec<LleSpec>],
     layout: &Layout,
-    expr: &mut dyn FnMut(&str) -> Result<Vec<u8>, String>,
-) -> Result<Assembled, String> {
+    expr: &mut dyn FnMut(&str) -> Result<Vec<u8>, LoclistError>,
+) -> Result<Assembled, LoclistError> {
     let v5 = layout.version >= 5;
     let mut bodies = Vec::new();
     for (i, l) in lists.iter().enumerate() {
         let mut b = Vec::new();
         for (j, e) in l.iter().enumerate() {
-            entry(e, layout, v5, &mut b, expr).map_err(|m| format!("loclists[{i}][{j}]: {m}"))?;
+            entry(e, layout, v5, &mut b, expr).map_err(|m| LoclistError::At {
+                list: i,
+                entry: j,
+                source: Box::new(m),
+            })?;
         }
         if v5 {
             b.push(0x00);
@@ -99,8 +135,8 @@ fn entry(
     layout: &Layout,
     v5: bool,
     out: &mut Vec<u8>,
-    expr: &mut dyn FnMut(&str) -> Result<Vec<u8>, String>,
-) -> Result<(), String> {
+    expr: &mut dyn FnMut(&str) -> Result<Vec<u8>, LoclistError>,
+) -> Result<(), LoclistError> {
     let a = usize::from(layout.address_size);
     let addr = |v: u64| fixed(v, a, layout.endian);
     let kinds = [
@@ -115,13 +151,11 @@ fn entry(
         e.end_of_list == Some(true),
     ];
     if kinds.iter().filter(|k| **k).count() != 1 {
-        return Err("an entry has exactly one kind key (base_addressx, startx_endx, startx_length, offset_pair, \
-                    default_location, base_address, start_end, start_length, end_of_list)"
-            .into());
+        return Err(LoclistError::Kind);
     }
     let bounded = !(e.base_addressx.is_some() || e.base_address.is_some() || e.end_of_list == Some(true));
     if bounded != e.expr.is_some() {
-        return Err("bounded and default entries have `expr:`; base address and end-of-list entries do not".into());
+        return Err(LoclistError::Expr);
     }
     if !v5 {
         // .debug_loc: only address pairs relative to the base, base
@@ -136,7 +170,7 @@ fn entry(
             out.extend(addr(0));
             out.extend(addr(0));
         } else {
-            return Err("a version 4 unit's .debug_loc takes offset_pair, base_address and end_of_list only".into());
+            return Err(LoclistError::Version4);
         }
         if let Some(t) = &e.expr {
             let x = expr(t)?;

@@ -1,4 +1,4 @@
-//! YAML case format v1 (DESIGN §6): loading case files into [`Case`]s.
+//! YAML case format v1 (docs/architecture.md §6): loading case files into [`Case`]s.
 //!
 //! Syntax and type errors carry yaml_serde's `line:column`; errors found
 //! while converting a case (an unknown register name, an expression that

@@ -1,5 +1,5 @@
 //! Case-file target descriptions: a preset name or a friendly inline
-//! mapping (DESIGN §6), turned into a validated [`Target`].
+//! mapping (docs/architecture.md §6), turned into a validated [`Target`].
 //!
 //! ```yaml
 //! target: x86_64                # a preset name, or:
@@ -21,7 +21,7 @@
 //! ```
 
 use dwarfcheck_core::encoding::VendorProfile;
-use dwarfcheck_core::target::{presets, AddressSpace, Arch, Endian, Register, Target};
+use dwarfcheck_core::target::{presets, AddressSpace, Arch, Endian, Register, Target, TargetError};
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
 use std::fmt;
@@ -59,19 +59,77 @@ impl<'de> Deserialize<'de> for TargetRef {
     }
 }
 
+/// Why a case file's `target:` cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TargetSpecError {
+    /// A preset name that is not a preset.
+    #[error("unknown target preset `{0}`; expected one of {names} or an inline mapping", names = presets::NAMES.join(", "))]
+    UnknownPreset(String),
+    /// An error inside the inline target mapping named `target`.
+    #[error("target `{target}`: {source}")]
+    Inline {
+        /// The mapping's `name`.
+        target: String,
+        /// What is wrong with it.
+        source: InlineTargetError,
+    },
+}
+
+/// What is wrong inside an inline target mapping.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum InlineTargetError {
+    /// `base:` names no preset.
+    #[error("unknown base preset `{0}`; expected one of {names}", names = presets::NAMES.join(", "))]
+    UnknownBase(String),
+    /// `vendor:` names no vendor profile.
+    #[error("unknown vendor profile `{0}`; expected one of {names}", names = VendorProfile::NAMES.join(", "))]
+    UnknownVendor(String),
+    /// Both `address_size` and `address_spaces`.
+    #[error("give `address_size` or `address_spaces`, not both")]
+    SizeAndSpaces,
+    /// An address space with neither or both of its size keys.
+    #[error("address space {0}: expected exactly one of `address_bits` or `address_size` (bytes)")]
+    AddressSpaceSize(u64),
+    /// A register range whose first number is above its last.
+    #[error("register range [{0}, {1}]: expected first <= last")]
+    RangeOrder(u64, u64),
+    /// A register range of more than [`MAX_RANGE_REGISTERS`] registers.
+    #[error("register range [{0}, {1}]: expected at most {MAX_RANGE_REGISTERS} registers")]
+    RangeSize(u64, u64),
+    /// A register range whose name has no `{{i}}` or `{{n}}`.
+    #[error("register range [{lo}, {hi}]: expected a name template containing {{i}} or {{n}}, found `{name}`")]
+    RangeName {
+        /// First number.
+        lo: u64,
+        /// Last number.
+        hi: u64,
+        /// The name given.
+        name: String,
+    },
+    /// A register with neither or both of `number` and `numbers`.
+    #[error("register `{0}`: expected exactly one of `number` or `numbers: [first, last]`")]
+    RegisterShape(String),
+    /// One register number given twice in the mapping.
+    #[error("register number {0} is listed twice")]
+    RegisterTwice(u64),
+    /// A return address register name that is not a register.
+    #[error("return_address_register `{0}` is not one of the target's registers")]
+    ReturnAddress(String),
+    /// The resulting target fails [`Target::validate`].
+    #[error(transparent)]
+    Invalid(#[from] TargetError),
+}
+
 impl TargetRef {
     /// The validated target.
     ///
-    /// Errors: an unknown preset name (listing the known ones), or any
-    /// error of [`TargetSpec::build`].
-    pub fn resolve(&self) -> Result<Target, String> {
+    /// Errors: [`TargetSpecError::UnknownPreset`] (its message lists the
+    /// known ones), or any error of [`TargetSpec::build`].
+    pub fn resolve(&self) -> Result<Target, TargetSpecError> {
         match self {
-            TargetRef::Preset(name) => presets::by_name(name).ok_or_else(|| {
-                format!(
-                    "unknown target preset `{name}`; expected one of {} or an inline mapping",
-                    presets::NAMES.join(", ")
-                )
-            }),
+            TargetRef::Preset(name) => {
+                presets::by_name(name).ok_or_else(|| TargetSpecError::UnknownPreset(name.clone()))
+            }
             TargetRef::Inline(spec) => spec.build(),
         }
     }
@@ -178,12 +236,13 @@ impl TargetSpec {
     /// size, an unknown return address register name, and every check of
     /// [`Target::validate`] (duplicate numbers, sizes, address space 0,
     /// lanes).
-    pub fn build(&self) -> Result<Target, String> {
-        let ctx = |e: String| format!("target `{}`: {e}", self.name);
+    pub fn build(&self) -> Result<Target, TargetSpecError> {
+        self.build_inline().map_err(|source| TargetSpecError::Inline { target: self.name.clone(), source })
+    }
+
+    fn build_inline(&self) -> Result<Target, InlineTargetError> {
         let mut t = match &self.base {
-            Some(b) => presets::by_name(b).ok_or_else(|| {
-                ctx(format!("unknown base preset `{b}`; expected one of {}", presets::NAMES.join(", ")))
-            })?,
+            Some(b) => presets::by_name(b).ok_or_else(|| InlineTargetError::UnknownBase(b.clone()))?,
             None => Target {
                 name: String::new(),
                 arch: Arch::Other,
@@ -206,23 +265,21 @@ impl TargetSpec {
             t.lanes = l;
         }
         if let Some(v) = &self.vendor {
-            t.vendor = VendorProfile::by_name(v).ok_or_else(|| {
-                ctx(format!("unknown vendor profile `{v}`; expected one of {}", VendorProfile::NAMES.join(", ")))
-            })?;
+            t.vendor = VendorProfile::by_name(v).ok_or_else(|| InlineTargetError::UnknownVendor(v.clone()))?;
         }
         match (self.address_size, &self.address_spaces) {
-            (Some(_), Some(_)) => return Err(ctx("give `address_size` or `address_spaces`, not both".into())),
+            (Some(_), Some(_)) => return Err(InlineTargetError::SizeAndSpaces),
             (Some(bytes), None) => t.address_spaces = vec![flat(u32::from(bytes) * 8)],
             (None, Some(list)) => {
-                t.address_spaces = list.iter().map(|a| a.build()).collect::<Result<_, _>>().map_err(ctx)?;
+                t.address_spaces = list.iter().map(|a| a.build()).collect::<Result<_, _>>()?;
             }
             (None, None) => {}
         }
         let mut listed = std::collections::BTreeSet::new();
         for r in &self.registers {
-            for reg in r.build().map_err(ctx)? {
+            for reg in r.build()? {
                 if !listed.insert(reg.number) {
-                    return Err(ctx(format!("register number {} is listed twice", reg.number)));
+                    return Err(InlineTargetError::RegisterTwice(reg.number));
                 }
                 t.registers.retain(|x| x.number != reg.number);
                 t.registers.push(reg);
@@ -232,12 +289,13 @@ impl TargetSpec {
         if let Some(ra) = &self.return_address_register {
             t.return_address_register = match ra {
                 NumberOrName::Number(n) => *n,
-                NumberOrName::Name(n) => t.register_by_name(n).map(|r| r.number).ok_or_else(|| {
-                    ctx(format!("return_address_register `{n}` is not one of the target's registers"))
-                })?,
+                NumberOrName::Name(n) => t
+                    .register_by_name(n)
+                    .map(|r| r.number)
+                    .ok_or_else(|| InlineTargetError::ReturnAddress(n.clone()))?,
             };
         }
-        t.validate().map_err(ctx)
+        Ok(t.validate()?)
     }
 }
 
@@ -246,16 +304,11 @@ fn flat(bits: u32) -> AddressSpace {
 }
 
 impl AddressSpaceSpec {
-    fn build(&self) -> Result<AddressSpace, String> {
+    fn build(&self) -> Result<AddressSpace, InlineTargetError> {
         let bits = match (self.address_bits, self.address_size) {
             (Some(b), None) => b,
             (None, Some(s)) => s.saturating_mul(8),
-            _ => {
-                return Err(format!(
-                    "address space {}: expected exactly one of `address_bits` or `address_size` (bytes)",
-                    self.number
-                ))
-            }
+            _ => return Err(InlineTargetError::AddressSpaceSize(self.number)),
         };
         Ok(AddressSpace {
             number: self.number,
@@ -268,23 +321,18 @@ impl AddressSpaceSpec {
 }
 
 impl RegisterSpec {
-    fn build(&self) -> Result<Vec<Register>, String> {
+    fn build(&self) -> Result<Vec<Register>, InlineTargetError> {
         match (self.number, self.numbers) {
             (Some(n), None) => Ok(vec![Register { number: n, name: self.name.clone(), bits: self.bits }]),
             (None, Some([lo, hi])) => {
                 if lo > hi {
-                    return Err(format!("register range [{lo}, {hi}]: expected first <= last"));
+                    return Err(InlineTargetError::RangeOrder(lo, hi));
                 }
                 if hi - lo >= MAX_RANGE_REGISTERS {
-                    return Err(format!(
-                        "register range [{lo}, {hi}]: expected at most {MAX_RANGE_REGISTERS} registers"
-                    ));
+                    return Err(InlineTargetError::RangeSize(lo, hi));
                 }
                 if !self.name.contains("{i}") && !self.name.contains("{n}") {
-                    return Err(format!(
-                        "register range [{lo}, {hi}]: expected a name template containing {{i}} or {{n}}, found `{}`",
-                        self.name
-                    ));
+                    return Err(InlineTargetError::RangeName { lo, hi, name: self.name.clone() });
                 }
                 Ok((lo..=hi)
                     .map(|n| Register {
@@ -297,7 +345,7 @@ impl RegisterSpec {
                     })
                     .collect())
             }
-            _ => Err(format!("register `{}`: expected exactly one of `number` or `numbers: [first, last]`", self.name)),
+            _ => Err(InlineTargetError::RegisterShape(self.name.clone())),
         }
     }
 }
@@ -312,7 +360,7 @@ mod tests {
             target: TargetRef,
         }
         let f: File = yaml_serde::from_str(text).map_err(|e| e.to_string())?;
-        f.target.resolve()
+        f.target.resolve().map_err(|e| e.to_string())
     }
 
     #[test]

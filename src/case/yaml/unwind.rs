@@ -82,7 +82,8 @@ fn caller_register(
     let size = (reg.bits / 8) as usize;
     let bytes = match (m.get("bytes"), m.get("value")) {
         (Some(Yaml::String(h)), None) => {
-            let b = crate::case::yaml::cfi::parse_hex(h).map_err(|e| problem(format!("bytes: {e}"), &["bytes"]))?;
+            let b =
+                dwarfcheck_core::encoding::hex::parse_hex(h).map_err(|e| problem(format!("bytes: {e}"), &["bytes"]))?;
             if b.len() != size {
                 return Err(problem(format!("bytes: register {} has {size} bytes", reg.name), &["bytes"]));
             }

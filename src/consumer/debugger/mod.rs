@@ -20,7 +20,7 @@ pub mod observe;
 
 use crate::case::{Case, CfiCase, ExprCase};
 use crate::consumer::external::process::{self, RunBudget, TempDir};
-use crate::consumer::{Answer, Consumer, FailureClass, Support};
+use crate::consumer::{Answer, Consumer, ConsumerError, FailureClass, Support};
 use crate::edition::Edition;
 use crate::synth::{self, VarShape};
 use dwarfcheck_core::context::MachineState;
@@ -127,16 +127,13 @@ fn key(case: &ExprCase) -> String {
 impl Debugger {
     /// The debugger found on `PATH`.
     ///
-    /// Errors: none of [`Kind::programs`] is on `PATH`, or (LLDB) its Python
-    /// cannot import the `lldb` module; the message names the package.
-    pub fn new(kind: Kind, limits: Limits) -> Result<Self, String> {
-        let program = process::find_program(kind.programs()).ok_or_else(|| {
-            format!(
-                "consumer {}: none of {} is on PATH (install {})",
-                kind.name(),
-                kind.programs().join(", "),
-                kind.package()
-            )
+    /// Errors: [`ConsumerError::NotInstalled`] when none of
+    /// [`Kind::programs`] is on `PATH`.
+    pub fn new(kind: Kind, limits: Limits) -> Result<Self, ConsumerError> {
+        let program = process::find_program(kind.programs()).ok_or(ConsumerError::NotInstalled {
+            consumer: kind.name(),
+            programs: kind.programs(),
+            package: kind.package(),
         })?;
         Ok(Debugger::with_program(kind, program, limits))
     }
@@ -268,7 +265,7 @@ impl Debugger {
 /// `<debugger>:<message>` (first line, addresses and numbers kept).
 ///
 /// Messages that say the debugger does not implement an operation become
-/// [`Outcome::Unsupported`] (counted, not failed; DESIGN §8).
+/// [`Outcome::Unsupported`] (counted, not failed; docs/architecture.md §8).
 fn error_outcome(kind: Kind, msg: &str) -> Outcome {
     let line = msg.lines().next().unwrap_or("").trim();
     let line: String = line.chars().take(160).collect();

@@ -1,5 +1,5 @@
 //! External command-line tools as CFI consumers: `llvm-dwarfdump` and
-//! GNU `readelf` (DESIGN §7, §12; docs/consumers.md).
+//! GNU `readelf` (docs/architecture.md §7, §12; docs/consumers.md).
 //!
 //! Each frame section is written into a small ELF file ([`elf`]), the tool
 //! runs once on it under a [`RunBudget`] ([`process`]), its printed rows
@@ -23,7 +23,7 @@ pub mod table;
 pub use process::RunBudget;
 
 use crate::case::{Case, CfiCase, ExprCase};
-use crate::consumer::{Answer, Consumer, FailureClass, Support};
+use crate::consumer::{Answer, Consumer, ConsumerError, FailureClass, Support};
 use crate::edition::Edition;
 use dwarfcheck_core::cfi::CfiSection;
 use dwarfcheck_core::outcome::Failure;
@@ -100,15 +100,16 @@ impl std::fmt::Debug for External {
 impl External {
     /// The tool found on `PATH`, with `budget` per run.
     ///
-    /// Errors: none of [`Tool::programs`] is on `PATH` (a message naming
-    /// them and the package that has them).
-    pub fn new(tool: Tool, budget: RunBudget) -> Result<Self, String> {
-        let program = process::find_program(tool.programs()).ok_or_else(|| {
-            let pkg = match tool {
+    /// Errors: [`ConsumerError::NotInstalled`] when none of
+    /// [`Tool::programs`] is on `PATH`.
+    pub fn new(tool: Tool, budget: RunBudget) -> Result<Self, ConsumerError> {
+        let program = process::find_program(tool.programs()).ok_or(ConsumerError::NotInstalled {
+            consumer: tool.name(),
+            programs: tool.programs(),
+            package: match tool {
                 Tool::LlvmDwarfdump => "llvm-19",
                 Tool::Readelf => "binutils",
-            };
-            format!("consumer {}: none of {} is on PATH (install {pkg})", tool.name(), tool.programs().join(", "))
+            },
         })?;
         Ok(External::with_program(tool, program, budget))
     }
@@ -291,7 +292,7 @@ pub fn llvm_view(target: &dwarfcheck_core::target::Target, t: &RowTable) -> RowT
     t
 }
 
-/// What readelf can show of a table (DESIGN §8: compared only as far as
+/// What readelf can show of a table (docs/architecture.md §8: compared only as far as
 /// the tool shows it):
 /// - expression bodies: `exp`/`vexp` only, so expressions become empty;
 /// - `u` is both "undefined" and "no rule", so explicit `Undefined` rules

@@ -6,7 +6,7 @@ use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-/// Limits of one tool run (DESIGN §9, "per-case time budget for external
+/// Limits of one tool run (docs/architecture.md §9, "per-case time budget for external
 /// consumers").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RunBudget {

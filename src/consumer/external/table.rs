@@ -104,7 +104,7 @@ impl ToolSection {
     /// - an unparsable line outside every entry: `ConsumerFault`;
     /// - a diagnostic about the FDE: `IllFormed { rule: "<tool>:diagnostic" }`
     ///   (the tool rejected or gave up on the entry; for third parties only
-    ///   the kind is compared, DESIGN §8);
+    ///   the kind is compared, docs/architecture.md §8);
     /// - else what the tool says it cannot show: `Unsupported`;
     /// - else an unparsable line in the FDE: `ConsumerFault`;
     /// - an FDE the tool did not print: the same `IllFormed` after a

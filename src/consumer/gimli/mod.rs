@@ -1,10 +1,10 @@
 //! The gimli adapter: gimli 0.34's expression evaluator and unwind tables
-//! judged against the reference (DESIGN §7, docs/consumers.md).
+//! judged against the reference (docs/architecture.md §7, docs/consumers.md).
 //!
 //! Everything gimli does runs behind [`std::panic::catch_unwind`]; a panic
 //! becomes `ConsumerFault`. gimli's own errors become `IllFormed` or
 //! `EvalError` with a third-party rule ID `gimli:<ErrorVariant>` (only the
-//! kind is compared for third-party consumers, DESIGN §8); what gimli cannot
+//! kind is compared for third-party consumers, docs/architecture.md §8); what gimli cannot
 //! do at all becomes `Unsupported`.
 
 mod attr;

@@ -1,6 +1,6 @@
 //! The process protocol consumer: any program that speaks `dwarfcheck/1`
 //! (one JSON object per line on stdin/stdout, docs/protocol.md) judged
-//! against the reference (DESIGN §7).
+//! against the reference (docs/architecture.md §7).
 //!
 //! [`wire`] holds the messages and the context mapping, [`pool`] the child
 //! processes. Everything that goes wrong with a child (no reply in time, a
@@ -8,9 +8,12 @@
 //! [`Outcome::ConsumerFault`] for that case, and the child is restarted for
 //! the next one.
 
+mod error;
 pub mod pool;
 pub mod reply;
 pub mod wire;
+
+pub use error::{OutcomeFormError, ProtocolError};
 
 use crate::case::{CfiCase, ExprCase};
 use crate::consumer::external::RunBudget;
@@ -54,10 +57,9 @@ impl Protocol {
     ///
     /// Errors: the spec does not start with `cmd:`, the command is empty,
     /// or the first child does not start or fails the handshake.
-    pub fn from_spec(spec: &str, budget: RunBudget) -> Result<Protocol, String> {
-        let command = spec
-            .strip_prefix(SPEC_PREFIX)
-            .ok_or_else(|| format!("consumer spec `{spec}`: expected `{SPEC_PREFIX}COMMAND`"))?;
+    pub fn from_spec(spec: &str, budget: RunBudget) -> Result<Protocol, ProtocolError> {
+        let command =
+            spec.strip_prefix(SPEC_PREFIX).ok_or_else(|| ProtocolError::BadSpec { spec: spec.to_string() })?;
         Protocol::new(command, budget, rayon::current_num_threads().min(MAX_WORKERS))
     }
 
@@ -65,11 +67,12 @@ impl Protocol {
     ///
     /// Errors: an empty command, or the first child does not start or
     /// fails the handshake.
-    pub fn new(command: &str, budget: RunBudget, workers: usize) -> Result<Protocol, String> {
+    pub fn new(command: &str, budget: RunBudget, workers: usize) -> Result<Protocol, ProtocolError> {
         if command.trim().is_empty() {
-            return Err("consumer spec `cmd:`: the command is empty".into());
+            return Err(ProtocolError::EmptyCommand);
         }
-        let pool = Pool::new(command, budget, workers).map_err(|e| format!("consumer `{command}`: {e}"))?;
+        let pool = Pool::new(command, budget, workers)
+            .map_err(|e| ProtocolError::Start { command: command.to_string(), source: Box::new(e) })?;
         let hello = pool.hello();
         let support = Support {
             editions: hello.supports.editions.clone(),

@@ -10,6 +10,7 @@
 
 use super::reply::{self, HelloReply};
 use super::wire;
+use super::ProtocolError;
 use crate::consumer::external::process::{kill_group, RunBudget};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::process::CommandExt;
@@ -45,7 +46,7 @@ impl Worker {
     ///
     /// Errors: the shell cannot start; the child's hello reply is late,
     /// malformed or of another version (see [`reply::parse_hello`]).
-    pub fn start(command: &str, budget: RunBudget) -> Result<Worker, String> {
+    pub fn start(command: &str, budget: RunBudget) -> Result<Worker, ProtocolError> {
         let mut child = Command::new("/bin/sh")
             .arg("-c")
             .arg(command)
@@ -54,10 +55,10 @@ impl Worker {
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()
-            .map_err(|e| format!("cannot start `{command}`: {e}"))?;
+            .map_err(|source| ProtocolError::Spawn { command: command.to_string(), source })?;
         let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
             kill_group(&mut child);
-            return Err("no pipes to the child".into());
+            return Err(ProtocolError::NoPipes);
         };
         let (to_child, writer_rx) = mpsc::channel::<String>();
         std::thread::spawn(move || write_lines(stdin, writer_rx));
@@ -89,20 +90,20 @@ impl Worker {
     ///
     /// Errors: the child closed its stdin or stdout, exited, sent a line
     /// that is too long or not UTF-8, or did not answer in time.
-    pub fn ask(&mut self, line: &str, time: Duration) -> Result<String, String> {
+    pub fn ask(&mut self, line: &str, time: Duration) -> Result<String, ProtocolError> {
         let sent = self.to_child.as_ref().is_some_and(|tx| tx.send(line.to_string()).is_ok());
         if !sent {
-            return Err(format!("its stdin is closed{}", self.status()));
+            return Err(ProtocolError::StdinClosed { status: self.status() });
         }
         match self.from_child.recv_timeout(time) {
             Ok(Line::Text(s)) => Ok(s),
-            Ok(Line::Bad(why)) => Err(why),
+            Ok(Line::Bad(why)) => Err(ProtocolError::BadLine(why)),
             Ok(Line::Eof) | Err(RecvTimeoutError::Disconnected) => {
                 // Give an exiting child a moment so its status can be told.
                 std::thread::sleep(Duration::from_millis(20));
-                Err(format!("closed its stdout without a reply{}", self.status()))
+                Err(ProtocolError::NoReply { status: self.status() })
             }
-            Err(RecvTimeoutError::Timeout) => Err(format!("no reply within {} ms", time.as_millis())),
+            Err(RecvTimeoutError::Timeout) => Err(ProtocolError::Timeout { ms: time.as_millis() }),
         }
     }
 
@@ -192,7 +193,7 @@ impl Pool {
     /// (at least 1).
     ///
     /// Errors: see [`Worker::start`].
-    pub fn new(command: &str, budget: RunBudget, max: usize) -> Result<Pool, String> {
+    pub fn new(command: &str, budget: RunBudget, max: usize) -> Result<Pool, ProtocolError> {
         let w = Worker::start(command, budget)?;
         Ok(Pool {
             command: command.to_string(),
@@ -220,7 +221,7 @@ impl Pool {
     ///
     /// Errors: `f`'s error, or a replacement that did not start or
     /// introduced itself differently from the first child.
-    pub fn with<T>(&self, f: impl FnOnce(&mut Worker) -> Result<T, String>) -> Result<T, String> {
+    pub fn with<T>(&self, f: impl FnOnce(&mut Worker) -> Result<T, ProtocolError>) -> Result<T, ProtocolError> {
         let mut lease = Lease { pool: self, worker: Some(self.checkout()?), healthy: false };
         let r = f(lease.worker.as_mut().expect("leased"));
         lease.healthy = r.is_ok();
@@ -229,7 +230,7 @@ impl Pool {
 
     /// An idle child, or a new one (counted before it starts, so the bound
     /// holds while it does), waiting while `max` are busy.
-    fn checkout(&self) -> Result<Worker, String> {
+    fn checkout(&self) -> Result<Worker, ProtocolError> {
         let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
         loop {
             if let Some(w) = st.idle.pop() {
@@ -246,10 +247,10 @@ impl Pool {
             if w.hello == self.first {
                 Ok(w)
             } else {
-                Err(format!(
-                    "a restarted child introduced itself as `{}` {:?}, unlike the first one",
-                    w.hello.name, w.hello.supports
-                ))
+                Err(ProtocolError::Restarted {
+                    name: w.hello.name.clone(),
+                    supports: format!("{:?}", w.hello.supports),
+                })
             }
         });
         if started.is_err() {
@@ -304,9 +305,9 @@ mod tests {
         let (tx, rx) = mpsc::channel();
         std::thread::spawn(move || {
             let first = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                p.with(|_| -> Result<(), String> { panic!("request bug") })
+                p.with(|_| -> Result<(), ProtocolError> { panic!("request bug") })
             }));
-            let second = p.with(|w| Ok(w.hello.name.clone()));
+            let second = p.with(|w| Ok(w.hello.name.clone())).map_err(|e| e.to_string());
             let _ = tx.send((first.is_err(), second));
         });
         assert_eq!(rx.recv_timeout(Duration::from_secs(20)), Ok((true, Ok("t".to_string()))));
@@ -318,8 +319,9 @@ mod tests {
         // process (another pid) that passed the handshake again.
         let pool = Pool::new(HELLO, budget(), 1).unwrap();
         let first = pool.with(|w| Ok(w.child.id())).unwrap();
-        assert_eq!(pool.with(|w| Ok(w.child.id())), Ok(first));
-        assert_eq!(pool.with(|_| -> Result<(), String> { Err("bad".into()) }), Err("bad".into()));
+        assert_eq!(pool.with(|w| Ok(w.child.id())).ok(), Some(first));
+        let failed = pool.with(|_| -> Result<(), ProtocolError> { Err(ProtocolError::BadLine("bad".into())) });
+        assert_eq!(failed.map_err(|e| e.to_string()), Err("bad".to_string()));
         let second = pool.with(|w| Ok(w.child.id())).unwrap();
         assert_ne!(first, second);
     }

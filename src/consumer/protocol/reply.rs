@@ -8,7 +8,9 @@
 //! may send composites unmerged and places in any order.
 
 use super::wire::VERSION;
+use super::{OutcomeFormError, ProtocolError};
 use crate::edition::Edition;
+use dwarfcheck_core::encoding::hex::parse_hex_last_first;
 use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::outcome::{
     BaseType, BudgetKind, NormalLocation, Outcome, RawLocation, RawPiece, RawSingle, Source, Value,
@@ -49,16 +51,17 @@ pub struct HelloReply {
 ///
 /// Errors: not JSON, a missing key, another protocol version, another
 /// message type, an empty name (a message for the caller's error).
-pub fn parse_hello(line: &str) -> Result<HelloReply, String> {
-    let r: HelloReply = serde_json::from_str(line).map_err(|e| format!("bad hello reply ({e}): {}", excerpt(line)))?;
+pub fn parse_hello(line: &str) -> Result<HelloReply, ProtocolError> {
+    let r: HelloReply = serde_json::from_str(line)
+        .map_err(|e| ProtocolError::BadHello { detail: e.to_string(), excerpt: excerpt(line) })?;
     if r.protocol != VERSION {
-        return Err(format!("speaks protocol `{}`, expected `{VERSION}`", r.protocol));
+        return Err(ProtocolError::HelloVersion { found: r.protocol });
     }
     if r.kind != "hello" {
-        return Err(format!("answered hello with a message of type `{}`", r.kind));
+        return Err(ProtocolError::HelloType { found: r.kind });
     }
     if r.name.trim().is_empty() {
-        return Err("hello reply has an empty name".into());
+        return Err(ProtocolError::EmptyName);
     }
     Ok(r)
 }
@@ -78,18 +81,19 @@ struct ResultReply {
 /// Errors: not JSON or not a result message, another protocol version,
 /// another id, an outcome that is not one of the documented forms (a
 /// message for `ConsumerFault`).
-pub fn parse_result(line: &str, id: u64) -> Result<Outcome, String> {
-    let r: ResultReply = serde_json::from_str(line).map_err(|e| format!("bad reply ({e}): {}", excerpt(line)))?;
+pub fn parse_result(line: &str, id: u64) -> Result<Outcome, ProtocolError> {
+    let r: ResultReply = serde_json::from_str(line)
+        .map_err(|e| ProtocolError::BadReply { detail: e.to_string(), excerpt: excerpt(line) })?;
     if r.protocol != VERSION {
-        return Err(format!("replied with protocol `{}`, expected `{VERSION}`", r.protocol));
+        return Err(ProtocolError::ReplyVersion { found: r.protocol });
     }
     if r.kind != "result" {
-        return Err(format!("replied with a message of type `{}`, expected `result`", r.kind));
+        return Err(ProtocolError::ReplyType { found: r.kind });
     }
     if r.id != id {
-        return Err(format!("replied to request {} while request {id} was asked", r.id));
+        return Err(ProtocolError::WrongId { got: r.id, asked: id });
     }
-    r.outcome.into_outcome().map_err(|e| format!("bad outcome: {e}"))
+    Ok(r.outcome.into_outcome()?)
 }
 
 /// The first 200 characters of a line, for fault messages.
@@ -145,31 +149,28 @@ struct WireSource {
 }
 
 /// `Some` value of a key the form requires, else an error naming it.
-fn need<T>(v: Option<T>, key: &str, form: &str) -> Result<T, String> {
-    v.ok_or_else(|| format!("`{form}` needs `{key}`"))
+fn need<T>(v: Option<T>, key: &'static str, form: &str) -> Result<T, OutcomeFormError> {
+    v.ok_or_else(|| OutcomeFormError::MissingKey { form: form.to_string(), key })
 }
 
 /// Bytes from hex written last byte first (the outcome vocabulary's
 /// `bytes`), returned first byte first.
-fn hex_last_first(s: &str) -> Result<Vec<u8>, String> {
-    let s = s.strip_prefix("0x").unwrap_or(s);
-    if !s.len().is_multiple_of(2) || !s.bytes().all(|b| b.is_ascii_hexdigit()) {
-        return Err(format!("`{}` is not hex with two digits per byte", excerpt(s)));
+fn hex_last_first(s: &str) -> Result<Vec<u8>, OutcomeFormError> {
+    if s.chars().any(char::is_whitespace) {
+        return Err(OutcomeFormError::NotHex(excerpt(s)));
     }
-    let mut out: Vec<u8> = (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap_or(0)).collect();
-    out.reverse();
-    Ok(out)
+    parse_hex_last_first(s).map_err(|_| OutcomeFormError::NotHex(excerpt(s)))
 }
 
 impl WireOutcome {
-    fn into_outcome(self) -> Result<Outcome, String> {
+    fn into_outcome(self) -> Result<Outcome, OutcomeFormError> {
         let k = self.kind.as_str();
         Ok(match k {
             "value" => {
                 let ty = need(self.ty, "ty", k)?;
                 let bytes = hex_last_first(&need(self.bytes, "bytes", k)?)?;
                 if bytes.len() != ty.bytes() {
-                    return Err(format!("a value of {} bits needs {} bytes, not {}", ty.bits, ty.bytes(), bytes.len()));
+                    return Err(OutcomeFormError::ValueSize { bits: ty.bits, need: ty.bytes(), got: bytes.len() });
                 }
                 Outcome::Value(Value { ty, bytes })
             }
@@ -183,15 +184,15 @@ impl WireOutcome {
             "budget" => Outcome::Failed(Failure::Budget { budget: need(self.budget, "budget", k)?, at: self.at }),
             "unsupported" => Outcome::Failed(Failure::Unsupported { what: self.what.unwrap_or_default() }),
             "consumer-fault" => Outcome::Failed(Failure::ConsumerFault { what: self.what.unwrap_or_default() }),
-            other => return Err(format!("unknown outcome kind `{other}`")),
+            other => return Err(OutcomeFormError::UnknownKind(other.to_string())),
         })
     }
 }
 
 /// A location from its places, normalised.
-fn location(places: Vec<WireSingle>) -> Result<NormalLocation, String> {
+fn location(places: Vec<WireSingle>) -> Result<NormalLocation, OutcomeFormError> {
     if places.is_empty() {
-        return Err("a location needs at least one place".into());
+        return Err(OutcomeFormError::NoPlace);
     }
     let mut singles = Vec::with_capacity(places.len());
     for p in places {
@@ -201,7 +202,7 @@ fn location(places: Vec<WireSingle>) -> Result<NormalLocation, String> {
                 let mut pieces = Vec::with_capacity(parts.len());
                 for part in parts {
                     if part.sources.is_empty() {
-                        return Err("a composite part needs at least one source".into());
+                        return Err(OutcomeFormError::NoSource);
                     }
                     let singles = part
                         .sources
@@ -218,7 +219,7 @@ fn location(places: Vec<WireSingle>) -> Result<NormalLocation, String> {
 }
 
 impl WireSource {
-    fn into_source(self) -> Result<Source, String> {
+    fn into_source(self) -> Result<Source, OutcomeFormError> {
         let k = self.storage.as_str();
         Ok(match k {
             "memory" => Source::Memory {
@@ -241,7 +242,7 @@ impl WireSource {
                 bit_offset: self.bit_offset.unwrap_or(0),
             },
             "undefined" => Source::Undefined,
-            other => return Err(format!("unknown storage `{other}`")),
+            other => return Err(OutcomeFormError::UnknownStorage(other.to_string())),
         })
     }
 }
@@ -265,7 +266,7 @@ mod tests {
             ),
             7,
         );
-        assert_eq!(v, Ok(Outcome::Value(Value::from_u128(BaseType::generic(64, false), 0x1010))));
+        assert_eq!(v.unwrap(), (Outcome::Value(Value::from_u128(BaseType::generic(64, false), 0x1010))));
         // bit_addr past u64: byte address 2^64 - 8 is bit 2^67 - 64.
         let big = (1u128 << 67) - 64;
         let m = parse_result(
@@ -275,8 +276,8 @@ mod tests {
             7,
         );
         assert_eq!(
-            m,
-            Ok(Outcome::Location(NormalLocation { places: vec![SingleLocation::Simple(Source::memory(0, big))] }))
+            m.unwrap(),
+            (Outcome::Location(NormalLocation { places: vec![SingleLocation::Simple(Source::memory(0, big))] }))
         );
         // Implicit bytes are written last byte first: "0003" is storage 03 00.
         let i = parse_result(
@@ -284,14 +285,14 @@ mod tests {
             7,
         );
         let want = Source::Implicit { bytes: vec![3, 0], bit_offset: 0 };
-        assert_eq!(i, Ok(Outcome::Location(NormalLocation { places: vec![SingleLocation::Simple(want)] })));
+        assert_eq!(i.unwrap(), (Outcome::Location(NormalLocation { places: vec![SingleLocation::Simple(want)] })));
         let e = parse_result(&reply(r#"{"kind":"eval-error","rule":"op.deref.memory-unreadable","at":3}"#), 7);
         assert_eq!(
-            e,
-            Ok(Outcome::Failed(Failure::EvalError { rule: RuleId::new("op.deref.memory-unreadable"), at: Some(3) }))
+            e.unwrap(),
+            (Outcome::Failed(Failure::EvalError { rule: RuleId::new("op.deref.memory-unreadable"), at: Some(3) }))
         );
         let u = parse_result(&reply(r#"{"kind":"unsupported","what":"DW_OP_foo"}"#), 7);
-        assert_eq!(u, Ok(Outcome::Failed(Failure::Unsupported { what: "DW_OP_foo".into() })));
+        assert_eq!(u.unwrap(), (Outcome::Failed(Failure::Unsupported { what: "DW_OP_foo".into() })));
     }
 
     #[test]
@@ -307,15 +308,21 @@ mod tests {
             7,
         );
         let part = Piece { bits: 64, sources: [Source::Register { regno: 0, bit_offset: 0 }].into() };
-        assert_eq!(r, Ok(Outcome::Location(NormalLocation { places: vec![SingleLocation::Composite(vec![part])] })));
+        assert_eq!(
+            r.unwrap(),
+            (Outcome::Location(NormalLocation { places: vec![SingleLocation::Composite(vec![part])] }))
+        );
     }
 
     #[test]
     fn bad_replies_are_errors() {
         assert!(parse_result("not json", 7).is_err());
-        assert!(parse_result(&reply(r#"{"kind":"unsupported","what":""}"#), 8).unwrap_err().contains("request 7"));
+        assert!(parse_result(&reply(r#"{"kind":"unsupported","what":""}"#), 8)
+            .unwrap_err()
+            .to_string()
+            .contains("request 7"));
         let wrong_version = r#"{"protocol":"dwarfcheck/0","type":"result","id":7,"outcome":{"kind":"unsupported"}}"#;
-        assert!(parse_result(wrong_version, 7).unwrap_err().contains("dwarfcheck/0"));
+        assert!(parse_result(wrong_version, 7).unwrap_err().to_string().contains("dwarfcheck/0"));
         // A generic 64-bit value needs 8 bytes, not 2.
         let short = reply(
             r#"{"kind":"value","ty":{"encoding":"generic","bits":64,"big_endian":false,"vector_size":1},"bytes":"0010"}"#,
@@ -329,6 +336,6 @@ mod tests {
         let ok = parse_hello(
             r#"{"protocol":"dwarfcheck/1","type":"hello","name":"x","supports":{"editions":["dwarf5"],"expr":true}}"#,
         );
-        assert_eq!(ok.map(|h| h.supports.editions), Ok(vec![Edition::Dwarf5]));
+        assert_eq!(ok.unwrap().supports.editions, vec![Edition::Dwarf5]);
     }
 }

@@ -141,7 +141,7 @@ pub enum ContextError {
     Unwinding(Failure),
 }
 
-/// Explicit evaluation budgets (DESIGN §9). Exceeding one yields
+/// Explicit evaluation budgets (docs/architecture.md §9). Exceeding one yields
 /// `Outcome::Budget`, never a panic. Both evaluators apply them at the same
 /// points so that they agree on the outcome:
 /// - `steps`: checked before each operation is executed; executing

@@ -10,11 +10,11 @@ use std::fmt::Write as _;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum HexError {
     /// An odd number of hex digits: the last byte is incomplete.
-    #[error("`{0}` has an odd number of hex digits; expected whole bytes such as \"de ad\"")]
+    #[error("`{0}` has an odd number of hex digits; expected whole bytes like \"de ad\"")]
     OddLength(String),
     /// A character that is not a hex digit (outside whitespace and `0x`
     /// prefixes).
-    #[error("`{0}` is not hex bytes such as \"de ad\"")]
+    #[error("`{0}` is not hex bytes like \"de ad\"")]
     NotHex(String),
 }
 

@@ -1,5 +1,5 @@
 //! Vendor profiles: how the contested opcode range 0xe0–0xff is decoded
-//! (DESIGN §3). GNU, HP, LLVM, WASM and PGI all use overlapping values.
+//! (docs/architecture.md §3). GNU, HP, LLVM, WASM and PGI all use overlapping values.
 
 /// Which vendor operations a decoder recognises.
 ///

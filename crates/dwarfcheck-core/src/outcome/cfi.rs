@@ -1,4 +1,4 @@
-//! Normalised call frame information outcomes (DESIGN §4, "CFI outcomes").
+//! Normalised call frame information outcomes (docs/architecture.md §4, "CFI outcomes").
 //!
 //! A row table maps address ranges to a CFA rule and register rules
 //! (DWARF 5 §6.4.1). Normal form: rows sorted by start address, adjacent rows

@@ -1,4 +1,4 @@
-//! Canonical form of location descriptions (DESIGN §4), and the one
+//! Canonical form of location descriptions (docs/architecture.md §4), and the one
 //! normaliser both evaluators feed.
 //!
 //! Hetero-2020 "DWARF Location Description": a location description is one
@@ -216,7 +216,7 @@ impl RawLocation {
         RawLocation { singles: vec![RawSingle::Simple(source)] }
     }
 
-    /// Normalises into the canonical comparison form (DESIGN §4).
+    /// Normalises into the canonical comparison form (docs/architecture.md §4).
     ///
     /// Never panics: a composite whose parts add up to more than
     /// `u64::MAX` **bits** is cut off at `u64::MAX` bits.
@@ -245,7 +245,7 @@ impl RawLocation {
 }
 
 /// Rebuilds a raw tree that describes the same places as a normal form, so
-/// that normalising it gives `n` back (DESIGN §4; the normaliser is
+/// that normalising it gives `n` back (docs/architecture.md §4; the normaliser is
 /// idempotent through this conversion).
 ///
 /// Each single location is kept: `Simple(s)` stays a simple single

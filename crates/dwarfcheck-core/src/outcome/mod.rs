@@ -1,4 +1,4 @@
-//! Outcomes: the comparison currency between evaluators (DESIGN §4).
+//! Outcomes: the comparison currency between evaluators (docs/architecture.md §4).
 //!
 //! Every consumer (reference, fast, gimli, external tools) reports an
 //! [`Outcome`] for an expression and a [`CfiOutcome`] for a CFI program.
@@ -15,7 +15,7 @@ pub use value::{BaseType, TypeEncoding, Value};
 
 use crate::rules::RuleId;
 
-/// Which explicit budget an evaluation ran out of (DESIGN §9).
+/// Which explicit budget an evaluation ran out of (docs/architecture.md §9).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]

@@ -2,8 +2,8 @@
 //!
 //! Source: AMDGPUUsage, sections "Register Identifier" (the DWARF register
 //! mapping table), "Address Space Identifier" (the address space mapping
-//! table), "Lane identifier" and "Call Frame Information" (see
-//! `../shared/reference/amdgpu-usage-dwarf.txt`). Facts used, in our words:
+//! table), "Lane identifier" and "Call Frame Information" of LLVM's
+//! `llvm/docs/AMDGPUUsage.rst`. Facts used, in our words:
 //!
 //! - A code object's DWARF names the registers of the mode its code runs in:
 //!   each wavefront size and each process address size has its own DWARF

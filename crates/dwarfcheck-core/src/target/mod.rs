@@ -122,41 +122,73 @@ impl Target {
     /// Sorts registers and address spaces and checks the description is
     /// usable: unique register numbers and names, an address space 0, sizes
     /// that are whole bytes up to 64 bits for addresses, at least one lane.
-    pub fn validate(mut self) -> Result<Self, String> {
+    ///
+    /// Errors: the first [`TargetError`] found, in that order.
+    pub fn validate(mut self) -> Result<Self, TargetError> {
         self.registers.sort_by_key(|r| r.number);
         self.address_spaces.sort_by_key(|a| a.number);
         for w in self.registers.windows(2) {
             if w[0].number == w[1].number {
-                return Err(format!("register number {} is listed twice", w[0].number));
+                return Err(TargetError::RegisterNumberTwice(w[0].number));
             }
         }
         let mut names = std::collections::BTreeSet::new();
         for r in &self.registers {
             if !names.insert(r.name.to_ascii_lowercase().replace('.', "_")) {
-                return Err(format!("register name `{}` is used twice (names are compared ignoring case)", r.name));
+                return Err(TargetError::RegisterNameTwice(r.name.clone()));
             }
         }
         for r in &self.registers {
             if r.bits == 0 || r.bits % 8 != 0 {
-                return Err(format!("register {} has size {} bits, not a positive multiple of 8", r.name, r.bits));
+                return Err(TargetError::RegisterSize { name: r.name.clone(), bits: r.bits });
             }
         }
         if self.address_space(0).is_none() {
-            return Err("no address space 0 (the default address space)".into());
+            return Err(TargetError::NoDefaultAddressSpace);
         }
         for a in &self.address_spaces {
             if !matches!(a.address_bits, 8 | 16 | 32 | 64) {
-                return Err(format!(
-                    "address space {} has {}-bit addresses; expected 8, 16, 32 or 64",
-                    a.number, a.address_bits
-                ));
+                return Err(TargetError::AddressSize { aspace: a.number, bits: a.address_bits });
             }
         }
         if self.lanes == 0 {
-            return Err("a target has at least one lane".into());
+            return Err(TargetError::NoLanes);
         }
         Ok(self)
     }
+}
+
+/// Why a target description is not usable ([`Target::validate`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TargetError {
+    /// Two registers with one DWARF number.
+    #[error("register number {0} is listed twice")]
+    RegisterNumberTwice(u64),
+    /// Two registers with one name (ASCII case and `.`/`_` ignored).
+    #[error("register name `{0}` is used twice (names are compared ignoring case)")]
+    RegisterNameTwice(String),
+    /// A register whose size is not a positive whole number of bytes.
+    #[error("register {name} has size {bits} bits, not a positive multiple of 8")]
+    RegisterSize {
+        /// The register's name.
+        name: String,
+        /// Its size in **bits**.
+        bits: u32,
+    },
+    /// No address space 0.
+    #[error("no address space 0 (the default address space)")]
+    NoDefaultAddressSpace,
+    /// An address space whose addresses are not 8, 16, 32 or 64 bits.
+    #[error("address space {aspace} has {bits}-bit addresses; expected 8, 16, 32 or 64")]
+    AddressSize {
+        /// The address space.
+        aspace: u64,
+        /// Its address size in **bits**.
+        bits: u32,
+    },
+    /// Zero lanes.
+    #[error("a target has at least one lane")]
+    NoLanes,
 }
 
 /// Register name equality: ASCII case-insensitive, `.` and `_` alike.

@@ -1,5 +1,6 @@
-//! Built-in target presets, from the register maps in the psABI documents
-//! and AMDGPUUsage (see `../shared/reference/`).
+//! Built-in target presets, from the DWARF register maps of the System V
+//! x86-64 psABI ("DWARF Register Number Mapping"), Arm's AADWARF64 ("DWARF
+//! register names") and LLVM's AMDGPUUsage ("Register Identifier").
 
 use super::{AddressSpace, Arch, Endian, Register, Target};
 use crate::encoding::VendorProfile;
