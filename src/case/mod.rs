@@ -1,6 +1,6 @@
 //! Cases: one expression or one FDE, with its context and optional expected
 //! outcome, ready for any consumer. [`yaml`] loads them from case files
-//! (docs/architecture.md §6); `crate::elf` extracts them from binaries.
+//! (docs/architecture.md §6); the `elf` module extracts them from binaries.
 
 pub mod yaml;
 

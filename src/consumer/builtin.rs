@@ -33,10 +33,10 @@ pub fn fast_table(case: &CfiCase) -> CfiOutcome {
     dwarfcheck_fast::cfi::frame_table(&case.section, case.fde_offset)
 }
 
-/// The reference interpreter ([`crate::reference`]).
+/// The reference interpreter (`dwarfcheck_reference`).
 pub struct Reference;
 
-/// The fast evaluator ([`crate::fast`]).
+/// The fast evaluator (`dwarfcheck_fast`).
 pub struct Fast;
 
 fn everything() -> Support {

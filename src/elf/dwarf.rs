@@ -2,9 +2,8 @@
 //! `DW_AT_frame_base`, as exprloc or as location list, becomes an
 //! [`ExprCase`] with a deterministic synthetic [`Context`].
 
-use super::{section_data, Extracted, Options};
+use super::{section_data, ElfError, Extracted, Options};
 use crate::case::ExprCase;
-use anyhow::anyhow;
 use dwarfcheck_core::context::{CompUnit, Context, ResultKind};
 use dwarfcheck_core::encoding::Format;
 use dwarfcheck_core::outcome::BaseType;
@@ -54,21 +53,23 @@ pub(super) fn extract_exprs(
     target: &Arc<Target>,
     opts: &Options,
     out: &mut Extracted,
-) -> anyhow::Result<()> {
+) -> Result<(), ElfError> {
     let mut load_err = None;
-    let sections = gimli::DwarfSections::load(|id| -> Result<Cow<'_, [u8]>, gimli::Error> {
-        match section_data(file, id.name()) {
+    // The loader never fails: a section that cannot be read is kept in
+    // `load_err` and reported once all are loaded.
+    let loaded = gimli::DwarfSections::load(|id| -> Result<Cow<'_, [u8]>, std::convert::Infallible> {
+        match section_data(file, origin, id.name()) {
             Ok(d) => Ok(d.unwrap_or(Cow::Borrowed(&[]))),
             Err(e) => {
                 load_err.get_or_insert(e);
                 Ok(Cow::Borrowed(&[]))
             }
         }
-    })
-    .map_err(|e| anyhow!("{origin}: {e}"))?;
+    });
     if let Some(e) = load_err {
-        return Err(e.context(origin.to_string()));
+        return Err(e);
     }
+    let Ok(sections) = loaded;
     let endian = if target.endian == Endian::Big { RunTimeEndian::Big } else { RunTimeEndian::Little };
     let dwarf = sections.borrow(|s| EndianSlice::new(s, endian));
     let debug_addr: Arc<[u8]> = Arc::from(gimli::Section::reader(&dwarf.debug_addr).slice());

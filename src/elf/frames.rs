@@ -4,7 +4,7 @@
 //! FDE offsets come from the `cfi` module's entry walker
 //! ([`CfiSection::fde_offsets`]), not from any consumer.
 
-use super::{section_data, Extracted, Options};
+use super::{section_data, ElfError, Extracted, Options};
 use crate::case::{CfiCase, UnwindCase};
 use dwarfcheck_core::cfi::{CfiSection, FrameKind};
 use dwarfcheck_core::target::Target;
@@ -25,12 +25,12 @@ pub(super) fn extract_fdes(
     target: &Arc<Target>,
     opts: &Options,
     out: &mut Extracted,
-) -> anyhow::Result<()> {
+) -> Result<(), ElfError> {
     let addr_of = |name: &str| file.section_by_name(name).map(|s| s.address());
     let text_base = addr_of(".text");
     let data_base = addr_of(".got");
     for (name, kind) in [(".eh_frame", FrameKind::EhFrame), (".debug_frame", FrameKind::DebugFrame)] {
-        let Some(bytes) = section_data(file, name)? else { continue };
+        let Some(bytes) = section_data(file, origin, name)? else { continue };
         let section = Arc::new(CfiSection {
             kind,
             bytes: Arc::from(&*bytes),

@@ -16,7 +16,6 @@ pub mod dwarf;
 pub mod frames;
 
 use crate::case::{CfiCase, ExprCase};
-use anyhow::{anyhow, bail, Context as _};
 use dwarfcheck_core::target::{presets, Target};
 use object::{Object, ObjectSection, ObjectSymbol};
 use std::path::Path;
@@ -128,19 +127,21 @@ pub struct Extracted {
 /// Malformed DWARF inside a unit or a frame section is reported in
 /// [`Extracted::warnings`] and skips the rest of that unit or section.
 /// Never panics.
-pub fn extract(path: &Path, opts: &Options) -> anyhow::Result<Extracted> {
-    let data = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+pub fn extract(path: &Path, opts: &Options) -> Result<Extracted, ElfError> {
+    let data = std::fs::read(path).map_err(|source| ElfError::Read { path: path.display().to_string(), source })?;
     extract_bytes(&data, &path.display().to_string(), opts)
 }
 
 /// [`extract`] on the bytes of an ELF file; `origin` names the file in case
 /// origins and errors.
-pub fn extract_bytes(data: &[u8], origin: &str, opts: &Options) -> anyhow::Result<Extracted> {
-    let file = object::File::parse(data).map_err(|e| anyhow!("{origin}: not a readable ELF file: {e}"))?;
+pub fn extract_bytes(data: &[u8], origin: &str, opts: &Options) -> Result<Extracted, ElfError> {
+    let file = object::File::parse(data)
+        .map_err(|e| ElfError::Parse { origin: origin.to_string(), detail: e.to_string() })?;
     if file.format() != object::BinaryFormat::Elf {
-        bail!("{origin}: not an ELF file");
+        return Err(ElfError::NotElf { origin: origin.to_string() });
     }
-    let mut target = target_of(&file, data).with_context(|| origin.to_string())?;
+    let mut target = target_of(&file, data)
+        .map_err(|machine| ElfError::Machine { origin: origin.to_string(), machine: format!("{machine:?}") })?;
     if let Some(v) = &opts.vendor {
         target.vendor = v.clone();
     }
@@ -155,9 +156,51 @@ pub fn extract_bytes(data: &[u8], origin: &str, opts: &Options) -> anyhow::Resul
     Ok(out)
 }
 
-/// `EM_AMDGPU`: the ELF machine number of AMD GPU code objects (the
-/// `object` crate has no `Architecture` for it and reports `Unknown`).
-pub const EM_AMDGPU: u16 = 224;
+/// Why a file yields no cases at all (problems inside a unit or a frame
+/// section are warnings instead, [`Extracted::warnings`]).
+#[derive(Debug, thiserror::Error)]
+pub enum ElfError {
+    /// The file cannot be read.
+    #[error("cannot read {path}: {source}")]
+    Read {
+        /// The file.
+        path: String,
+        /// The operating system's error.
+        source: std::io::Error,
+    },
+    /// `object` cannot parse the file.
+    #[error("{origin}: not a readable ELF file: {detail}")]
+    Parse {
+        /// The file.
+        origin: String,
+        /// `object`'s error.
+        detail: String,
+    },
+    /// An object file of another format.
+    #[error("{origin}: not an ELF file")]
+    NotElf {
+        /// The file.
+        origin: String,
+    },
+    /// A machine without a target preset.
+    #[error("{origin}: unsupported ELF machine {machine} (x86-64, AArch64 and AMDGPU have target presets)")]
+    Machine {
+        /// The file.
+        origin: String,
+        /// The machine, as `object` names it.
+        machine: String,
+    },
+    /// A section that cannot be decompressed.
+    #[error("{origin}: section {name}: {detail}")]
+    Section {
+        /// The file.
+        origin: String,
+        /// The section's name.
+        name: String,
+        /// `object`'s error.
+        detail: String,
+    },
+}
 
 /// The ELF header's `e_machine`, read from the raw bytes (offset 18, two
 /// bytes in the byte order `EI_DATA` gives). `None` if the header is short.
@@ -171,12 +214,15 @@ fn e_machine(data: &[u8]) -> Option<u16> {
 /// AMDGPU code objects get the wavefront 64 preset: the DWARF register
 /// numbers say which wavefront size a function uses (AMDGPUUsage "Register
 /// Identifier"), and gfx9 (gfx90a, the fixtures' processor) runs wave64.
-fn target_of(file: &object::File<'_>, data: &[u8]) -> anyhow::Result<Target> {
+///
+/// Errors: the architecture `object` reports, when no preset has it.
+fn target_of(file: &object::File<'_>, data: &[u8]) -> Result<Target, object::Architecture> {
     let mut t = match file.architecture() {
         object::Architecture::X86_64 => presets::x86_64(),
         object::Architecture::Aarch64 => presets::aarch64(),
-        _ if e_machine(data) == Some(EM_AMDGPU) => presets::amdgpu_wave64(),
-        other => bail!("unsupported ELF machine {other:?} (x86-64, AArch64 and AMDGPU have target presets)"),
+        // `object` has no `Architecture` for AMD GPU code objects.
+        _ if e_machine(data) == Some(object::elf::EM_AMDGPU.0) => presets::amdgpu_wave64(),
+        other => return Err(other),
     };
     if !file.is_little_endian() {
         t.endian = dwarfcheck_core::target::Endian::Big;
@@ -194,12 +240,20 @@ fn target_of(file: &object::File<'_>, data: &[u8]) -> anyhow::Result<Target> {
 /// addend. With RELA relocations (AMDGPU, x86-64, AArch64) the field in the
 /// section is zero and the addend carries the value. Other relocation kinds
 /// are left as they are; a relocation outside the section is ignored.
-fn section_data<'d>(file: &object::File<'d>, name: &str) -> anyhow::Result<Option<std::borrow::Cow<'d, [u8]>>> {
+fn section_data<'d>(
+    file: &object::File<'d>,
+    origin: &str,
+    name: &str,
+) -> Result<Option<std::borrow::Cow<'d, [u8]>>, ElfError> {
     let Some(sec) = file.section_by_name(name) else { return Ok(None) };
     if sec.kind() == object::SectionKind::UninitializedData {
         return Ok(None);
     }
-    let d = sec.uncompressed_data().map_err(|e| anyhow!("section {name}: {e}"))?;
+    let d = sec.uncompressed_data().map_err(|e| ElfError::Section {
+        origin: origin.to_string(),
+        name: name.to_string(),
+        detail: e.to_string(),
+    })?;
     if d.is_empty() {
         return Ok(None);
     }

@@ -18,7 +18,7 @@ const EM_X86_64: u16 = 62;
 /// `EM_AARCH64`.
 const EM_AARCH64: u16 = 183;
 /// `EM_AMDGPU` (AMDGPUUsage "Header").
-const EM_AMDGPU: u16 = crate::elf::EM_AMDGPU;
+const EM_AMDGPU: u16 = object::elf::EM_AMDGPU.0;
 /// `ELFOSABI_AMDGPU_HSA`, with ABI version 2 (code object V4).
 const AMDGPU_OSABI: (u8, u8) = (64, 2);
 /// `EF_AMDGPU_MACH_AMDGCN_GFX90A`: the processor of the fixtures and of the

@@ -165,7 +165,7 @@ impl From<Failure> for CfiOutcome {
 
 use crate::encoding::hex::to_hex_spaced as hex;
 
-/// The notation of case-file expectations (`crate::cfi::spec`):
+/// The notation of case-file expectations (docs/case-format.md):
 /// `reg7+8`, `reg7+8 in addrspace5`, `{9c 08}`.
 impl std::fmt::Display for CfaRule {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
