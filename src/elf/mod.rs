@@ -135,8 +135,8 @@ pub fn extract(path: &Path, opts: &Options) -> Result<Extracted, ElfError> {
 /// [`extract`] on the bytes of an ELF file; `origin` names the file in case
 /// origins and errors.
 pub fn extract_bytes(data: &[u8], origin: &str, opts: &Options) -> Result<Extracted, ElfError> {
-    let file = object::File::parse(data)
-        .map_err(|e| ElfError::Parse { origin: origin.to_string(), detail: e.to_string() })?;
+    let file =
+        object::File::parse(data).map_err(|e| ElfError::Parse { origin: origin.to_string(), detail: e.to_string() })?;
     if file.format() != object::BinaryFormat::Elf {
         return Err(ElfError::NotElf { origin: origin.to_string() });
     }

@@ -7,7 +7,7 @@ use super::CaseFileError;
 use crate::asm;
 use crate::case::{Case, ExprCase};
 use dwarfcheck_core::context::MachineState;
-use dwarfcheck_core::context::{AttrForm, Budgets, CallerFrame, CompUnit, Context, Die, Entry, MemorySegment};
+use dwarfcheck_core::context::{AttrForm, CallerFrame, CompUnit, Context, Die, Entry, MemorySegment};
 use dwarfcheck_core::encoding::hex::parse_hex;
 use dwarfcheck_core::encoding::{ate, VendorProfile};
 use dwarfcheck_core::outcome::Failure;
@@ -305,24 +305,26 @@ pub(super) fn context(target: &Arc<Target>, vendor: VendorProfile, s: &ContextSp
         let (section, _) = spec.build(target).map_err(|e| problem(format!("context.cfi: {e}"), &["cfi:"]))?;
         ctx.cfi = Some(section);
     }
-    if let Some(b) = &s.budgets {
-        let d = Budgets::default();
-        ctx.budgets = Budgets {
-            steps: b.steps.unwrap_or(d.steps),
-            stack: b.stack.unwrap_or(d.stack),
-            depth: b.depth.unwrap_or(d.depth),
-            size_bytes: b.size_bytes.unwrap_or(d.size_bytes),
-            frames: b.frames.unwrap_or(d.frames),
-        };
+    if let Some(b) = s.budgets {
+        ctx.budgets = b;
     }
     Ok(ctx)
 }
 
 /// One `cu.dies` entry: exactly one location form at most.
 fn die(d: &super::schema::DieSpec, ctx: &Context) -> R<Die> {
-    let forms = [d.location.is_some(), d.location_bytes.is_some(), d.loclist.is_some(), d.loclistx.is_some()];
+    let forms = [
+        d.location.is_some(),
+        d.location_bytes.is_some(),
+        d.loclist.is_some(),
+        d.loclistx.is_some(),
+        d.constant.is_some(),
+    ];
     if forms.iter().filter(|&&f| f).count() > 1 {
-        return Err(problem("give at most one of `location`, `location_bytes`, `loclist`, `loclistx`", &["location"]));
+        return Err(problem(
+            "give at most one of `location`, `location_bytes`, `loclist`, `loclistx`, `constant`",
+            &["location"],
+        ));
     }
     let location = if let Some(t) = &d.location {
         Some(AttrForm::Exprloc(assemble(t, ctx, "location:")?))
@@ -330,8 +332,10 @@ fn die(d: &super::schema::DieSpec, ctx: &Context) -> R<Die> {
         Some(AttrForm::Exprloc(parse_hex(h).map_err(|m| problem(format!("location_bytes: {m}"), &["location_bytes"]))?))
     } else if let Some(offset) = d.loclist {
         Some(AttrForm::LocList { offset })
+    } else if let Some(index) = d.loclistx {
+        Some(AttrForm::LocListX { index })
     } else {
-        d.loclistx.map(|index| AttrForm::LocListX { index })
+        d.constant.map(AttrForm::Constant)
     };
     let const_value = match &d.const_value {
         Some(h) => Some(parse_hex(h).map_err(|m| problem(format!("const_value: {m}"), &["const_value"]))?),

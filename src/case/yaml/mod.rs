@@ -10,6 +10,8 @@ mod convert;
 mod locate;
 mod loclists;
 mod schema;
+
+pub use schema::{DieSpec, MemorySpec};
 pub mod target;
 mod unwind;
 

@@ -1,6 +1,6 @@
 //! The serde shape of a case file, before any meaning is given to it.
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use yaml_serde::Value as Yaml;
 
@@ -95,7 +95,7 @@ pub struct ContextSpec {
     #[serde(default)]
     pub cu: Option<CuSpec>,
     #[serde(default)]
-    pub budgets: Option<BudgetSpec>,
+    pub budgets: Option<dwarfcheck_core::context::Budgets>,
     #[serde(default)]
     pub caller: Option<CallerSpec>,
     /// The program's CFI (a `cfi::spec::CfiSpec`): calling frames and the
@@ -174,17 +174,23 @@ pub struct CallerSpec {
     pub caller: Option<Box<CallerSpec>>,
 }
 
-/// One `memory:` segment.
-#[derive(Debug, Deserialize)]
+/// One `memory:` segment: the same keys in a case file's `context:` and in
+/// a protocol request's (docs/case-format.md, docs/protocol.md).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct MemorySpec {
+    /// DWARF address space identifier (default 0).
     #[serde(default)]
     pub aspace: u64,
+    /// Byte address of the first byte.
     pub at: u64,
+    /// Contents, hex in memory order (spaces allowed in case files).
     pub bytes: String,
-    #[serde(default)]
+    /// For a per-thread address space: the thread whose storage this is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thread: Option<u64>,
-    #[serde(default)]
+    /// For a per-lane address space: the lane whose storage this is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lane: Option<u32>,
 }
 
@@ -222,27 +228,33 @@ pub struct CuSpec {
     pub base_address: Option<u64>,
 }
 
-/// One DIE of `cu.dies` (`context::Die`), keyed by `.debug_info` offset.
-#[derive(Debug, Deserialize)]
+/// One DIE of `cu.dies` (`context::Die`), keyed by `.debug_info` offset:
+/// the same keys in a case file and in a protocol request (which never
+/// sends `location` text).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct DieSpec {
     /// `DW_AT_location` as expression text.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub location: Option<String>,
-    /// `DW_AT_location` as expression bytes (hex).
-    #[serde(default)]
+    /// `DW_AT_location` as expression bytes (hex, memory order).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub location_bytes: Option<String>,
-    /// `DW_AT_location` as a location list offset.
-    #[serde(default)]
+    /// `DW_AT_location` as a location list offset (`DW_FORM_sec_offset`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub loclist: Option<u64>,
     /// `DW_AT_location` as a `DW_FORM_loclistx` index.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub loclistx: Option<u64>,
+    /// `DW_AT_location` as a constant (a form no location takes: the
+    /// evaluators report `attr.form-not-allowed`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub constant: Option<u64>,
     /// `DW_AT_const_value` bytes (hex, memory order).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub const_value: Option<String>,
-    /// Object size in bytes.
-    #[serde(default)]
+    /// Object size in **bytes**.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub byte_size: Option<u64>,
 }
 
@@ -260,22 +272,6 @@ pub struct BaseTypeSpec {
     pub endian: Option<dwarfcheck_core::target::Endian>,
     #[serde(default)]
     pub vector_size: Option<u32>,
-}
-
-/// The `budgets:` mapping.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct BudgetSpec {
-    #[serde(default)]
-    pub steps: Option<u64>,
-    #[serde(default)]
-    pub stack: Option<usize>,
-    #[serde(default)]
-    pub depth: Option<u32>,
-    #[serde(default)]
-    pub size_bytes: Option<u64>,
-    #[serde(default)]
-    pub frames: Option<u32>,
 }
 
 /// One entry of a structured location list (`cu.loclists`): exactly one

@@ -2,16 +2,20 @@
 //! and its [`Context`] onto them (docs/protocol.md).
 //!
 //! Key names follow the case file's `context:` mapping
-//! (docs/case-format.md) wherever one exists. Byte strings are lowercase
+//! (docs/case-format.md) wherever one exists, and the shapes they share are
+//! one serde model: memory segments and DIEs are the case file's own
+//! [`MemorySpec`] and [`DieSpec`], budgets the core's [`Budgets`]. Byte strings are lowercase
 //! hex, two digits per byte, no separators, **in memory order** (first
 //! byte first), except inside the outcome vocabulary (entries, base types,
 //! the reply's outcome), which keeps the serde form of
 //! [`dwarfcheck_core::outcome`]: there a value's or implicit storage's `bytes` are
 //! written **last byte first**.
 
+use crate::case::yaml::{DieSpec, MemorySpec};
 use crate::case::ExprCase;
 use crate::edition::Edition;
-use dwarfcheck_core::context::{AttrForm, Attribute, CallerFrame, CompUnit, Context, Entry, ResultKind};
+use dwarfcheck_core::context::{AttrForm, Attribute, Budgets, CallerFrame, CompUnit, Context, Entry, ResultKind};
+use dwarfcheck_core::encoding::hex::to_hex as hex;
 use dwarfcheck_core::encoding::Format;
 use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::outcome::{BaseType, Outcome, RegisterRule};
@@ -26,15 +30,6 @@ pub const VERSION: &str = "dwarfcheck/1";
 /// The deepest caller chain a request carries: a context whose chain of
 /// calling frames is longer is answered `Unsupported` without asking.
 pub const MAX_CALLER_FRAMES: usize = 64;
-
-/// Lowercase hex of `bytes` in the order given (memory order).
-pub fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write;
-    bytes.iter().fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
-        let _ = write!(s, "{b:02x}");
-        s
-    })
-}
 
 /// The first message, dwarfcheck to consumer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -129,7 +124,7 @@ pub struct WireContext<'a> {
     pub registers: BTreeMap<String, String>,
     /// Known memory.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub memory: Vec<WireMemory>,
+    pub memory: Vec<MemorySpec>,
     /// The frame: pc, CFA, frame base (same keys as a caller's).
     #[serde(flatten)]
     pub frame: WireFrame,
@@ -163,28 +158,11 @@ pub struct WireContext<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cfi_section: Option<WireCfiSection>,
     /// Evaluation budgets.
-    pub budgets: WireBudgets,
+    pub budgets: Budgets,
 }
 
 fn is_zero(v: &u64) -> bool {
     *v == 0
-}
-
-/// One memory segment.
-#[derive(Debug, Clone, Serialize)]
-pub struct WireMemory {
-    /// Address space identifier.
-    pub aspace: u64,
-    /// Byte address of the first byte.
-    pub at: u64,
-    /// Contents, hex in memory order.
-    pub bytes: String,
-    /// Thread of per-thread storage.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub thread: Option<u64>,
-    /// Lane of per-lane storage.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub lane: Option<u32>,
 }
 
 /// The compilation unit.
@@ -210,7 +188,7 @@ pub struct WireCu {
     pub base_types: BTreeMap<String, BaseType>,
     /// DIEs by `.debug_info` offset (decimal string).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    pub dies: BTreeMap<String, WireDie>,
+    pub dies: BTreeMap<String, DieSpec>,
     /// Whole `.debug_loclists` section, hex.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub debug_loclists: String,
@@ -222,30 +200,6 @@ pub struct WireCu {
     /// The unit's base address (`DW_AT_low_pc`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub base_address: Option<u64>,
-}
-
-/// One DIE: its location (one of `location_bytes`, `loclist`, `loclistx`,
-/// `constant`), constant value and size.
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct WireDie {
-    /// `DW_AT_location` as expression bytes.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub location_bytes: Option<String>,
-    /// `DW_AT_location` as a location list offset.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub loclist: Option<u64>,
-    /// `DW_AT_location` as a `DW_FORM_loclistx` index.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub loclistx: Option<u64>,
-    /// `DW_AT_location` as a constant.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub constant: Option<u64>,
-    /// `DW_AT_const_value`, hex in memory order.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub const_value: Option<String>,
-    /// Object size in **bytes**.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub byte_size: Option<u64>,
 }
 
 /// What the current frame and each calling frame share.
@@ -305,21 +259,6 @@ pub struct WireCfiSection {
     pub bytes: String,
 }
 
-/// The evaluation budgets (`dwarfcheck_core::context::Budgets`).
-#[derive(Debug, Clone, Copy, Serialize)]
-pub struct WireBudgets {
-    /// Operations executed per evaluation.
-    pub steps: u64,
-    /// Stack entries.
-    pub stack: usize,
-    /// Nesting depth of evaluations.
-    pub depth: u32,
-    /// Size of one value or storage in **bytes**.
-    pub size_bytes: u64,
-    /// Frames of one virtual unwinding.
-    pub frames: u32,
-}
-
 /// The `evaluate` request line for `case` with request number `id`.
 ///
 /// Errors: an `Unsupported` outcome when the case cannot be expressed in
@@ -364,14 +303,13 @@ pub fn evaluate_line(id: u64, case: &ExprCase) -> Result<String, Outcome> {
 
 /// The wire form of a context.
 fn context(ctx: &Context) -> Result<WireContext<'_>, Outcome> {
-    let b = ctx.budgets;
     Ok(WireContext {
         result: ctx.result_kind,
         registers: ctx.registers.iter().map(|(n, v)| (n.to_string(), hex(v))).collect(),
         memory: ctx
             .memory
             .iter()
-            .map(|m| WireMemory {
+            .map(|m| MemorySpec {
                 aspace: m.aspace,
                 at: m.address,
                 bytes: hex(&m.bytes),
@@ -398,13 +336,7 @@ fn context(ctx: &Context) -> Result<WireContext<'_>, Outcome> {
             data_base: s.data_base,
             bytes: hex(&s.bytes),
         }),
-        budgets: WireBudgets {
-            steps: b.steps,
-            stack: b.stack,
-            depth: b.depth,
-            size_bytes: b.size_bytes,
-            frames: b.frames,
-        },
+        budgets: ctx.budgets,
     })
 }
 
@@ -422,10 +354,10 @@ fn cu(c: &CompUnit) -> WireCu {
             .dies
             .iter()
             .map(|(o, d)| {
-                let mut w = WireDie {
+                let mut w = DieSpec {
                     const_value: d.const_value.as_deref().map(hex),
                     byte_size: d.byte_size,
-                    ..WireDie::default()
+                    ..DieSpec::default()
                 };
                 match &d.location {
                     None => {}

@@ -156,7 +156,12 @@ pub enum ContextError {
 ///   **bits**);
 /// - `frames`: virtual unwinding that would make step number `frames + 1`
 ///   reports `Budget { Frames }` (`unwind.frames-budget`).
+///
+/// Serialized (feature `serde`) as a mapping of these five keys; a missing
+/// key takes its default.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(default, deny_unknown_fields))]
 pub struct Budgets {
     /// Maximum operations executed per evaluation.
     pub steps: u64,
