@@ -153,9 +153,9 @@ mod unwinding {
         assert_eq!(u.steps[0].registers[&6].location, cyclic);
         assert_eq!(u.steps[0].registers[&7].bytes, Some(0x8008u64.to_le_bytes().to_vec()));
         assert_eq!((u.steps[0].caller_pc, u.end), (Some(0x2000), UnwindEnd::Limit));
-        ctx.cfi = Some(s);
         ctx.result_kind = Some(dwarfcheck_core::context::ResultKind::Location);
-        let e = dwarfcheck_reference::expr::evaluate(&[0xe6, 0x03], &ctx);
+        let wired = dwarfcheck_reference::unwind::UnwoundFrames::new(&ctx, &s);
+        let e = dwarfcheck_reference::expr::evaluate(&[0xe6, 0x03], &wired);
         assert_eq!(e, Outcome::Failed(Failure::IllFormed { rule: id::UNWIND_CYCLIC, at: Some(0) }));
     }
 }
@@ -236,10 +236,10 @@ mod robustness {
             for st in &u.steps {
                 assert!(st.registers.contains_key(&16));
             }
-            ctx.cfi = Some(s);
             ctx.result_kind = Some(dwarfcheck_core::context::ResultKind::Location);
+            let wired = dwarfcheck_reference::unwind::UnwoundFrames::new(&ctx, &s);
             for e in [&[0x9c][..], &[0xe6, 0x03], &[0xa3, 0x02, 0x77, 0x00], &[0xa3, 0x03, 0xa3, 0x01, 0x56]] {
-                let _ = dwarfcheck_reference::expr::evaluate(e, &ctx);
+                let _ = dwarfcheck_reference::expr::evaluate(e, &wired);
             }
         }
     }
