@@ -37,9 +37,24 @@
 //! DIE-backed operations (`DW_OP_call*`, implicit pointers), the calling
 //! frame (`DW_OP_entry_value`, `DW_OP_LLVM_call_frame_entry_reg`, registers
 //! of non-top frames through CFI), location lists and attribute contexts
-//! live in [`calls`], [`implicit`], [`loclist`] and [`attribute`]. A nested
+//! live in `calls`, `implicit`, [`loclist`] and `attribute`. A nested
 //! evaluation reports its failures at the outermost operation that started
 //! it (docs/ambiguities.md items 38, 57).
+//!
+//! # Machine state
+//! Every operation reads the context through [`MachineState`] only (the
+//! machine's current state and the top frame's). A nested evaluation whose
+//! context differs (a calling frame's for `DW_OP_entry_value` and CFI
+//! expression rules, an attribute's, a location list entry's, an implicit
+//! pointer target's) runs in an
+//! [`Overlay`](dwarfcheck_core::context::Overlay) over the state it derives
+//! from. The calling frames are the ones [`MachineState::caller`] gives;
+//! this module never unwinds by itself. When the CFA or a calling frame was
+//! to come from virtual unwinding that failed ([`ContextError::Unwinding`]),
+//! the operation that needed it reports that fault
+//! (`unwind.context-from-cfi`).
+//!
+//! [`ContextError::Unwinding`]: dwarfcheck_core::context::ContextError::Unwinding
 //!
 //! Out of scope for now (reported as `Outcome::Unsupported` when executed):
 //! `DW_OP_GNU_parameter_ref`, `DW_OP_GNU_variable_value` (the context has no
