@@ -73,7 +73,9 @@ fn bench_exprs(c: &mut Criterion) {
     g.bench_function("reference", |b| {
         b.iter(|| {
             for case in &cases {
-                black_box(dwarfcheck_reference::expr::evaluate(black_box(&case.expr), &case.ctx));
+                black_box(dwarfcheck::consumer::builtin::with_reference_state(&case.ctx, |state| {
+                    dwarfcheck_reference::expr::evaluate(black_box(&case.expr), state)
+                }));
             }
         })
     });

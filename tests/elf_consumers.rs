@@ -65,7 +65,9 @@ fn gimli_vs_reference_survey() {
     let mut cats: BTreeMap<String, (usize, String)> = BTreeMap::new();
     for c in &x.exprs {
         let g = Gimli.evaluate(c);
-        let r = dwarfcheck_reference::expr::evaluate(&c.expr, &c.ctx);
+        let r = dwarfcheck::consumer::builtin::with_reference_state(&c.ctx, |state| {
+            dwarfcheck_reference::expr::evaluate(&c.expr, state)
+        });
         let same = match (&g, &r) {
             (Outcome::Value(_) | Outcome::Location(_), _) => g == r,
             _ => g.kind() == r.kind(),

@@ -153,10 +153,72 @@ mod unwinding {
         assert_eq!(u.steps[0].registers[&6].location, cyclic);
         assert_eq!(u.steps[0].registers[&7].bytes, Some(0x8008u64.to_le_bytes().to_vec()));
         assert_eq!((u.steps[0].caller_pc, u.end), (Some(0x2000), UnwindEnd::Limit));
-        ctx.cfi = Some(s);
         ctx.result_kind = Some(dwarfcheck_core::context::ResultKind::Location);
-        let e = dwarfcheck_reference::expr::evaluate(&[0xe6, 0x03], &ctx);
+        let wired = dwarfcheck_reference::unwind::UnwoundFrames::new(&ctx, &s);
+        let e = dwarfcheck_reference::expr::evaluate(&[0xe6, 0x03], &wired);
         assert_eq!(e, Outcome::Failed(Failure::IllFormed { rule: id::UNWIND_CYCLIC, at: Some(0) }));
+    }
+
+    /// `UnwoundFrames` over the two-frame section: rsp 0x8000 -> frame 0's
+    /// CFA 0x8008 and frame 1 at pc 0x2005 (rip = [0x8000]) with CFA
+    /// 0x8010, its rip rule offset(-8) from the CIE, and no caller of its
+    /// own (its rip is undefined: the base of the stack). Every other answer
+    /// is the context's; a CFA or caller the context gives is kept.
+    #[test]
+    fn unwound_frames_give_cfa_and_caller() {
+        use dwarfcheck_core::context::{CallerFrame, Cfa, MachineState};
+        use dwarfcheck_core::outcome::cfi::RegisterRule;
+        use dwarfcheck_reference::unwind::UnwoundFrames;
+        let (s, mut ctx) = setup(TWO, Some(0x1000), 0x8000, 0x8000, &0x2005u64.to_le_bytes());
+        let w = UnwoundFrames::new(&ctx, &s);
+        assert_eq!(w.cfa(), Ok(Cfa { address: 0x8008, aspace: 0 }));
+        let f = w.caller().unwrap();
+        assert_eq!((f.pc, f.cfa, f.cfa_aspace, f.unwound), (Some(0x2005), Some(0x8010), 0, true));
+        assert_eq!(f.rule(16), &RegisterRule::Offset { offset: -8 });
+        assert!(f.caller.is_none());
+        assert_eq!(w.pc(), Some(0x1000));
+        let mut rsp = [0u8; 8];
+        w.read_register(7, 0, &mut rsp).unwrap();
+        assert_eq!(rsp, 0x8000u64.to_le_bytes());
+        // A CFA the context gives is kept; the caller still comes from
+        // unwinding.
+        ctx.cfa = Some(0x4000);
+        let w = UnwoundFrames::new(&ctx, &s);
+        assert_eq!(w.cfa(), Ok(Cfa { address: 0x4000, aspace: 0 }));
+        assert_eq!(w.caller().unwrap().pc, Some(0x2005));
+        // Both given: nothing is unwound.
+        let given = Arc::new(CallerFrame { pc: Some(0x3000), ..CallerFrame::default() });
+        ctx.caller = Some(given.clone());
+        let w = UnwoundFrames::new(&ctx, &s);
+        assert_eq!((w.cfa(), w.caller()), (Ok(Cfa { address: 0x4000, aspace: 0 }), Ok(given)));
+    }
+
+    /// At the base of the stack (pc 0x2000: rip undefined) the CFA is
+    /// known and there is no caller (frame.caller-missing); where no FDE
+    /// covers the pc (0x3000) both are the unwinding's fault
+    /// (unwind.no-fde), which DW_OP_call_frame_cfa (0x9c) then reports at
+    /// its own offset, where the bare context reports ctx.cfa-missing.
+    #[test]
+    fn unwound_frames_at_the_base_and_on_a_fault() {
+        use dwarfcheck_core::context::{Cfa, ContextError, Element, MachineState};
+        use dwarfcheck_reference::unwind::UnwoundFrames;
+        let (s, ctx) = setup(TWO, Some(0x2000), 0x8000, 0x8000, &0x2005u64.to_le_bytes());
+        let w = UnwoundFrames::new(&ctx, &s);
+        assert_eq!(w.cfa(), Ok(Cfa { address: 0x8008, aspace: 0 }));
+        assert_eq!(w.caller(), Err(ContextError::Missing(Element::Caller)));
+        let (s, ctx) = setup(TWO, Some(0x3000), 0x8000, 0x8000, &0x2005u64.to_le_bytes());
+        let w = UnwoundFrames::new(&ctx, &s);
+        let no_fde = Failure::EvalError { rule: id::UNWIND_NO_FDE, at: None };
+        assert_eq!(w.cfa(), Err(ContextError::Unwinding(no_fde.clone())));
+        assert_eq!(w.caller(), Err(ContextError::Unwinding(no_fde)));
+        assert_eq!(
+            dwarfcheck_reference::expr::evaluate(&[0x9c], &w),
+            Outcome::Failed(Failure::EvalError { rule: id::UNWIND_NO_FDE, at: Some(0) })
+        );
+        assert_eq!(
+            dwarfcheck_reference::expr::evaluate(&[0x9c], &ctx),
+            Outcome::Failed(Failure::EvalError { rule: id::CTX_CFA_MISSING, at: Some(0) })
+        );
     }
 }
 
@@ -236,10 +298,10 @@ mod robustness {
             for st in &u.steps {
                 assert!(st.registers.contains_key(&16));
             }
-            ctx.cfi = Some(s);
             ctx.result_kind = Some(dwarfcheck_core::context::ResultKind::Location);
+            let wired = dwarfcheck_reference::unwind::UnwoundFrames::new(&ctx, &s);
             for e in [&[0x9c][..], &[0xe6, 0x03], &[0xa3, 0x02, 0x77, 0x00], &[0xa3, 0x03, 0xa3, 0x01, 0x56]] {
-                let _ = dwarfcheck_reference::expr::evaluate(e, &ctx);
+                let _ = dwarfcheck_reference::expr::evaluate(e, &wired);
             }
         }
     }

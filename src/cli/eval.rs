@@ -106,7 +106,9 @@ pub fn eval(a: &EvalArgs) -> ExitCode {
         expect: None,
     };
     if a.trace {
-        let (_, trace) = dwarfcheck_reference::expr::evaluate_traced(&case.expr, &case.ctx);
+        let (_, trace) = dwarfcheck::consumer::builtin::with_reference_state(&case.ctx, |state| {
+            dwarfcheck_reference::expr::evaluate_traced(&case.expr, state)
+        });
         for t in trace {
             println!("{:#06x}  {:<40} [{}]", t.at, t.op, t.stack.join(", "));
         }

@@ -6,15 +6,30 @@
 use super::{Consumer, Support};
 use crate::case::{CfiCase, ExprCase, UnwindCase};
 use crate::edition::Edition;
+use dwarfcheck_core::context::{Context, MachineState};
 use dwarfcheck_core::outcome::unwind::Unwind;
 use dwarfcheck_core::outcome::{CfiOutcome, Outcome};
 use dwarfcheck_core::rules::RuleId;
+
+/// Runs `f` on the machine state the reference evaluates `ctx` in: `ctx`
+/// itself, or, when it gives the program's call frame information
+/// ([`Context::cfi`]), a [`dwarfcheck_reference::unwind::UnwoundFrames`]
+/// over it, whose CFA and calling frames the reference unwinder finds when
+/// `ctx` does not give them (`unwind.context-from-cfi`).
+pub fn with_reference_state<R>(ctx: &Context, f: impl FnOnce(&dyn MachineState) -> R) -> R {
+    match ctx.cfi.as_deref() {
+        Some(cfi) => f(&dwarfcheck_reference::unwind::UnwoundFrames::new(ctx, cfi)),
+        None => f(ctx),
+    }
+}
 
 /// The reference's outcome for an expression case (its attribute's
 /// context and its value's form applied), and the `unspecified` rules the
 /// answer rests on (`dwarfcheck_reference::expr::evaluate_attribute`).
 pub fn reference_outcome(case: &ExprCase) -> (Outcome, Vec<RuleId>) {
-    dwarfcheck_reference::expr::evaluate_attribute(case.attribute, case.value(), &case.ctx)
+    with_reference_state(&case.ctx, |state| {
+        dwarfcheck_reference::expr::evaluate_attribute(case.attribute, case.value(), state)
+    })
 }
 
 /// The fast evaluator's outcome for an expression case
@@ -60,7 +75,7 @@ impl Consumer for Reference {
         reference_table(case)
     }
     fn unwind(&self, case: &CfiCase, u: &UnwindCase) -> Option<Unwind> {
-        Some(dwarfcheck_reference::unwind::unwind(&case.section, &u.ctx, u.limit))
+        Some(dwarfcheck_reference::unwind::unwind(&case.section, &*u.ctx, u.limit))
     }
 }
 

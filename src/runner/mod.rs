@@ -497,7 +497,9 @@ fn describe(
         Case::Expr(c) => {
             let input = input_text(case);
             let outcomes: Vec<(String, Outcome)> = all.iter().map(|k| (k.name().to_string(), k.evaluate(c))).collect();
-            let (_, trace) = dwarfcheck_reference::expr::evaluate_traced(&c.expr, &c.ctx);
+            let (_, trace) = crate::consumer::builtin::with_reference_state(&c.ctx, |state| {
+                dwarfcheck_reference::expr::evaluate_traced(&c.expr, state)
+            });
             let (_, relied) = crate::consumer::builtin::reference_outcome(c);
             let extra = relied.iter().map(|r| r.to_string()).chain(outcomes[0].1.rule().map(|r| r.to_string()));
             let rules = merged_rules(&c.rules, extra);

@@ -16,11 +16,13 @@
 //! "Register Rule Instructions", LSB/psABI extensions, AADWARF64).
 //! Budgets: `dwarfcheck_core::cfi::{MAX_INSTRUCTIONS, MAX_REMEMBER_DEPTH,
 //! MAX_REGISTER_RULES, MAX_TABLE_CELLS}`.
+//!
+//! The frame-section types this module takes ([`CfiSection`], [`Cie`],
+//! [`Fde`], the header parser) are `dwarfcheck_core::cfi`'s, re-exported
+//! here so that a user of this crate needs no other.
 
-use dwarfcheck_core::cfi::{
-    CfiSection, Cie, Fde, AARCH64_RA_SIGN_STATE, MAX_INSTRUCTIONS, MAX_REGISTER_RULES, MAX_REMEMBER_DEPTH,
-    MAX_TABLE_CELLS,
-};
+pub use dwarfcheck_core::cfi::*;
+
 use dwarfcheck_core::encoding::cfa::{self, Cfa};
 use dwarfcheck_core::encoding::leb128::{read_sleb, read_uleb, LebError};
 use dwarfcheck_core::outcome::Failure;

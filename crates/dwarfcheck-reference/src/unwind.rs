@@ -1,43 +1,212 @@
 //! Reference virtual unwinding (hetero-2020 "Structure of Call Frame
 //! Information"; DWARF 5 §6.4.4; rules `unwind.*`), step by step as
-//! `specs/rules/unwind.yaml` states it.
+//! `specs/rules/unwind.yaml` states it, and [`UnwoundFrames`]: a machine
+//! state whose CFA and calling frames come from that unwinding
+//! (`unwind.context-from-cfi`).
+//!
+//! This module calls the expression evaluator (CFA rules, register rules);
+//! the evaluator never calls it back: it reads the frames an
+//! [`UnwoundFrames`] gives through [`MachineState::cfa`] and
+//! [`MachineState::caller`].
 
 use crate::cfi::frame_table as fde_table;
 use crate::expr::unwound::{caller_register, frame_cfa, is_undefined};
 use dwarfcheck_core::cfi::{CfiSection, Cie, Fde, AARCH64_RA_SIGN_STATE};
-use dwarfcheck_core::context::{CallerFrame, Context};
+use dwarfcheck_core::context::{
+    Budgets, CallerFrame, Cfa, ContextError, DebugSection, Die, Element, Entry, MachineState, MemoryStorage, Overlay,
+    ResultKind, UnitInfo,
+};
+use dwarfcheck_core::encoding::VendorProfile;
 use dwarfcheck_core::outcome::cfi::{CfiOutcome, RegisterRule, Row};
 use dwarfcheck_core::outcome::unwind::{Step, Unwind, UnwindEnd};
-use dwarfcheck_core::outcome::Failure;
+use dwarfcheck_core::outcome::{BaseType, Failure};
 use dwarfcheck_core::outcome::{BudgetKind, Outcome};
 use dwarfcheck_core::rules::id;
-use dwarfcheck_core::target::{Arch, Endian};
+use dwarfcheck_core::target::{Arch, Endian, Target};
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-/// Virtually unwinds through `section` from the machine state `ctx` (its
-/// `pc`, registers and memory are the top frame's), making at most `limit`
-/// steps (`None`: until the base of the stack, bounded by
-/// `ctx.budgets.frames`, `unwind.frames-budget`).
+/// Virtually unwinds through `section` from the machine state `state` (its
+/// `pc`, registers and memory are the top frame's; its CFA, calling frame,
+/// initial stack and object are not used), making at most `limit` steps
+/// (`None`: until the base of the stack, bounded by the state's
+/// [`Budgets::frames`], `unwind.frames-budget`).
 ///
 /// Never fails: every fault is the [`UnwindEnd::Fault`] of the result
 /// (`ctx.pc-missing`, `unwind.no-fde`, `unwind.table-fault`,
 /// `unwind.cfa.*`, `unwind.cyclic`, `unwind.return-address-unreadable`,
 /// budget `frames`).
-pub fn unwind(section: &CfiSection, ctx: &Context, limit: Option<u32>) -> Unwind {
-    walk(section, ctx, limit).unwind
+pub fn unwind(section: &CfiSection, state: &dyn MachineState, limit: Option<u32>) -> Unwind {
+    walk(section, state, limit).unwind
 }
 
-/// An unwinding with what expression evaluation needs from it
+/// A machine state whose CFA and calling frames come from virtually
+/// unwinding another one through the program's call frame information when
+/// that state does not give them (`unwind.context-from-cfi`; hetero-2020
+/// "Call Frame Information"). Every other answer is the other state's.
+///
+/// - [`MachineState::cfa`]: the state's own CFA if it gives one; else frame
+///   0's CFA as the first unwinding step computed it; else
+///   [`ContextError::Unwinding`] with the fault the unwinding ended in.
+/// - [`MachineState::caller`]: the state's own calling frame if it gives
+///   one; else frame 1 of the unwound chain (each frame's `caller` the
+///   next; each marked [`CallerFrame::unwound`], so that a register rule
+///   that needs itself is `unwind.cyclic`); at the base of the stack
+///   [`ContextError::Missing`]`(`[`Element::Caller`]`)`
+///   (`frame.caller-missing`); else [`ContextError::Unwinding`] with the
+///   unwinding's fault.
+///
+/// The unwinding is [`unwind`] with no step limit, done once in
+/// [`UnwoundFrames::new`] (not at all when the state gives both the CFA and
+/// the calling frame).
+pub struct UnwoundFrames<'a> {
+    /// The state everything else is asked of.
+    state: &'a dyn MachineState,
+    /// The answer of [`MachineState::cfa`].
+    cfa: Result<Cfa, ContextError>,
+    /// The answer of [`MachineState::caller`].
+    caller: Result<Arc<CallerFrame>, ContextError>,
+}
+
+impl<'a> UnwoundFrames<'a> {
+    /// `state` with the CFA and calling frames it does not give found by
+    /// virtually unwinding it through `cfi` (`.debug_frame` or `.eh_frame`
+    /// of the program).
+    pub fn new(state: &'a dyn MachineState, cfi: &'a CfiSection) -> Self {
+        let (cfa, caller) = (state.cfa(), state.caller());
+        if cfa.is_ok() && caller.is_ok() {
+            return UnwoundFrames { state, cfa, caller };
+        }
+        let w = walk(cfi, state, None);
+        let fault = match &w.unwind.end {
+            UnwindEnd::Fault { outcome } => Some(ContextError::Unwinding(failure_of(outcome))),
+            _ => None,
+        };
+        let cfa = cfa.or_else(|_| match w.cfa0 {
+            Some((aspace, address)) => Ok(Cfa { address, aspace }),
+            None => Err(fault.clone().unwrap_or(ContextError::Missing(Element::Cfa))),
+        });
+        let caller = caller.or_else(|_| match w.chain.first() {
+            Some(f) => Ok(f.clone()),
+            // Base of the stack: frame.caller-missing.
+            None if w.unwind.end == UnwindEnd::Base => Err(ContextError::Missing(Element::Caller)),
+            None => Err(fault.unwrap_or(ContextError::Missing(Element::Caller))),
+        });
+        UnwoundFrames { state, cfa, caller }
+    }
+}
+
+/// The failure of an unwinding that ended in `outcome` (always a failed
+/// outcome; anything else is reported as unsupported).
+fn failure_of(outcome: &Outcome) -> Failure {
+    match outcome {
+        Outcome::Failed(f) => f.clone(),
+        other => Failure::Unsupported { what: format!("unexpected unwinding fault {other}") },
+    }
+}
+
+/// Everything but the CFA and the calling frame is the wrapped state's.
+impl MachineState for UnwoundFrames<'_> {
+    fn target(&self) -> &Target {
+        self.state.target()
+    }
+
+    fn read_register(&self, regno: u64, offset: usize, out: &mut [u8]) -> Result<(), ContextError> {
+        self.state.read_register(regno, offset, out)
+    }
+
+    fn read_memory(&self, storage: MemoryStorage, address: u64, out: &mut [u8]) -> Result<(), ContextError> {
+        self.state.read_memory(storage, address, out)
+    }
+
+    fn vendor(&self) -> &VendorProfile {
+        self.state.vendor()
+    }
+
+    fn result_kind(&self) -> Option<ResultKind> {
+        self.state.result_kind()
+    }
+
+    fn initial_stack(&self) -> &[Entry] {
+        self.state.initial_stack()
+    }
+
+    fn object(&self) -> Option<&Entry> {
+        self.state.object()
+    }
+
+    fn budgets(&self) -> Budgets {
+        self.state.budgets()
+    }
+
+    fn thread(&self) -> Option<u64> {
+        self.state.thread()
+    }
+
+    fn lane(&self) -> Option<u32> {
+        self.state.lane()
+    }
+
+    fn pc(&self) -> Option<u64> {
+        self.state.pc()
+    }
+
+    fn cfa(&self) -> Result<Cfa, ContextError> {
+        self.cfa.clone()
+    }
+
+    fn frame_base(&self) -> Option<&[u8]> {
+        self.state.frame_base()
+    }
+
+    fn tls_base(&self) -> Option<u64> {
+        self.state.tls_base()
+    }
+
+    fn caller(&self) -> Result<Arc<CallerFrame>, ContextError> {
+        self.caller.clone()
+    }
+
+    fn unit(&self) -> Option<UnitInfo> {
+        self.state.unit()
+    }
+
+    fn base_type(&self, die: u64) -> Result<BaseType, ContextError> {
+        self.state.base_type(die)
+    }
+
+    fn die(&self, offset: u64) -> Option<Cow<'_, Die>> {
+        self.state.die(offset)
+    }
+
+    fn debug_addr(&self, index: u64) -> Result<u64, ContextError> {
+        self.state.debug_addr(index)
+    }
+
+    fn section(&self, section: DebugSection) -> &[u8] {
+        self.state.section(section)
+    }
+
+    fn generic_type(&self) -> BaseType {
+        self.state.generic_type()
+    }
+
+    fn address_bytes(&self) -> u8 {
+        self.state.address_bytes()
+    }
+}
+
+/// An unwinding with what [`UnwoundFrames`] needs from it
 /// (`unwind.context-from-cfi`).
-pub(crate) struct Walk {
+struct Walk {
     /// The steps and the end.
-    pub(crate) unwind: Unwind,
+    unwind: Unwind,
     /// Frame 0's CFA as (address space, byte address), if computed.
-    pub(crate) cfa0: Option<(u64, u64)>,
+    cfa0: Option<(u64, u64)>,
     /// Frames 1, 2, ... that have a program location (their callee's step
     /// gave a caller pc), linked through `caller`.
-    pub(crate) chain: Vec<Arc<CallerFrame>>,
+    chain: Vec<Arc<CallerFrame>>,
 }
 
 /// Links frame descriptions (frame 1 first) so that each one's `caller`
@@ -101,14 +270,14 @@ fn strip_pac(v: u64) -> u64 {
 /// The registers a step reports (`unwind.step.registers`,
 /// `unwind.sp-is-cfa`): row columns except AArch64 RA_SIGN_STATE, the
 /// return address column, the ABI stack pointer.
-fn reported(row: &Row, cie: &Cie, ctx: &Context) -> Vec<u64> {
+fn reported(row: &Row, cie: &Cie, target: &Target) -> Vec<u64> {
     let mut r: Vec<u64> = row.registers.keys().copied().collect();
     r.push(cie.return_address_register);
-    r.extend(ctx.target.stack_pointer());
+    r.extend(target.stack_pointer());
     // RA_SIGN_STATE is architectural, not a register of the caller,
     // unless the CIE names it as the return address column (a fuzz
     // finding: that column is always reported).
-    if ctx.target.arch == Arch::Aarch64 {
+    if target.arch == Arch::Aarch64 {
         r.retain(|&n| n != AARCH64_RA_SIGN_STATE || n == cie.return_address_register);
     }
     r.sort_unstable();
@@ -116,19 +285,23 @@ fn reported(row: &Row, cie: &Cie, ctx: &Context) -> Vec<u64> {
     r
 }
 
+/// Frame 0's state during an unwinding: the machine state with frame 0's
+/// CFA as far as computed (`cfa`) and the chain of frames found so far
+/// (`chain`, frame 1 first) as its calling frames.
+fn frame0<'a>(machine_only: &Overlay<'a>, cfa: &Result<Cfa, ContextError>, chain: &[Arc<CallerFrame>]) -> Overlay<'a> {
+    let caller = chain.first().cloned().ok_or(ContextError::Missing(Element::Caller));
+    machine_only.clone().with_cfa(cfa.clone()).with_caller(caller)
+}
+
 /// The unwinding itself, also returning frame 0's CFA and the caller
 /// chain. See [`unwind`].
-pub(crate) fn walk(section: &CfiSection, ctx: &Context, limit: Option<u32>) -> Walk {
+fn walk(section: &CfiSection, state: &dyn MachineState, limit: Option<u32>) -> Walk {
     let mut w = Walk { unwind: Unwind { steps: Vec::new(), end: UnwindEnd::Base }, cfa0: None, chain: Vec::new() };
-    // Frame 0's context: the machine state only; CFA and caller come from
-    // the steps below.
-    let mut top = ctx.clone();
-    top.cfa = None;
-    top.cfa_aspace = 0;
-    top.caller = None;
-    top.cfi = None;
-    top.initial_stack = Vec::new();
-    top.object = None;
+    let target = state.target();
+    // Frame 0's state: the machine state only (no initial stack, no
+    // object); its CFA and caller are the ones the steps below find.
+    let machine_only = Overlay::new(state).with_initial_stack(&[]).with_object(None);
+    let mut top_cfa: Result<Cfa, ContextError> = Err(ContextError::Missing(Element::Cfa));
     // descs[i] describes frame i + 1: the rules of frame i's row, frame
     // i + 1's CFA once its step computed it, its pc.
     let mut descs: Vec<CallerFrame> = Vec::new();
@@ -140,14 +313,14 @@ pub(crate) fn walk(section: &CfiSection, ctx: &Context, limit: Option<u32>) -> W
         if limit.is_some_and(|l| l as usize == k) {
             break UnwindEnd::Limit;
         }
-        if k == ctx.budgets.frames as usize {
+        if k == state.budgets().frames as usize {
             break UnwindEnd::Fault {
                 outcome: Outcome::Failed(Failure::Budget { budget: BudgetKind::Frames, at: None }),
             };
         }
         // Step 2 (unwind.lookup-address).
         let lookup = if k == 0 {
-            match ctx.pc {
+            match state.pc() {
                 Some(p) => {
                     pc = p;
                     p
@@ -183,34 +356,33 @@ pub(crate) fn walk(section: &CfiSection, ctx: &Context, limit: Option<u32>) -> W
         // stack pointer without a column (unwind.sp-is-cfa). RA_SIGN_STATE
         // is architectural, not a register of the caller.
         let mut rules = row.registers.clone();
-        if ctx.target.arch == Arch::Aarch64 {
+        if target.arch == Arch::Aarch64 {
             rules.remove(&AARCH64_RA_SIGN_STATE);
         }
-        if let Some(sp) = ctx.target.stack_pointer() {
+        if let Some(sp) = target.stack_pointer() {
             rules.entry(sp).or_insert(RegisterRule::ValOffset { offset: 0 });
         }
         descs.truncate(k);
-        descs.push(CallerFrame { rules, ..CallerFrame::default() });
+        descs.push(CallerFrame { rules, unwound: true, ..CallerFrame::default() });
         let chain = link(&descs);
-        top.caller = chain.first().cloned();
+        let top = frame0(&machine_only, &top_cfa, &chain);
         // Step 5: frame k's CFA (unwind.cfa.*), in frame k (frames 1..=k).
         let (aspace, address, cfa) = match frame_cfa(&top, &chain[..k], &row.cfa) {
             Ok(x) => x,
             Err(outcome) => break UnwindEnd::Fault { outcome },
         };
         if k == 0 {
-            top.cfa = Some(address);
-            top.cfa_aspace = aspace;
+            top_cfa = Ok(Cfa { address, aspace });
             w.cfa0 = Some((aspace, address));
         } else {
             descs[k - 1].cfa = Some(address);
             descs[k - 1].cfa_aspace = aspace;
         }
         let chain = link(&descs);
-        top.caller = chain.first().cloned();
+        let top = frame0(&machine_only, &top_cfa, &chain);
         // Step 6: the caller registers (unwind.step.registers).
         let mut registers = BTreeMap::new();
-        for r in reported(&row, &cie, ctx) {
+        for r in reported(&row, &cie, target) {
             registers.insert(r, caller_register(&top, &chain, r));
         }
         // Step 7: the caller pc (unwind.return-address, unwind.base-of-stack).
@@ -225,7 +397,7 @@ pub(crate) fn walk(section: &CfiSection, ctx: &Context, limit: Option<u32>) -> W
             break UnwindEnd::Base;
         }
         let value = match (&ra.location, &ra.bytes) {
-            (Outcome::Location(_), Some(b)) => unsigned(b, ctx.target.endian),
+            (Outcome::Location(_), Some(b)) => unsigned(b, target.endian),
             (Outcome::Location(_), None) => {
                 w.unwind.steps.push(step);
                 break UnwindEnd::Fault {
@@ -241,7 +413,7 @@ pub(crate) fn walk(section: &CfiSection, ctx: &Context, limit: Option<u32>) -> W
                 break UnwindEnd::Fault { outcome };
             }
         };
-        let signed = ctx.target.arch == Arch::Aarch64
+        let signed = target.arch == Arch::Aarch64
             && row.registers.get(&AARCH64_RA_SIGN_STATE) == Some(&RegisterRule::RaSigned { signed: true });
         let caller_pc = if signed { strip_pac(value) } else { value };
         // Step 8: frame k + 1 is the caller.

@@ -6,7 +6,7 @@
 //! bits are computed; anything else is reported as unsupported by the
 //! reference (never silently wrong).
 
-use super::Stop;
+use super::stop::Stop;
 use dwarfcheck_core::encoding::ate;
 use dwarfcheck_core::encoding::Op;
 use dwarfcheck_core::outcome::{BaseType, TypeEncoding, Value};

@@ -5,8 +5,8 @@
 use super::entry::{Loc, Single, Storage};
 use super::loclist::first_fbreg;
 use super::machine::{initial_stack, outcome_of, Final, Machine};
-use super::Stop;
-use dwarfcheck_core::context::{AttrValue, Attribute, Context, ResultKind};
+use super::stop::Stop;
+use dwarfcheck_core::context::{AttrValue, Attribute, MachineState, Overlay, ResultKind};
 use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::outcome::Outcome;
 use dwarfcheck_core::rules::{id, RuleId};
@@ -59,11 +59,12 @@ fn allowed(a: Option<Attribute>, form: &Form) -> bool {
 }
 
 /// Evaluates the value `value` of `attribute` (`None`: no attribute, the
-/// context as given) in `ctx`.
+/// context as given) in `ctx`. The attribute's context is an overlay over
+/// `ctx` ([`shape`]).
 pub(super) fn evaluate_attribute(
     attribute: Option<Attribute>,
     value: AttrValue<'_>,
-    ctx: &Context,
+    ctx: &dyn MachineState,
 ) -> (Outcome, Vec<RuleId>) {
     let form = match value {
         AttrValue::Exprloc(e) => Form::Expr(e),
@@ -75,42 +76,37 @@ pub(super) fn evaluate_attribute(
     }
     let Some(a) = attribute else {
         // A location list with no attribute: the list in the context as given.
-        let (wired, marks) = super::unwound::wire(ctx);
-        let ctx = wired.as_ref().unwrap_or(ctx);
         let mut m = Machine::new(ctx);
-        m.marks = marks;
         let r = match form {
             Form::List(f) => m.eval_loclist(ctx, f, 0, false).map(Final::Location),
             // An exprloc form without an attribute: the expression as given.
             Form::Expr(e) => {
-                let stack = initial_stack(&ctx.initial_stack);
-                m.run(e, ctx.result_kind, stack, 0, None)
+                let stack = initial_stack(ctx.initial_stack());
+                m.run(e, ctx.result_kind(), stack, 0, None)
             }
             Form::Const(_) => unreachable!("a constant without an attribute is not allowed (checked above)"),
         };
         return (outcome_of(r), m.unspecified);
     };
     let s = shape(a);
-    let given = &ctx.initial_stack;
+    let given = ctx.initial_stack();
     if given.len() < s.entries {
         return (Outcome::Failed(Failure::EvalError { rule: id::ATTR_INITIAL_STACK_MISSING, at: None }), Vec::new());
     }
-    let mut ctx: Context = ctx.clone();
-    ctx.result_kind = Some(s.kind);
-    ctx.initial_stack = given[given.len() - s.entries..].to_vec();
+    // The attribute's context (attr.*.context): its result kind, the top
+    // `entries` entries of the given initial stack, the object kept or not.
+    let mut view =
+        Overlay::new(ctx).with_result_kind(Some(s.kind)).with_initial_stack(&given[given.len() - s.entries..]);
     if !s.object {
-        ctx.object = None;
+        view = view.with_object(None);
     }
-    let (wired, marks) = super::unwound::wire(&ctx);
-    let ctx = wired.unwrap_or(ctx);
-    let mut m = Machine::new(&ctx);
-    m.marks = marks;
-    let r = evaluate(&mut m, &ctx, a, &form).and_then(|f| check_result(&mut m, a, f).map_err(|s| (s, None)));
+    let mut m = Machine::new(&view);
+    let r = evaluate(&mut m, &view, a, &form).and_then(|f| check_result(&mut m, a, f).map_err(|s| (s, None)));
     (outcome_of(r), m.unspecified)
 }
 
-/// The attribute's value evaluated in its context.
-fn evaluate(m: &mut Machine, ctx: &Context, a: Attribute, form: &Form) -> Result<Final, (Stop, Option<u64>)> {
+/// The attribute's value evaluated in its context `ctx`.
+fn evaluate(m: &mut Machine, ctx: &dyn MachineState, a: Attribute, form: &Form) -> Result<Final, (Stop, Option<u64>)> {
     let kind = Some(shape(a).kind);
     match *form {
         Form::Expr(e) => {
@@ -119,7 +115,7 @@ fn evaluate(m: &mut Machine, ctx: &Context, a: Attribute, form: &Form) -> Result
                     return Err((Stop::Ill(id::ATTR_FRAME_BASE_FBREG), Some(at)));
                 }
             }
-            m.run(e, kind, initial_stack(&ctx.initial_stack), 0, None)
+            m.run(e, kind, initial_stack(ctx.initial_stack()), 0, None)
         }
         Form::List(f) => m.eval_loclist(ctx, f, 0, a == Attribute::FrameBase).map(Final::Location),
         // attr.llvm-lanes.constant, attr.llvm-lanes.zero
@@ -132,7 +128,7 @@ fn evaluate(m: &mut Machine, ctx: &Context, a: Attribute, form: &Form) -> Result
         // attr.data-member-location.constant: DW_OP_LLVM_offset B on the
         // containing object's location.
         Form::Const(b) => {
-            let mut stack = initial_stack(&ctx.initial_stack);
+            let mut stack = initial_stack(ctx.initial_stack());
             let mut l = m.pop_location(&mut stack).map_err(|s| (s, None))?;
             m.offset(&mut l, i128::from(b) * 8, id::ATTR_DATA_MEMBER_LOCATION_OFFSET_OUT_OF_STORAGE)
                 .map_err(|s| (s, None))?;

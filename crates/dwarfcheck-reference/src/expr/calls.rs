@@ -6,8 +6,10 @@
 use super::decode::Insn;
 use super::entry::{Entry, Loc, Storage};
 use super::machine::{Final, Machine, Stack};
-use super::Stop;
-use dwarfcheck_core::context::{AttrForm, AttrValue, CallerFrame, Context, Die, ResultKind};
+use super::stop::Stop;
+use dwarfcheck_core::context::{
+    AttrForm, AttrValue, CallerFrame, Cfa, ContextError, Die, Element, MachineState, Overlay, ResultKind,
+};
 use dwarfcheck_core::encoding::{ate, Op};
 use dwarfcheck_core::outcome::cfi::RegisterRule;
 use dwarfcheck_core::outcome::{BaseType, BudgetKind, Value};
@@ -22,18 +24,19 @@ impl Machine<'_> {
     /// Budget `depth` if one more nesting level would exceed it
     /// (`op.call.depth-budget`).
     pub(super) fn deeper(&self, depth: u32) -> Result<u32, Stop> {
-        if depth + 1 > self.ctx.budgets.depth {
+        if depth + 1 > self.ctx.budgets().depth {
             return Err(Stop::Budget(BudgetKind::Depth));
         }
         Ok(depth + 1)
     }
 
-    /// Runs `expr` as its own evaluation in `ctx` (a derived context) and in
-    /// the frame `frames` names, sharing the steps budget and the
-    /// unspecified-rule record. Failures keep the offset inside `expr`.
+    /// Runs `expr` as its own evaluation in `ctx` (an overlay over this
+    /// machine's state or the top frame's) and in the frame `frames` names,
+    /// sharing the steps budget, the unspecified-rule record and the cycle
+    /// marks. Failures keep the offset inside `expr`.
     pub(super) fn run_in(
         &mut self,
-        ctx: &Context,
+        ctx: &dyn MachineState,
         frames: Vec<Arc<CallerFrame>>,
         expr: &[u8],
         kind: Option<ResultKind>,
@@ -58,11 +61,6 @@ impl Machine<'_> {
         r.map(|f| (f, last))
     }
 
-    /// The context of the frame `frames` names (see [`frame_context`]).
-    fn frame_context(&self, frames: &[Arc<CallerFrame>]) -> Context {
-        frame_context(self.top, frames)
-    }
-
     /// The location description of register `regno` in the frame this
     /// machine evaluates in (`op.regx.pushes-register` in the top frame,
     /// `frame.registers-through-cfi` in a calling frame).
@@ -83,15 +81,15 @@ impl Machine<'_> {
     /// As [`Self::frame_register`], keeping the byte offset of the failing
     /// operation in the rule's own expression (expression / val_expression
     /// rules; register and same value rules pass on the at of the rule they
-    /// lead to; other faults have none). When the frames came from virtual
-    /// unwinding, re-entering the computation of the same register of the
-    /// same frame is `unwind.cyclic`.
+    /// lead to; other faults have none). When the frame came from virtual
+    /// unwinding ([`CallerFrame::unwound`]), re-entering the computation of
+    /// the same register of the same frame is `unwind.cyclic`.
     pub(super) fn frame_register_at(&mut self, frames: &[Arc<CallerFrame>], regno: u64) -> Result<Loc, At> {
         let Some((f, below)) = frames.split_last() else {
             return Ok(Loc::one(Storage::Register { regno }, 0));
         };
         let key = (frames.len(), regno);
-        if self.marks.track {
+        if f.unwound {
             // unwind.cyclic: the register of this frame is already being computed.
             if self.marks.regs.contains(&key) {
                 return Err((Stop::Ill(id::UNWIND_CYCLIC), None));
@@ -99,8 +97,10 @@ impl Machine<'_> {
             self.marks.regs.push(key);
         }
         let r = self.apply_rule(f, below, regno);
-        if let Some(i) = self.marks.regs.iter().position(|k| *k == key) {
-            self.marks.regs.remove(i);
+        if f.unwound {
+            if let Some(i) = self.marks.regs.iter().position(|k| *k == key) {
+                self.marks.regs.remove(i);
+            }
         }
         r
     }
@@ -110,7 +110,7 @@ impl Machine<'_> {
     fn apply_rule(&mut self, f: &CallerFrame, below: &[Arc<CallerFrame>], regno: u64) -> Result<Loc, At> {
         let none = |s: Stop| (s, None);
         let g = self.generic();
-        let reg_bits = self.ctx.target.register(regno).map(|r| r.bits);
+        let reg_bits = self.ctx.target().register(regno).map(|r| r.bits);
         // The called frame's CFA is in this address space (frame.rule.offset).
         let aspace = callee_aspace(self.top, below);
         match f.rule(regno).clone() {
@@ -134,7 +134,7 @@ impl Machine<'_> {
                 Ok(Loc::one(Storage::Implicit { bytes: memory_image(Value::from_u128(ty, u128::from(a))) }, 0))
             }
             RegisterRule::Register { register } => {
-                let other = self.ctx.target.register(register).map(|r| r.bits);
+                let other = self.ctx.target().register(register).map(|r| r.bits);
                 if let (Some(a), Some(b)) = (reg_bits, other) {
                     if a != b {
                         return Err(none(Stop::Ill(id::FRAME_REGISTER_SIZE_MISMATCH)));
@@ -163,25 +163,32 @@ impl Machine<'_> {
     }
 
     /// The CFA of the frame `below` names (the top frame's for an empty
-    /// slice): `ctx.cfa-missing` when unknown, `unwind.cyclic` when it is
-    /// the CFA being computed by virtual unwinding.
+    /// slice) as a byte address; errors as [`Self::cfa_stop`] gives them.
     pub(super) fn callee_cfa(&self, below: &[Arc<CallerFrame>]) -> Result<u64, Stop> {
         let cfa = match below.last() {
-            None => self.top.cfa,
-            Some(b) => b.cfa,
+            None => self.top.cfa().map(|c| c.address),
+            Some(b) => b.cfa.ok_or(ContextError::Missing(Element::Cfa)),
         };
-        match cfa {
-            Some(c) => Ok(c),
-            None if self.marks.cfa == Some(below.len()) => Err(Stop::Ill(id::UNWIND_CYCLIC)),
-            None if below.is_empty() => Err(self.marks.cfa_fault.clone().unwrap_or(Stop::Eval(id::CTX_CFA_MISSING))),
-            None => Err(Stop::Eval(id::CTX_CFA_MISSING)),
+        cfa.map_err(|e| self.cfa_stop(e, below.len()))
+    }
+
+    /// Why the CFA of frame `frame` (0: the top frame) is not known, as the
+    /// stop of the operation that needed it: `unwind.cyclic` when it is the
+    /// CFA the unwinder is computing; the unwinding's own fault when the
+    /// state was to find it by virtual unwinding (`unwind.context-from-cfi`);
+    /// else `ctx.cfa-missing`.
+    pub(super) fn cfa_stop(&self, e: ContextError, frame: usize) -> Stop {
+        match e {
+            _ if self.marks.cfa == Some(frame) => Stop::Ill(id::UNWIND_CYCLIC),
+            ContextError::Unwinding(failure) => Stop::of_failure(failure),
+            _ => Stop::Eval(id::CTX_CFA_MISSING),
         }
     }
 
     /// Size in **bits** of an address of `aspace` (the generic size for an
     /// address space the target does not define).
     pub(super) fn aspace_bits(&self, aspace: u64) -> u32 {
-        self.ctx.target.address_space(aspace).map(|a| a.address_bits).unwrap_or(self.generic().bits)
+        self.ctx.target().address_space(aspace).map(|a| a.address_bits).unwrap_or(self.generic().bits)
     }
 
     /// Evaluates a CFI expression rule in the called frame `below`: no unit,
@@ -191,10 +198,8 @@ impl Machine<'_> {
         let depth = self.deeper(self.depth).map_err(|s| (s, None))?;
         let cfa = self.callee_cfa(below).map_err(|s| (s, None))?;
         let aspace = callee_aspace(self.top, below);
-        let mut c = self.frame_context(below);
-        c.cu = None;
-        c.object = None;
-        c.result_kind = Some(kind);
+        let top = self.top;
+        let c = frame_context(top, below).without_unit().with_object(None).with_result_kind(Some(kind));
         let stack = vec![Entry::Location(self.memory_loc(aspace, cfa).map_err(|s| (s, None))?)];
         self.run_in(&c, below.to_vec(), expr, Some(kind), stack, depth).map(|(f, _)| f)
     }
@@ -211,29 +216,29 @@ impl Machine<'_> {
     }
 
     /// The calling frame of the frame this machine evaluates in:
-    /// `frame.caller-missing` without one, or, for the top frame of a
-    /// context whose caller comes from virtual unwinding, the fault that
-    /// unwinding hit (`unwind.context-from-cfi`).
+    /// `frame.caller-missing` without one, or, when the state was to find
+    /// it by virtual unwinding, the fault that unwinding hit
+    /// (`unwind.context-from-cfi`). Only the top frame's state can report
+    /// such a fault: a calling frame's caller is given by the frame itself.
     fn caller(&self) -> Result<Arc<CallerFrame>, Stop> {
-        if let Some(c) = self.ctx.caller.clone() {
-            return Ok(c);
-        }
-        match (&self.marks.caller_fault, self.frames.is_empty()) {
-            (Some(s), true) => Err(s.clone()),
-            _ => Err(Stop::Eval(id::FRAME_CALLER_MISSING)),
+        match self.ctx.caller() {
+            Ok(c) => Ok(c),
+            Err(ContextError::Unwinding(failure)) => Err(Stop::of_failure(failure)),
+            Err(_) => Err(Stop::Eval(id::FRAME_CALLER_MISSING)),
         }
     }
 
     /// `DW_OP_call2`, `DW_OP_call4`, `DW_OP_call_ref` (`op.call.*`).
     pub(super) fn call(&mut self, insn: &Insn, stack: &mut Stack, depth: u32) -> Result<(), Stop> {
-        let cu = self.ctx.cu.as_ref().ok_or(Stop::Eval(id::CTX_CU_MISSING))?;
+        let unit = self.ctx.unit().ok_or(Stop::Eval(id::CTX_CU_MISSING))?;
         // op.call.operand: call2/call4 are unit-relative, call_ref is a
         // section offset.
         let off = match insn.op {
             Op::CallRef => Some(insn.u(0)),
-            _ => cu.offset.checked_add(insn.u(0)),
+            _ => unit.offset.checked_add(insn.u(0)),
         };
-        let die: Die = off.and_then(|o| cu.dies.get(&o)).cloned().ok_or(Stop::Ill(id::OP_CALL_DIE_MISSING))?;
+        let die: Die =
+            off.and_then(|o| self.ctx.die(o)).map(|d| d.into_owned()).ok_or(Stop::Ill(id::OP_CALL_DIE_MISSING))?;
         match (&die.location, &die.const_value) {
             // op.call.exprloc-same-stack
             (Some(AttrForm::Exprloc(e)), _) => {
@@ -267,7 +272,7 @@ impl Machine<'_> {
     /// One implicit location description holding `bytes`, after the size
     /// budget (as `DW_OP_implicit_value`).
     pub(super) fn implicit_value(&self, bytes: &[u8]) -> Result<Loc, Stop> {
-        if bytes.len() as u64 > self.ctx.budgets.size_bytes {
+        if bytes.len() as u64 > self.ctx.budgets().size_bytes {
             return Err(Stop::Budget(BudgetKind::Size));
         }
         Ok(Loc::one(Storage::Implicit { bytes: bytes.to_vec() }, 0))
@@ -280,17 +285,19 @@ impl Machine<'_> {
         let d = self.deeper(depth)?;
         let mut frames = self.frames.clone();
         frames.push(caller);
-        let mut c = self.frame_context(&frames);
-        c.cu = self.ctx.cu.clone();
-        c.object = None;
-        c.result_kind = None;
-        match self.run_in(&c, frames, e, None, Vec::new(), d).map_err(|(s, _)| s)? {
+        let top = self.top;
+        let mut c = frame_context(top, &frames).with_object(None).with_result_kind(None);
+        // The unit stays the current one: none inside a CFI expression rule.
+        if self.ctx.unit().is_none() {
+            c = c.without_unit();
+        }
+        match self.run_in(&c, frames.clone(), e, None, Vec::new(), d).map_err(|(s, _)| s)? {
             // op.entry-value.value-result
             (Final::Value(v), _) => Ok(Entry::Value(v)),
             // op.entry-value.register-result: the location is already the
             // calling frame's register R (found through CFI); read it.
             (Final::Location(l), Some(r)) => {
-                let reg = self.ctx.target.register(r).ok_or(Stop::Eval(id::REG_UNKNOWN_REGISTER_READ))?;
+                let reg = self.ctx.target().register(r).ok_or(Stop::Eval(id::REG_UNKNOWN_REGISTER_READ))?;
                 let g = self.generic();
                 let t = if reg.bits == g.bits {
                     g
@@ -324,27 +331,34 @@ impl Machine<'_> {
 /// A stop with the byte offset of the operation at fault, if known.
 pub(super) type At = (Stop, Option<u64>);
 
-/// The context of the frame `frames` names: the top context with that
-/// frame's program location, CFA (and its address space), frame base and
-/// calling frame. Registers and memory stay the top frame's storage
-/// (`frame.registers-through-cfi`).
-pub(super) fn frame_context(top: &Context, frames: &[Arc<CallerFrame>]) -> Context {
-    let mut c = top.clone();
-    if let Some(f) = frames.last() {
-        c.pc = f.pc;
-        c.cfa = f.cfa;
-        c.cfa_aspace = f.cfa_aspace;
-        c.frame_base = f.frame_base.clone();
-        c.caller = f.caller.clone();
-    }
-    c.initial_stack = Vec::new();
-    c
+/// The state of the frame `frames` names (`frames` lists the calling
+/// frames from the top's caller down to it; empty: the top frame): an
+/// overlay over the top frame's state `top` with that frame's program
+/// location, CFA (in its address space), frame base and calling frame, and
+/// an empty initial stack. Registers and memory stay the top frame's
+/// storage: a calling frame's registers are found through the CFI rules of
+/// the frames below it (`frame.registers-through-cfi`; hetero-2020 "Call
+/// Frame Information").
+pub(super) fn frame_context<'a>(top: &'a dyn MachineState, frames: &'a [Arc<CallerFrame>]) -> Overlay<'a> {
+    let view = Overlay::new(top).with_initial_stack(&[]);
+    let Some(f) = frames.last() else {
+        return view;
+    };
+    let cfa = match f.cfa {
+        Some(address) => Ok(Cfa { address, aspace: f.cfa_aspace }),
+        None => Err(ContextError::Missing(Element::Cfa)),
+    };
+    let caller = f.caller.clone().ok_or(ContextError::Missing(Element::Caller));
+    view.with_pc(f.pc).with_cfa(cfa).with_frame_base(f.frame_base.as_deref()).with_caller(caller)
 }
 
 /// The address space of the CFA of the frame `below` names (the top
-/// frame's for an empty slice).
-pub(super) fn callee_aspace(top: &Context, below: &[Arc<CallerFrame>]) -> u64 {
-    below.last().map(|b| b.cfa_aspace).unwrap_or(top.cfa_aspace)
+/// frame's for an empty slice; 0 when the top frame's CFA is not known).
+pub(super) fn callee_aspace(top: &dyn MachineState, below: &[Arc<CallerFrame>]) -> u64 {
+    match below.last() {
+        Some(b) => b.cfa_aspace,
+        None => top.cfa().map(|c| c.aspace).unwrap_or(0),
+    }
 }
 
 /// The bytes of `v` in memory order, as `DW_OP_stack_value` stores a value

@@ -4,7 +4,7 @@
 
 use super::entry::{memory_bits, Entry, Loc, Part, Storage};
 use super::machine::{Machine, Stack};
-use super::Stop;
+use super::stop::Stop;
 use dwarfcheck_core::outcome::BudgetKind;
 use dwarfcheck_core::rules::id;
 
@@ -14,7 +14,7 @@ impl Machine<'_> {
     /// `composite.*`.
     pub(super) fn piece(&mut self, stack: &mut Stack, bits: u128, bit_disp: Option<u64>) -> Result<(), Stop> {
         let ctx = self.ctx;
-        if bits > u128::from(ctx.budgets.size_bytes) * 8 {
+        if bits > u128::from(ctx.budgets().size_bytes) * 8 {
             return Err(Stop::Budget(BudgetKind::Size));
         }
         let bits = bits as u64;
@@ -83,11 +83,11 @@ impl Machine<'_> {
     /// `Budget(Size)`.
     pub(super) fn check_composite_size(&self, total: u128) -> Result<(), Stop> {
         let largest =
-            self.ctx.target.address_spaces.iter().map(|a| memory_bits(a.address_bits)).max().unwrap_or(u128::MAX);
+            self.ctx.target().address_spaces.iter().map(|a| memory_bits(a.address_bits)).max().unwrap_or(u128::MAX);
         if total > largest {
             return Err(Stop::Ill(id::COMPOSITE_TOO_LARGE));
         }
-        if total > u128::from(self.ctx.budgets.size_bytes) * 8 {
+        if total > u128::from(self.ctx.budgets().size_bytes) * 8 {
             return Err(Stop::Budget(BudgetKind::Size));
         }
         Ok(())

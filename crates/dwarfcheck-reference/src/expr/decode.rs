@@ -4,7 +4,6 @@
 //! The opcode table says which operation a byte names and the shape of its
 //! operands; this module reads the operands itself, byte by byte.
 
-use dwarfcheck_core::context::Context;
 use dwarfcheck_core::context::MachineState;
 use dwarfcheck_core::encoding::leb128::{read_sleb, read_uleb, LebError};
 use dwarfcheck_core::encoding::op::{lookup, lookup_llvm_user, Decoded};
@@ -103,19 +102,21 @@ impl Insn {
     }
 }
 
-/// Decodes all of `expr` under `ctx.vendor`.
+/// Decodes all of `expr` under the state's vendor profile ([`MachineState::vendor`]),
+/// reading addresses of its address size and section offsets of its unit's
+/// format (32-bit DWARF without a unit; DWARF 5 §7.7.1).
 ///
 /// Errors: the rule (`expr.decode.unknown-opcode`,
 /// `expr.decode.truncated-operand`, `expr.decode.leb128-overflow`) and the
 /// byte offset of the opcode of the first operation that cannot be decoded.
-pub fn decode(expr: &[u8], ctx: &Context) -> Result<Vec<Insn>, (RuleId, usize)> {
+pub fn decode(expr: &[u8], ctx: &dyn MachineState) -> Result<Vec<Insn>, (RuleId, usize)> {
     let mut out = Vec::new();
     let mut pos = 0;
     while pos < expr.len() {
         let at = pos;
         let opcode = expr[pos];
         pos += 1;
-        let spec = match lookup(&ctx.vendor, opcode) {
+        let spec = match lookup(ctx.vendor(), opcode) {
             Decoded::Op(spec) => spec,
             Decoded::LlvmUser => {
                 let (sub, n) = read_uleb(&expr[pos..]).map_err(|e| (leb_rule(e), at))?;
@@ -158,8 +159,8 @@ fn fixed(bytes: &[u8], n: usize, big: bool) -> Result<u64, RuleId> {
     Ok(v as u64)
 }
 
-fn read_operand(operand: Operand, bytes: &[u8], ctx: &Context) -> Result<(Arg, usize), RuleId> {
-    let big = ctx.target.endian == Endian::Big;
+fn read_operand(operand: Operand, bytes: &[u8], ctx: &dyn MachineState) -> Result<(Arg, usize), RuleId> {
+    let big = ctx.target().endian == Endian::Big;
     Ok(match operand {
         Operand::U8 => (Arg::U(fixed(bytes, 1, big)?), 1),
         Operand::I8 => (Arg::S(fixed(bytes, 1, big)? as u8 as i8 as i64), 1),
@@ -182,7 +183,7 @@ fn read_operand(operand: Operand, bytes: &[u8], ctx: &Context) -> Result<(Arg, u
             (Arg::U(fixed(bytes, n, big)?), n)
         }
         Operand::DieOffset => {
-            let n = ctx.cu.as_ref().map(|c| c.format.offset_bytes()).unwrap_or(4);
+            let n = ctx.unit().map(|u| u.format.offset_bytes()).unwrap_or(4);
             (Arg::U(fixed(bytes, n, big)?), n)
         }
         Operand::Block => {

@@ -7,7 +7,6 @@
 //! part location description) and is either incomplete or complete
 //! ("Composite Location Description Operations").
 
-use dwarfcheck_core::context::Context;
 use dwarfcheck_core::context::MachineState;
 use dwarfcheck_core::outcome::location::RawSingle;
 use dwarfcheck_core::outcome::{NormalLocation, RawLocation, RawPiece, SingleLocation, Source, Value};
@@ -232,13 +231,13 @@ impl Storage {
     /// space counts as 64-bit). Register: the register's size. Implicit:
     /// its bytes × 8. Implicit pointer: the generic type's size. Composite:
     /// the sum of its parts.
-    pub fn size_bits(&self, ctx: &Context) -> Option<u128> {
+    pub fn size_bits(&self, ctx: &dyn MachineState) -> Option<u128> {
         match self {
             Storage::Memory { aspace, .. } => {
-                let bits = ctx.target.address_space(*aspace).map(|a| a.address_bits).unwrap_or(64);
+                let bits = ctx.target().address_space(*aspace).map(|a| a.address_bits).unwrap_or(64);
                 Some(memory_bits(bits))
             }
-            Storage::Register { regno } => ctx.target.register(*regno).map(|r| u128::from(r.bits)),
+            Storage::Register { regno } => ctx.target().register(*regno).map(|r| u128::from(r.bits)),
             Storage::Implicit { bytes } => Some(bytes.len() as u128 * 8),
             Storage::ImplicitPointer { aspace, .. } => Some(u128::from(implicit_pointer_bits(ctx, *aspace))),
             Storage::Undefined => None,
@@ -261,10 +260,10 @@ pub fn describe(e: &Entry) -> String {
 /// Size in **bits** of the storage of an implicit pointer in `aspace`: the
 /// generic type's size for address space 0, else the address space's
 /// address size (the generic size for a space the target does not define).
-pub fn implicit_pointer_bits(ctx: &Context, aspace: u64) -> u32 {
+pub fn implicit_pointer_bits(ctx: &dyn MachineState, aspace: u64) -> u32 {
     match aspace {
         0 => ctx.generic_type().bits,
-        a => ctx.target.address_space(a).map(|s| s.address_bits).unwrap_or(ctx.generic_type().bits),
+        a => ctx.target().address_space(a).map(|s| s.address_bits).unwrap_or(ctx.generic_type().bits),
     }
 }
 

@@ -9,8 +9,8 @@
 use super::decode::{Arg, Insn};
 use super::entry::{Entry, Loc, Part, Storage};
 use super::machine::{need, Machine, Stack};
+use super::stop::Stop;
 use super::window::PartSource;
-use super::Stop;
 use dwarfcheck_core::encoding::{ate, Op};
 use dwarfcheck_core::outcome::{BaseType, BudgetKind, TypeEncoding, Value};
 use dwarfcheck_core::rules::{id, RuleId};
@@ -82,8 +82,8 @@ impl Machine<'_> {
     /// (in that order). An address space the target lacks is shared.
     pub(super) fn memory_loc(&self, aspace: u64, addr: u64) -> Result<Loc, Stop> {
         let (per_thread, per_lane) =
-            self.ctx.target.address_space(aspace).map(|a| (a.per_thread, a.per_lane)).unwrap_or((false, false));
-        let thread = if per_thread { Some(self.ctx.thread.ok_or(Stop::Eval(id::CTX_THREAD_MISSING))?) } else { None };
+            self.ctx.target().address_space(aspace).map(|a| (a.per_thread, a.per_lane)).unwrap_or((false, false));
+        let thread = if per_thread { Some(self.ctx.thread().ok_or(Stop::Eval(id::CTX_THREAD_MISSING))?) } else { None };
         let lane = if per_lane { Some(self.current_lane()?) } else { None };
         Ok(Loc::one(Storage::Memory { aspace, thread, lane }, u128::from(addr) * 8))
     }
@@ -91,8 +91,8 @@ impl Machine<'_> {
     /// The current lane: `ctx.lane-missing` without one, `ctx.lane-invalid`
     /// if it is not below the target's lane count.
     fn current_lane(&self) -> Result<u32, Stop> {
-        let lane = self.ctx.lane.ok_or(Stop::Eval(id::CTX_LANE_MISSING))?;
-        if lane >= self.ctx.target.lanes {
+        let lane = self.ctx.lane().ok_or(Stop::Eval(id::CTX_LANE_MISSING))?;
+        if lane >= self.ctx.target().lanes {
             return Err(Stop::Eval(id::CTX_LANE_INVALID));
         }
         Ok(lane)
@@ -187,7 +187,7 @@ impl Machine<'_> {
             None => Some(self.pop_integral(stack, id::OP_FORM_ASPACE_ADDRESS_REQUIRES_INTEGRAL)?),
         };
         let space = as_u64(&asv)
-            .and_then(|n| self.ctx.target.address_space(n))
+            .and_then(|n| self.ctx.target().address_space(n))
             .ok_or(Stop::Ill(id::OP_FORM_ASPACE_ADDRESS_UNKNOWN_ADDRESS_SPACE))?;
         let Some(a) = a else {
             // Only the IPV's own address space turns it back into the
@@ -214,7 +214,7 @@ impl Machine<'_> {
         need(stack, 1)?;
         let asv = self.pop_integral(stack, id::OP_ASPACE_BREGX_REQUIRES_INTEGRAL)?;
         let space = as_u64(&asv)
-            .and_then(|n| self.ctx.target.address_space(n))
+            .and_then(|n| self.ctx.target().address_space(n))
             .ok_or(Stop::Ill(id::OP_ASPACE_BREGX_UNKNOWN_ADDRESS_SPACE))?;
         let (number, s) = (space.number, space.address_bits);
         // As DW_OP_regval_type R, DR with an unsigned type of S bits.
@@ -262,7 +262,7 @@ impl Machine<'_> {
         }
         self.check_composite_size(u128::from(s) * u128::from(c))?;
         // Each part is charged PART_CHARGE bytes of the size budget.
-        if u128::from(c) * PART_CHARGE > u128::from(self.ctx.budgets.size_bytes) {
+        if u128::from(c) * PART_CHARGE > u128::from(self.ctx.budgets().size_bytes) {
             return Err(Stop::Budget(BudgetKind::Size));
         }
         Ok(())
@@ -278,7 +278,7 @@ impl Machine<'_> {
         // composite.part-exceeds-storage).
         let (part, weight) = self.part_at(&PartSource::new(&pl), 0, s, None)?;
         // op.extend.size-limits: C parts of this weight.
-        if u128::from(weight) * u128::from(c) * PART_CHARGE > u128::from(self.ctx.budgets.size_bytes) {
+        if u128::from(weight) * u128::from(c) * PART_CHARGE > u128::from(self.ctx.budgets().size_bytes) {
             return Err(Stop::Budget(BudgetKind::Size));
         }
         let parts = vec![Part { bits: s, loc: part }; c as usize];
@@ -314,7 +314,7 @@ impl Machine<'_> {
             )?;
             // op.extend.size-limits: the running weight of the parts.
             total_weight = total_weight.saturating_add(u128::from(weight));
-            if total_weight * PART_CHARGE > u128::from(self.ctx.budgets.size_bytes) {
+            if total_weight * PART_CHARGE > u128::from(self.ctx.budgets().size_bytes) {
                 return Err(Stop::Budget(BudgetKind::Size));
             }
             parts.push(Part { bits: s, loc: pl });

@@ -7,8 +7,8 @@
 use super::decode::Insn;
 use super::entry::{Entry, Loc, Single, Storage};
 use super::machine::{need, Final, Machine, Stack};
-use super::Stop;
-use dwarfcheck_core::context::{AttrForm, ResultKind};
+use super::stop::Stop;
+use dwarfcheck_core::context::{AttrForm, Overlay, ResultKind};
 use dwarfcheck_core::rules::id;
 
 impl Machine<'_> {
@@ -19,7 +19,7 @@ impl Machine<'_> {
         let v = self.pop_integral(stack, id::OP_ASPACE_IMPLICIT_POINTER_REQUIRES_INTEGRAL)?;
         let aspace = u64::try_from(v.to_u128())
             .ok()
-            .filter(|a| self.ctx.target.address_space(*a).is_some())
+            .filter(|a| self.ctx.target().address_space(*a).is_some())
             .ok_or(Stop::Ill(id::OP_ASPACE_IMPLICIT_POINTER_UNKNOWN_ADDRESS_SPACE))?;
         let storage = Storage::ImplicitPointer { die: insn.u(0), disp: insn.s(1), aspace };
         stack.push(Entry::Location(Loc::one(storage, 0)));
@@ -42,14 +42,16 @@ impl Machine<'_> {
     pub(super) fn ipv_target(&mut self, ip: &Loc) -> Result<Loc, Stop> {
         let (die, disp, _) = ipv_parts(ip);
         let ctx = self.ctx;
-        let cu = ctx.cu.as_ref().ok_or(Stop::Eval(id::CTX_CU_MISSING))?;
-        let d = cu.dies.get(&die).ok_or(Stop::Ill(id::OP_IMPLICIT_POINTER_DIE_MISSING))?;
+        if ctx.unit().is_none() {
+            return Err(Stop::Eval(id::CTX_CU_MISSING));
+        }
+        let d = ctx.die(die).ok_or(Stop::Ill(id::OP_IMPLICIT_POINTER_DIE_MISSING))?;
         let mut rl = match (&d.location, &d.const_value) {
             (Some(AttrForm::Exprloc(e)), _) => {
                 let depth = self.deeper(self.depth)?;
-                let mut c = ctx.clone();
-                c.object = None;
-                c.result_kind = Some(ResultKind::Location);
+                // The DIE's location in the current frame: result kind
+                // location, no object; it starts on an empty stack.
+                let c = Overlay::new(ctx).with_object(None).with_result_kind(Some(ResultKind::Location));
                 let frames = self.frames.clone();
                 match self.run_in(&c, frames, e, Some(ResultKind::Location), Vec::new(), depth) {
                     Ok((Final::Location(l), _)) => l,

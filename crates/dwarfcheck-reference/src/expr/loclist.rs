@@ -6,9 +6,8 @@
 use super::decode::decode;
 use super::entry::{Loc, Single};
 use super::machine::{Final, Machine};
-use super::Stop;
-use dwarfcheck_core::context::MachineState;
-use dwarfcheck_core::context::{AttrValue, CompUnit, Context, ResultKind};
+use super::stop::Stop;
+use dwarfcheck_core::context::{AttrValue, DebugSection, MachineState, Overlay, ResultKind};
 use dwarfcheck_core::encoding::leb128::{read_uleb, LebError};
 use dwarfcheck_core::encoding::Format;
 use dwarfcheck_core::encoding::Op;
@@ -74,13 +73,29 @@ impl Reader<'_> {
     }
 }
 
-/// Reads every entry of the list `form` names, resolving addresses, up to
-/// its end-of-list entry (`loclist.entries`, `loclist.debug-loc`,
-/// `loclist.loclistx`, `loclist.base-address`).
-pub fn read_list(ctx: &Context, cu: &CompUnit, form: AttrValue<'_>) -> Result<Vec<ListEntry>, Stop> {
+/// Reads every entry of the list `form` names in the current unit of
+/// `ctx`, resolving addresses, up to its end-of-list entry
+/// (`loclist.entries`, `loclist.debug-loc`, `loclist.loclistx`,
+/// `loclist.base-address`; DWARF 5 §2.6.2, §7.7.3): `.debug_loclists` for
+/// a unit of version 5 or later, `.debug_loc` before, both from
+/// [`MachineState::section`]; `.debug_addr` entries from
+/// [`MachineState::debug_addr`]. Addresses are the unit's address size in
+/// **bytes** (1 to 8), in the target's byte order.
+///
+/// `form` must be [`AttrValue::LocList`] or [`AttrValue::LocListX`]; any
+/// other form has no list (`loclist.offset-out-of-range`).
+///
+/// Errors: `ctx.cu-missing` (evaluation error) without a unit;
+/// `loclist.loclistx-needs-v5`, `loclist.index-out-of-range`,
+/// `loclist.offset-out-of-range`, `loclist.truncated`,
+/// `loclist.leb128-overflow`, `loclist.no-base-address`,
+/// `loclist.unknown-entry-kind` (ill-formed); `loclist.addrx-missing`
+/// (evaluation error).
+pub fn read_list(ctx: &dyn MachineState, form: AttrValue<'_>) -> Result<Vec<ListEntry>, Stop> {
+    let cu = ctx.unit().ok_or(Stop::Eval(id::CTX_CU_MISSING))?;
     let v5 = cu.version >= 5;
-    let big = ctx.target.endian == Endian::Big;
-    let section: &[u8] = if v5 { &cu.debug_loclists } else { &cu.debug_loc };
+    let big = ctx.target().endian == Endian::Big;
+    let section: &[u8] = ctx.section(if v5 { DebugSection::DebugLoclists } else { DebugSection::DebugLoc });
     let start = match form {
         AttrValue::LocList { offset } => offset,
         AttrValue::LocListX { index } => {
@@ -98,7 +113,7 @@ pub fn read_list(ctx: &Context, cu: &CompUnit, form: AttrValue<'_>) -> Result<Ve
             let rel = r.fixed(if cu.format == Format::Dwarf64 { 8 } else { 4 })?;
             cu.loclists_base.checked_add(rel).ok_or(Stop::Ill(id::LOCLIST_OFFSET_OUT_OF_RANGE))?
         }
-        _ => unreachable!("only location list forms are read"),
+        AttrValue::Exprloc(_) | AttrValue::Constant(_) => return Err(Stop::Ill(id::LOCLIST_OFFSET_OUT_OF_RANGE)),
     };
     let pos =
         usize::try_from(start).ok().filter(|&p| p < section.len()).ok_or(Stop::Ill(id::LOCLIST_OFFSET_OUT_OF_RANGE))?;
@@ -180,29 +195,32 @@ pub fn matching(entries: &[ListEntry], pc: u64) -> Vec<&ListEntry> {
 
 /// The offset of the first `DW_OP_fbreg` of `expr`, if it decodes
 /// (`attr.frame-base.fbreg`).
-pub(super) fn first_fbreg(expr: &[u8], ctx: &Context) -> Option<u64> {
+pub(super) fn first_fbreg(expr: &[u8], ctx: &dyn MachineState) -> Option<u64> {
     decode(expr, ctx).ok()?.iter().find(|i| i.op == Op::Fbreg).map(|i| i.at as u64)
 }
 
 impl Machine<'_> {
     /// Evaluates the location list `form` in `ctx`, its entries at `depth`
     /// in the current frame with result kind location and no object
-    /// (`loclist.*`). With `no_fbreg`, each matching entry's expression is
-    /// first checked for `DW_OP_fbreg` (`attr.frame-base.fbreg`).
+    /// (`loclist.*`; hetero-2020 "DWARF Location List Expressions"). With
+    /// `no_fbreg`, each matching entry's expression is first checked for
+    /// `DW_OP_fbreg` (`attr.frame-base.fbreg`).
     pub(super) fn eval_loclist(
         &mut self,
-        ctx: &Context,
+        ctx: &dyn MachineState,
         form: AttrValue<'_>,
         depth: u32,
         no_fbreg: bool,
     ) -> Result<Loc, (Stop, Option<u64>)> {
         let list = |r: RuleId| (Stop::Eval(r), None);
-        let pc = ctx.pc.ok_or_else(|| list(id::LOCLIST_NO_PROGRAM_LOCATION))?;
-        let cu = ctx.cu.as_ref().ok_or_else(|| list(id::CTX_CU_MISSING))?;
-        let entries = read_list(ctx, cu, form).map_err(|s| (s, None))?;
-        let mut entry_ctx = ctx.clone();
-        entry_ctx.object = None;
-        entry_ctx.result_kind = Some(ResultKind::Location);
+        let pc = ctx.pc().ok_or_else(|| list(id::LOCLIST_NO_PROGRAM_LOCATION))?;
+        if ctx.unit().is_none() {
+            return Err(list(id::CTX_CU_MISSING));
+        }
+        let entries = read_list(ctx, form).map_err(|s| (s, None))?;
+        // Each entry's context: the current one with result kind location
+        // and no object; it starts on an empty stack (loclist.union).
+        let entry_ctx = Overlay::new(ctx).with_object(None).with_result_kind(Some(ResultKind::Location));
         let ctx = &entry_ctx;
         let mut singles = Vec::new();
         for e in matching(&entries, pc) {

@@ -5,9 +5,8 @@
 use super::decode::{decode, Insn};
 use super::entry::{describe, Entry, Loc, Single, Storage};
 use super::read::{ctx_stop, read_bits, Read};
-use super::{Stop, TraceStep};
-use dwarfcheck_core::context::MachineState;
-use dwarfcheck_core::context::{self, CallerFrame, Context, ContextError, ResultKind};
+use super::stop::{Stop, TraceStep};
+use dwarfcheck_core::context::{self, CallerFrame, ContextError, MachineState, ResultKind};
 use dwarfcheck_core::outcome::value::mask_top;
 use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::outcome::{BaseType, BudgetKind, Outcome, TypeEncoding, Value};
@@ -32,15 +31,32 @@ pub(super) enum Flow {
 
 pub(super) type Stack = Vec<Entry>;
 
+/// Cycle marks of virtual unwinding (`unwind.cyclic`): what is being
+/// computed right now, so that a computation that needs its own result is
+/// caught instead of recursing. Only registers of calling frames found by
+/// unwinding ([`CallerFrame::unwound`]) are marked; explicitly given frames
+/// rely on the depth budget instead.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Marks {
+    /// Registers being computed, as (frame number from the top, DWARF
+    /// register number).
+    pub(super) regs: Vec<(usize, u64)>,
+    /// The frame whose CFA is being computed by the unwinder's CFA rule
+    /// (`unwind.cfa.*`), as its frame number from the top.
+    pub(super) cfa: Option<usize>,
+}
+
 /// State shared by an evaluation and its nested evaluations.
 pub(super) struct Machine<'c> {
-    /// The context of the expression being run (for a nested evaluation in
-    /// another frame or with another result kind, a derived copy).
-    pub(super) ctx: &'c Context,
-    /// The context of the top-level evaluation: its registers and memory
+    /// The machine state of the expression being run (for a nested
+    /// evaluation in another frame or with another result kind, an
+    /// [`Overlay`](dwarfcheck_core::context::Overlay) over the state it
+    /// derives from).
+    pub(super) ctx: &'c dyn MachineState,
+    /// The state of the top-level evaluation: its registers and memory
     /// are the top frame's storage, its CFA the top frame's CFA
     /// (`frame.registers-through-cfi`).
-    pub(super) top: &'c Context,
+    pub(super) top: &'c dyn MachineState,
     /// The calling frames between the top frame and the frame this machine
     /// evaluates in, nearest the top first (empty: the top frame). The last
     /// one's `rules` say how this frame's registers are found.
@@ -56,19 +72,20 @@ pub(super) struct Machine<'c> {
     /// `unspecified` rules the evaluation's answer rests on, in the order
     /// first relied on (see [`super::unspecified`]).
     pub(super) unspecified: Vec<RuleId>,
-    /// Cycle marks and context faults of virtual unwinding
-    /// (`unwind.cyclic`, `unwind.context-from-cfi`).
-    pub(super) marks: super::unwound::Marks,
+    /// Cycle marks of virtual unwinding (`unwind.cyclic`).
+    pub(super) marks: Marks,
 }
 
-/// Runs `expr` at top level and turns the result into an [`Outcome`].
-pub(super) fn evaluate(expr: &[u8], ctx: &Context, trace: Option<&mut Vec<TraceStep>>) -> (Outcome, Vec<RuleId>) {
-    let (wired, marks) = super::unwound::wire(ctx);
-    let ctx = wired.as_ref().unwrap_or(ctx);
-    let mut m = Machine::new(ctx);
-    m.marks = marks;
-    let initial = initial_stack(&ctx.initial_stack);
-    let outcome = outcome_of(m.run(expr, ctx.result_kind, initial, 0, trace));
+/// Runs `expr` at top level in `state` (its result kind and initial stack)
+/// and turns the result into an [`Outcome`].
+pub(super) fn evaluate(
+    expr: &[u8],
+    state: &dyn MachineState,
+    trace: Option<&mut Vec<TraceStep>>,
+) -> (Outcome, Vec<RuleId>) {
+    let mut m = Machine::new(state);
+    let initial = initial_stack(state.initial_stack());
+    let outcome = outcome_of(m.run(expr, state.result_kind(), initial, 0, trace));
     (outcome, m.unspecified)
 }
 
@@ -115,7 +132,7 @@ pub(super) fn not_incomplete(stack: &Stack, index: usize) -> Result<(), Stop> {
 
 impl<'c> Machine<'c> {
     /// A machine for a top-level evaluation in `ctx` (the top frame).
-    pub(super) fn new(ctx: &'c Context) -> Self {
+    pub(super) fn new(ctx: &'c dyn MachineState) -> Self {
         Machine {
             ctx,
             top: ctx,
@@ -192,7 +209,7 @@ impl<'c> Machine<'c> {
             let insn = &insns[i];
             let at = Some(insn.at as u64);
             self.steps += 1;
-            if self.steps > self.ctx.budgets.steps {
+            if self.steps > self.ctx.budgets().steps {
                 return Err((Stop::Budget(BudgetKind::Steps), at));
             }
             let flow = self.step(insn, &insns, expr.len(), stack, depth).map_err(|s| (s, at))?;
@@ -201,13 +218,13 @@ impl<'c> Machine<'c> {
                 dwarfcheck_core::encoding::Op::Regx => Some(insn.u(0)),
                 _ => None,
             };
-            if stack.len() > self.ctx.budgets.stack {
+            if stack.len() > self.ctx.budgets().stack {
                 return Err((Stop::Budget(BudgetKind::Stack), at));
             }
             if let Some(t) = trace.as_deref_mut() {
                 t.push(TraceStep {
                     at: insn.at as u64,
-                    op: insn.text(&self.ctx.target),
+                    op: insn.text(self.ctx.target()),
                     stack: stack.iter().map(describe).collect(),
                 });
             }
@@ -343,7 +360,7 @@ impl<'c> Machine<'c> {
     }
 
     pub(super) fn type_budget(&self, t: &BaseType) -> Result<(), Stop> {
-        if t.bytes() as u64 > self.ctx.budgets.size_bytes {
+        if t.bytes() as u64 > self.ctx.budgets().size_bytes {
             return Err(Stop::Budget(BudgetKind::Size));
         }
         Ok(())

@@ -37,9 +37,24 @@
 //! DIE-backed operations (`DW_OP_call*`, implicit pointers), the calling
 //! frame (`DW_OP_entry_value`, `DW_OP_LLVM_call_frame_entry_reg`, registers
 //! of non-top frames through CFI), location lists and attribute contexts
-//! live in [`calls`], [`implicit`], [`loclist`] and [`attribute`]. A nested
+//! live in `calls`, `implicit`, [`loclist`] and `attribute`. A nested
 //! evaluation reports its failures at the outermost operation that started
 //! it (docs/ambiguities.md items 38, 57).
+//!
+//! # Machine state
+//! Every operation reads the context through [`MachineState`] only (the
+//! machine's current state and the top frame's). A nested evaluation whose
+//! context differs (a calling frame's for `DW_OP_entry_value` and CFI
+//! expression rules, an attribute's, a location list entry's, an implicit
+//! pointer target's) runs in an
+//! [`Overlay`](dwarfcheck_core::context::Overlay) over the state it derives
+//! from. The calling frames are the ones [`MachineState::caller`] gives;
+//! this module never unwinds by itself. When the CFA or a calling frame was
+//! to come from virtual unwinding that failed ([`ContextError::Unwinding`]),
+//! the operation that needed it reports that fault
+//! (`unwind.context-from-cfi`).
+//!
+//! [`ContextError::Unwinding`]: dwarfcheck_core::context::ContextError::Unwinding
 //!
 //! Out of scope for now (reported as `Outcome::Unsupported` when executed):
 //! `DW_OP_GNU_parameter_ref`, `DW_OP_GNU_variable_value` (the context has no
@@ -59,62 +74,33 @@ pub mod loclist;
 mod machine;
 mod ops;
 pub mod read;
+mod stop;
 #[cfg(test)]
 mod tests;
 mod unspecified;
 pub(crate) mod unwound;
 mod window;
 
-use dwarfcheck_core::context::{AttrValue, Attribute, Context};
-use dwarfcheck_core::outcome::{BudgetKind, Failure, Outcome};
+pub use stop::{Stop, TraceStep};
+
+use dwarfcheck_core::context::{AttrValue, Attribute, MachineState};
+use dwarfcheck_core::outcome::Outcome;
 use dwarfcheck_core::rules::RuleId;
 
-/// Why an operation stopped the evaluation (the outcome without its `at`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Stop {
-    /// The expression is ill-formed (rule).
-    Ill(RuleId),
-    /// Evaluation error (rule).
-    Eval(RuleId),
-    /// A budget ran out.
-    Budget(BudgetKind),
-    /// The reference does not implement this yet.
-    Unsupported(String),
-}
-
-impl Stop {
-    /// The stop that reports `failure` (its offset is the operation's).
-    pub fn of_failure(failure: Failure) -> Stop {
-        match failure {
-            Failure::IllFormed { rule, .. } => Stop::Ill(rule),
-            Failure::EvalError { rule, .. } => Stop::Eval(rule),
-            Failure::Budget { budget, .. } => Stop::Budget(budget),
-            Failure::Unsupported { what } | Failure::ConsumerFault { what } => Stop::Unsupported(what),
-        }
-    }
-}
-
-/// One step of a traced evaluation: the state after one operation of the
-/// outermost expression.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TraceStep {
-    /// Byte offset of the operation's opcode.
-    pub at: u64,
-    /// llvm-dwarfdump-like text of the operation, e.g. `DW_OP_breg7 +16`.
-    pub op: String,
-    /// The stack after the operation, bottom first (top last), each entry
-    /// as text: values as `generic64:0x…`, locations in normal form.
-    pub stack: Vec<String>,
-}
-
-/// Evaluates `expr` in `ctx` and returns the outcome.
+/// Evaluates `expr` in `state` and returns the outcome.
+///
+/// `state` is asked for everything the operations need: result kind,
+/// initial stack, registers, memory, CFA, frame base, calling frame, unit.
+/// The calling frames are whatever `state.caller()` gives; to find them by
+/// virtually unwinding through the program's CFI, pass an
+/// [`UnwoundFrames`](crate::unwind::UnwoundFrames) over the state.
 ///
 /// Ill-formed and evaluation-error outcomes carry the rule ID and the byte
 /// offset of the operation at fault (`None` when the fault is the final
 /// result-kind check, which belongs to no operation). For the nested frame
 /// base evaluation of `DW_OP_fbreg`, `at` is the offset of the `DW_OP_fbreg`.
-pub fn evaluate(expr: &[u8], ctx: &Context) -> Outcome {
-    machine::evaluate(expr, ctx, None).0
+pub fn evaluate(expr: &[u8], state: &dyn MachineState) -> Outcome {
+    machine::evaluate(expr, state, None).0
 }
 
 /// Like [`evaluate`], and also returns the `unspecified` rules whose
@@ -122,27 +108,36 @@ pub fn evaluate(expr: &[u8], ctx: &Context) -> Outcome {
 /// bit where signedness is open, a shift count past the width, ...), so
 /// that a third party's different answer is recorded, not failed
 /// (DESIGN §8). Empty when the answer is fixed by the spec.
-pub fn evaluate_noting_unspecified(expr: &[u8], ctx: &Context) -> (Outcome, Vec<RuleId>) {
-    machine::evaluate(expr, ctx, None)
+pub fn evaluate_noting_unspecified(expr: &[u8], state: &dyn MachineState) -> (Outcome, Vec<RuleId>) {
+    machine::evaluate(expr, state, None)
 }
 
 /// Like [`evaluate`], and also returns one [`TraceStep`] per operation
 /// executed in `expr` (operations of nested evaluations are not listed).
-pub fn evaluate_traced(expr: &[u8], ctx: &Context) -> (Outcome, Vec<TraceStep>) {
+pub fn evaluate_traced(expr: &[u8], state: &dyn MachineState) -> (Outcome, Vec<TraceStep>) {
     let mut trace = Vec::new();
-    let (out, _) = machine::evaluate(expr, ctx, Some(&mut trace));
+    let (out, _) = machine::evaluate(expr, state, Some(&mut trace));
     (out, trace)
 }
 
-/// Evaluates the value `value` of `attribute` in `ctx`: the attribute's
+/// Evaluates the value `value` of `attribute` in `state`: the attribute's
 /// evaluation context (result kind, initial stack, object; rules `attr.*`,
-/// specs/rules/attribute.yaml) and the value's form (exprloc, location
-/// list, constant; `loclist.*`) applied, noting the `unspecified` rules as
-/// [`evaluate_noting_unspecified`] does. With no attribute, an exprloc is
-/// [`evaluate_noting_unspecified`] of its expression in `ctx` as given.
-pub fn evaluate_attribute(attribute: Option<Attribute>, value: AttrValue<'_>, ctx: &Context) -> (Outcome, Vec<RuleId>) {
+/// specs/rules/attribute.yaml; hetero-2020 "Debugging Information Entry
+/// Attributes") and the value's form (exprloc, location list, constant;
+/// `loclist.*`, `attr.form-not-allowed`) applied, noting the `unspecified`
+/// rules as [`evaluate_noting_unspecified`] does. With no attribute, an
+/// exprloc is [`evaluate_noting_unspecified`] of its expression in `state`
+/// as given.
+///
+/// The attribute's context is an [`Overlay`](dwarfcheck_core::context::Overlay)
+/// over `state`: nothing is copied.
+pub fn evaluate_attribute(
+    attribute: Option<Attribute>,
+    value: AttrValue<'_>,
+    state: &dyn MachineState,
+) -> (Outcome, Vec<RuleId>) {
     match (attribute, value) {
-        (None, AttrValue::Exprloc(expr)) => evaluate_noting_unspecified(expr, ctx),
-        _ => attribute::evaluate_attribute(attribute, value, ctx),
+        (None, AttrValue::Exprloc(expr)) => evaluate_noting_unspecified(expr, state),
+        _ => attribute::evaluate_attribute(attribute, value, state),
     }
 }

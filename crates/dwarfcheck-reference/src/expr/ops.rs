@@ -6,9 +6,8 @@
 use super::decode::Insn;
 use super::entry::{Entry, Loc, Single, Storage};
 use super::machine::{debug_addr_stop, need, not_incomplete, Final, Flow, Machine, Stack};
-use super::Stop;
+use super::stop::Stop;
 use super::{arith, unspecified};
-use dwarfcheck_core::context::MachineState;
 use dwarfcheck_core::context::{self, ResultKind};
 use dwarfcheck_core::encoding::Op;
 use dwarfcheck_core::outcome::value::mask_top;
@@ -78,30 +77,26 @@ impl Machine<'_> {
             Op::FormTlsAddress | Op::GnuPushTlsAddress => {
                 need(stack, 1)?;
                 let ta = self.pop_integral(stack, id::OP_FORM_TLS_ADDRESS_REQUIRES_INTEGRAL)?;
-                let base = ctx.tls_base.ok_or(Stop::Eval(id::CTX_TLS_BASE_MISSING))?;
+                let base = ctx.tls_base().ok_or(Stop::Eval(id::CTX_TLS_BASE_MISSING))?;
                 let a = u128::from(base).wrapping_add(ta.to_u128()) & self.address_mask();
                 stack.push(Entry::Location(self.memory_loc(0, a as u64)?));
             }
             // The memory location description of the current frame's CFA
             // (op.call-frame-cfa.memory).
             Op::CallFrameCfa => {
-                // In the context's address space (cfa_aspace); from virtual
-                // unwinding when the context gives CFI (unwind.context-from-cfi).
-                let cfa = match ctx.cfa {
-                    Some(c) => c,
-                    None => {
-                        let frames = self.frames.clone();
-                        self.callee_cfa(&frames)?
-                    }
-                };
-                stack.push(Entry::Location(self.memory_loc(ctx.cfa_aspace, cfa)?));
+                // In the CFA's address space. Not known: ctx.cfa-missing, or
+                // the fault of the virtual unwinding that was to find it
+                // (unwind.context-from-cfi), or unwind.cyclic while the
+                // unwinder computes this very CFA.
+                let cfa = ctx.cfa().map_err(|e| self.cfa_stop(e, self.frames.len()))?;
+                stack.push(Entry::Location(self.memory_loc(cfa.aspace, cfa.address)?));
             }
             // Evaluate DW_AT_frame_base as a nested expression with result kind
             // location and an empty initial stack, then displace it B bytes
             // (op.fbreg.offset, op.fbreg.register-frame-base).
             Op::Fbreg => {
-                let fb = ctx.frame_base.as_ref().ok_or(Stop::Eval(id::CTX_FRAME_BASE_MISSING))?;
-                if depth + 1 > ctx.budgets.depth {
+                let fb = ctx.frame_base().ok_or(Stop::Eval(id::CTX_FRAME_BASE_MISSING))?;
+                if depth + 1 > ctx.budgets().depth {
                     return Err(Stop::Budget(BudgetKind::Depth));
                 }
                 let mut l = match self.run(fb, Some(ResultKind::Location), Vec::new(), depth + 1, None) {
@@ -135,7 +130,7 @@ impl Machine<'_> {
                 };
                 match base {
                     Some((aspace, a, from_register)) => {
-                        let abits = ctx.target.address_space(aspace).map(|s| s.address_bits).unwrap_or(64);
+                        let abits = ctx.target().address_space(aspace).map(|s| s.address_bits).unwrap_or(64);
                         let amask = if abits >= 64 { u128::from(u64::MAX) } else { (1u128 << abits) - 1 };
                         let sum = a.wrapping_add(b as i128 as u128) & amask;
                         // Only a sum that wraps shows the choice.
@@ -236,7 +231,7 @@ impl Machine<'_> {
                 let a = self.pop_integral(stack, id::OP_XDEREF_REQUIRES_INTEGRAL)?;
                 let asp = self.pop_integral(stack, id::OP_XDEREF_REQUIRES_INTEGRAL)?;
                 let space = super::extension::as_u64(&asp)
-                    .and_then(|n| ctx.target.address_space(n))
+                    .and_then(|n| ctx.target().address_space(n))
                     .ok_or(Stop::Ill(id::OP_XDEREF_UNKNOWN_ADDRESS_SPACE))?;
                 let amask = if space.address_bits >= 64 { u64::MAX } else { (1u64 << space.address_bits) - 1 };
                 // As DW_OP_LLVM_form_aspace_address: bound to the current
@@ -393,7 +388,7 @@ impl Machine<'_> {
             // ---- General Location Description Operations ---------------
             // op.push-object-address.pushes
             Op::PushObjectAddress => {
-                let o = ctx.object.as_ref().ok_or(Stop::Eval(id::CTX_OBJECT_MISSING))?;
+                let o = ctx.object().ok_or(Stop::Eval(id::CTX_OBJECT_MISSING))?;
                 stack.push(match o {
                     context::Entry::Value(v) => Entry::Value(v.clone()),
                     context::Entry::Location(l) => Entry::Location(Loc::from_normal(l)),
@@ -404,7 +399,7 @@ impl Machine<'_> {
             // op.implicit-value.creates-storage
             Op::ImplicitValue => {
                 let b = insn.block(0);
-                if b.len() as u64 > ctx.budgets.size_bytes {
+                if b.len() as u64 > ctx.budgets().size_bytes {
                     return Err(Stop::Budget(BudgetKind::Size));
                 }
                 stack.push(Entry::Location(Loc::one(Storage::Implicit { bytes: b.to_vec() }, 0)));

@@ -4,9 +4,8 @@
 //! Location Description Operations > DW_OP_implicit_pointer").
 
 use super::entry::Loc;
-use super::Stop;
-use dwarfcheck_core::context::MachineState;
-use dwarfcheck_core::context::{Context, ContextError, MemoryStorage};
+use super::stop::Stop;
+use dwarfcheck_core::context::{ContextError, MachineState, MemoryStorage};
 use dwarfcheck_core::outcome::{SingleLocation, Source};
 use dwarfcheck_core::rules::id;
 
@@ -31,7 +30,7 @@ pub enum Read {
 /// `ctx.register-unavailable`, `reg.unknown-register-read`,
 /// `op.implicit-pointer.partial-read`; `expr.loc.places-must-agree`
 /// (ill-formed) when places differ.
-pub fn read_bits(ctx: &Context, loc: &Loc, nbits: u64) -> Result<Read, Stop> {
+pub fn read_bits(ctx: &dyn MachineState, loc: &Loc, nbits: u64) -> Result<Read, Stop> {
     let norm = loc.normalize();
     let mut result: Option<Read> = None;
     for place in &norm.places {
@@ -70,7 +69,7 @@ fn bytes_for(nbits: u64) -> usize {
     nbits.div_ceil(8) as usize
 }
 
-fn read_segments(ctx: &Context, segs: &[(u64, Vec<Source>)], nbits: u64) -> Result<Read, Stop> {
+fn read_segments(ctx: &dyn MachineState, segs: &[(u64, Vec<Source>)], nbits: u64) -> Result<Read, Stop> {
     let touches_ip = segs.iter().any(|(_, ps)| ps.iter().any(|p| matches!(p, Source::ImplicitPointer { .. })));
     if touches_ip {
         // Only a read of the complete contents of one implicit pointer
@@ -118,12 +117,12 @@ pub fn copy_bits(src: &[u8], s: u64, dst: &mut [u8], d: u64, n: u64) {
 
 /// Reads `n` bits of one non-composite storage from the source's bit
 /// position.
-fn read_source(ctx: &Context, src: &Source, n: u64) -> Result<Vec<u8>, Stop> {
+fn read_source(ctx: &dyn MachineState, src: &Source, n: u64) -> Result<Vec<u8>, Stop> {
     let mut out = vec![0u8; bytes_for(n)];
     match src {
         Source::Undefined => return Err(Stop::Eval(id::OP_DEREF_UNDEFINED_STORAGE)),
         Source::Memory { aspace, bit_addr, thread, lane } => {
-            let abits = ctx.target.address_space(*aspace).map(|a| a.address_bits).unwrap_or(64);
+            let abits = ctx.target().address_space(*aspace).map(|a| a.address_bits).unwrap_or(64);
             let size = super::entry::memory_bits(abits);
             let end = bit_addr.checked_add(u128::from(n)).ok_or(Stop::Eval(id::OP_DEREF_PAST_STORAGE_END))?;
             if end > size {
@@ -139,7 +138,7 @@ fn read_source(ctx: &Context, src: &Source, n: u64) -> Result<Vec<u8>, Stop> {
             copy_bits(&buf, (bit_addr % 8) as u64, &mut out, 0, n);
         }
         Source::Register { regno, bit_offset } => {
-            let reg = ctx.target.register(*regno).ok_or(Stop::Eval(id::REG_UNKNOWN_REGISTER_READ))?;
+            let reg = ctx.target().register(*regno).ok_or(Stop::Eval(id::REG_UNKNOWN_REGISTER_READ))?;
             if u128::from(*bit_offset) + u128::from(n) > u128::from(reg.bits) {
                 return Err(Stop::Eval(id::OP_DEREF_PAST_STORAGE_END));
             }
@@ -150,7 +149,7 @@ fn read_source(ctx: &Context, src: &Source, n: u64) -> Result<Vec<u8>, Stop> {
             // reg.storage-size). Put the contents in significance order,
             // take the bits, and give whole bytes back in memory order so
             // the caller's byte-order handling applies as for memory.
-            let big = ctx.target.endian == dwarfcheck_core::target::Endian::Big;
+            let big = ctx.target().endian == dwarfcheck_core::target::Endian::Big;
             if big {
                 buf.reverse();
             }

@@ -1,44 +1,30 @@
 //! The reference machine's side of virtual unwinding: frame k's CFA and the
-//! caller registers as the frame rules give them, cycle marks, and the
-//! context wiring of `unwind.context-from-cfi`.
+//! caller registers as the frame rules give them (hetero-2020 "Call Frame
+//! Information"; rules `unwind.cfa.*`, `unwind.step.*`, `unwind.cyclic`).
+//! The unwinder ([`crate::unwind`]) calls these; nothing here calls it.
 
 use super::calls::{frame_context, At};
 use super::entry::{Entry, Loc, Single, Storage};
 use super::machine::{outcome_of, Final, Machine};
 use super::read::{read_bits, Read};
-use super::Stop;
-use dwarfcheck_core::context::{CallerFrame, Context, ResultKind};
+use super::stop::Stop;
+use dwarfcheck_core::context::{CallerFrame, MachineState, ResultKind};
 use dwarfcheck_core::encoding::ate;
 use dwarfcheck_core::outcome::cfi::CfaRule;
-use dwarfcheck_core::outcome::unwind::{CallerRegister, UnwindEnd};
+use dwarfcheck_core::outcome::unwind::CallerRegister;
 use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::outcome::{BaseType, NormalLocation, Outcome};
 use dwarfcheck_core::rules::id;
 use std::sync::Arc;
 
-/// What an evaluation tied to virtual unwinding must remember.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Marks {
-    /// The frames come from virtual unwinding: track `regs`
-    /// (`unwind.cyclic`). Off for caller frames the context gives.
-    pub(crate) track: bool,
-    /// Registers being computed, as (frame number from the top, DWARF
-    /// register number).
-    pub(crate) regs: Vec<(usize, u64)>,
-    /// The frame whose CFA is being computed (`unwind.cyclic`).
-    pub(crate) cfa: Option<usize>,
-    /// For a context wired from CFI: why the top frame's CFA is unknown.
-    pub(crate) cfa_fault: Option<Stop>,
-    /// For a context wired from CFI: why the top frame's caller is unknown.
-    pub(crate) caller_fault: Option<Stop>,
-}
-
-/// A machine in the top frame of `top` whose frames come from unwinding.
-fn machine<'c>(ctx: &'c Context, top: &'c Context, frames: Vec<Arc<CallerFrame>>) -> Machine<'c> {
+/// A machine evaluating in `ctx`, the state of the frame `frames` names
+/// (empty: the top frame), whose top frame's state is `top`. The frames
+/// come from unwinding ([`CallerFrame::unwound`]), so their registers are
+/// marked while computed (`unwind.cyclic`).
+fn machine<'c>(ctx: &'c dyn MachineState, top: &'c dyn MachineState, frames: Vec<Arc<CallerFrame>>) -> Machine<'c> {
     let mut m = Machine::new(ctx);
     m.top = top;
     m.frames = frames;
-    m.marks.track = true;
     m
 }
 
@@ -51,36 +37,24 @@ fn fault(e: At) -> Outcome {
     }
 }
 
-/// The fault of an `Outcome` as a [`Stop`] (its `at` dropped).
-fn stop_of(o: &Outcome) -> Stop {
-    match o {
-        Outcome::Failed(Failure::IllFormed { rule, .. }) => Stop::Ill(rule.clone()),
-        Outcome::Failed(Failure::EvalError { rule, .. }) => Stop::Eval(rule.clone()),
-        Outcome::Failed(Failure::Budget { budget, .. }) => Stop::Budget(*budget),
-        Outcome::Failed(Failure::Unsupported { what }) => Stop::Unsupported(what.clone()),
-        other => Stop::Unsupported(format!("unexpected unwinding fault {other}")),
-    }
-}
-
 /// The CFA of frame k = `below.len()` by its CFA rule (`unwind.cfa.*`):
 /// `(address space, byte address, location)`.
 ///
-/// `top` is frame 0's context (its `caller` the linked chain); `below` the
-/// frames 1..=k, whose frame k's `caller` is the frame the row describes.
+/// `top` is frame 0's state (its `caller` the linked chain, its CFA not
+/// given while frame 0's own CFA is computed); `below` the frames 1..=k,
+/// whose frame k's `caller` is the frame the row describes. The rule is
+/// evaluated in frame k with no unit, no object and result kind location.
 /// Errors: the fault as an outcome. A register rule's read faults have no
 /// `at` (`unwind.cfa.register-offset`); an expression's faults the offset
 /// in it (`unwind.cfa.expression`); `unwind.cfa.not-memory`;
 /// `unwind.cyclic` when the CFA needs itself.
 pub(crate) fn frame_cfa(
-    top: &Context,
+    top: &dyn MachineState,
     below: &[Arc<CallerFrame>],
     rule: &CfaRule,
 ) -> Result<(u64, u64, NormalLocation), Outcome> {
     let k = below.len();
-    let mut fctx = frame_context(top, below);
-    fctx.cu = None;
-    fctx.object = None;
-    fctx.result_kind = Some(ResultKind::Location);
+    let fctx = frame_context(top, below).without_unit().with_object(None).with_result_kind(Some(ResultKind::Location));
     let mut m = machine(&fctx, top, below.to_vec());
     m.marks.cfa = Some(k);
     let loc = match rule {
@@ -124,12 +98,12 @@ pub(crate) fn frame_cfa(
 /// frame.rule.*) with its value (`unwind.step.value`): the register's size
 /// in **bytes** (the generic size for registers the target does not
 /// define) read through the location, in target byte order.
-pub(crate) fn caller_register(top: &Context, frames: &[Arc<CallerFrame>], regno: u64) -> CallerRegister {
+pub(crate) fn caller_register(top: &dyn MachineState, frames: &[Arc<CallerFrame>], regno: u64) -> CallerRegister {
     let mut m = machine(top, top, Vec::new());
     match m.frame_register_at(frames, regno) {
         Err(e) => CallerRegister { location: fault(e), bytes: None },
         Ok(l) => {
-            let bits = top.target.register(regno).map(|r| r.bits).unwrap_or(top.target.generic_bits());
+            let bits = top.target().register(regno).map(|r| r.bits).unwrap_or(top.target().generic_bits());
             let bytes = match read_bits(top, &l, u64::from(bits)) {
                 Ok(Read::Bits(mut b)) => {
                     b.truncate((bits / 8) as usize);
@@ -146,45 +120,4 @@ pub(crate) fn caller_register(top: &Context, frames: &[Arc<CallerFrame>], regno:
 /// (`unwind.base-of-stack`).
 pub(crate) fn is_undefined(o: &Outcome) -> bool {
     matches!(o, Outcome::Location(l) if *l == Loc::undefined().normalize())
-}
-
-/// `unwind.context-from-cfi`: for a context with CFI and no explicit CFA
-/// or caller frame, the context with frame 0's CFA and the caller chain
-/// found by the reference unwinder, and the marks that make the faults met
-/// on the way the faults of the operations that need them. `None` (and
-/// default marks) when there is nothing to wire.
-pub(super) fn wire(ctx: &Context) -> (Option<Context>, Marks) {
-    let Some(cfi) = ctx.cfi.as_ref() else {
-        return (None, Marks::default());
-    };
-    if ctx.cfa.is_some() && ctx.caller.is_some() {
-        return (None, Marks::default());
-    }
-    let w = crate::unwind::walk(cfi, ctx, None);
-    let fault = match &w.unwind.end {
-        UnwindEnd::Fault { outcome } => Some(stop_of(outcome)),
-        _ => None,
-    };
-    let mut c = ctx.clone();
-    let mut marks = Marks { track: true, ..Marks::default() };
-    if c.cfa.is_none() {
-        match w.cfa0 {
-            Some((aspace, a)) => {
-                c.cfa = Some(a);
-                c.cfa_aspace = aspace;
-            }
-            None => marks.cfa_fault = fault.clone(),
-        }
-    }
-    if c.caller.is_none() {
-        match w.chain.first() {
-            Some(f) => c.caller = Some(f.clone()),
-            // Base of the stack: frame.caller-missing.
-            None if w.unwind.end == UnwindEnd::Base => {}
-            None => marks.caller_fault = fault,
-        }
-    } else {
-        marks.track = false;
-    }
-    (Some(c), marks)
 }

@@ -9,7 +9,7 @@
 
 use super::entry::{Loc, Single, Storage};
 use super::machine::Machine;
-use super::Stop;
+use super::stop::Stop;
 use dwarfcheck_core::outcome::{NormalLocation, Piece, SingleLocation};
 use dwarfcheck_core::rules::{id, RuleId};
 

@@ -163,8 +163,7 @@ fn list_bytes() -> Vec<u8> {
 fn loclists_entries_are_read_in_order() {
     let mut c = ctx();
     c.cu.as_mut().unwrap().debug_loclists = list_bytes().into();
-    let cu = c.cu.clone().unwrap();
-    let got = read_list(&c, &cu, AttrValue::LocList { offset: 0 }).unwrap();
+    let got = read_list(&c, AttrValue::LocList { offset: 0 }).unwrap();
     let want = vec![
         ListEntry { range: Some((0x40_0010, 0x40_0020)), expr: vec![0x50] },
         ListEntry { range: Some((0x1000, 0x1010)), expr: vec![0x51] },
@@ -178,8 +177,7 @@ fn loclists_entries_are_read_in_order() {
     let mut t = list_bytes();
     t.pop();
     c.cu.as_mut().unwrap().debug_loclists = t.into();
-    let cu = c.cu.clone().unwrap();
-    assert_eq!(read_list(&c, &cu, AttrValue::LocList { offset: 0 }), Err(Stop::Ill(id::LOCLIST_TRUNCATED)));
+    assert_eq!(read_list(&c, AttrValue::LocList { offset: 0 }), Err(Stop::Ill(id::LOCLIST_TRUNCATED)));
 }
 
 #[test]
@@ -197,8 +195,7 @@ fn debug_loc_base_selection() {
     let cu = c.cu.as_mut().unwrap();
     cu.version = 4;
     cu.debug_loc = b.into();
-    let cu = c.cu.clone().unwrap();
-    let got = read_list(&c, &cu, AttrValue::LocList { offset: 0 }).unwrap();
+    let got = read_list(&c, AttrValue::LocList { offset: 0 }).unwrap();
     assert_eq!(got, vec![ListEntry { range: Some((0x50_0000, 0x50_0008)), expr: vec![0x53] }]);
 }
 
