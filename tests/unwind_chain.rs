@@ -167,9 +167,9 @@ fn three_frames_reach_the_base() {
     assert_eq!(expect, vec![(0x1050, 0x8120, Some(0x2003)), (0x2003, 0x8130, Some(0x3001)), (0x3001, 0x8138, None)]);
     let c = load(&yaml);
     let u = c.unwind.as_ref().expect("unwind");
-    let r = reference::unwind::unwind(&c.section, &u.ctx, None);
+    let r = reference::unwind::unwind(&c.section, &*u.ctx, None);
     check(&r, &expect).unwrap();
-    let f = fast::unwind::unwind(&c.section, &u.ctx, None);
+    let f = fast::unwind::unwind(&c.section, &*u.ctx, None);
     check(&f, &expect).unwrap();
     assert!(same_evaluator_unwind(Some(&r), Some(&f)), "reference\n{r}\nfast\n{f}");
 }
@@ -190,16 +190,16 @@ proptest! {
         let (yaml, expect) = chain(&spots, &locals);
         let c = load(&yaml);
         let u = c.unwind.as_ref().expect("unwind");
-        let r = reference::unwind::unwind(&c.section, &u.ctx, None);
+        let r = reference::unwind::unwind(&c.section, &*u.ctx, None);
         prop_assert!(check(&r, &expect).is_ok(), "{}", check(&r, &expect).unwrap_err());
-        let f = fast::unwind::unwind(&c.section, &u.ctx, None);
+        let f = fast::unwind::unwind(&c.section, &*u.ctx, None);
         prop_assert!(same_evaluator_unwind(Some(&r), Some(&f)), "reference\n{}\nfast\n{}", r, f);
         // A step limit below the chain's length ends with `limit`.
         if spots.len() > 1 {
-            let r = reference::unwind::unwind(&c.section, &u.ctx, Some(1));
+            let r = reference::unwind::unwind(&c.section, &*u.ctx, Some(1));
             prop_assert_eq!(r.steps.len(), 1);
             prop_assert_eq!(&r.end, &UnwindEnd::Limit);
-            let f = fast::unwind::unwind(&c.section, &u.ctx, Some(1));
+            let f = fast::unwind::unwind(&c.section, &*u.ctx, Some(1));
             prop_assert!(same_evaluator_unwind(Some(&r), Some(&f)));
         }
     }

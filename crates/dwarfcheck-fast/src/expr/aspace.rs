@@ -17,15 +17,15 @@ impl Ev<'_> {
     /// Returns the id and its address size in **bits**.
     fn known_aspace(&self, s: &Scratch, asp: &Val, unknown: RuleId) -> Res<(u64, u32)> {
         let id = s.as_u64(asp).ok_or_else(|| Fail::Ill(unknown.clone()))?;
-        let space = self.ctx.target.address_space(id).ok_or(Fail::Ill(unknown))?;
+        let space = self.target.address_space(id).ok_or(Fail::Ill(unknown))?;
         Ok((id, space.address_bits))
     }
 
     /// The current lane, which must be given (`ctx.lane-missing`) and be a
     /// lane of the target (`ctx.lane-invalid`).
     fn current_lane(&self) -> Res<u32> {
-        let lane = self.ctx.lane.ok_or(Fail::Eval(R::CTX_LANE_MISSING))?;
-        if lane >= self.ctx.target.lanes {
+        let lane = self.ctx.lane().ok_or(Fail::Eval(R::CTX_LANE_MISSING))?;
+        if lane >= self.target.lanes {
             return Err(Fail::Eval(R::CTX_LANE_INVALID));
         }
         Ok(lane)
@@ -38,9 +38,9 @@ impl Ev<'_> {
     /// Errors: `ctx.thread-missing`, then `ctx.lane-missing` /
     /// `ctx.lane-invalid`.
     pub(super) fn bound_mem(&self, aspace: u64, addr: u128) -> Res<Loc> {
-        let space = self.ctx.target.address_space(aspace);
+        let space = self.target.address_space(aspace);
         let thread = match space {
-            Some(a) if a.per_thread => Some(self.ctx.thread.ok_or(Fail::Eval(R::CTX_THREAD_MISSING))?),
+            Some(a) if a.per_thread => Some(self.ctx.thread().ok_or(Fail::Eval(R::CTX_THREAD_MISSING))?),
             _ => None,
         };
         let lane = match space {
@@ -55,7 +55,7 @@ impl Ev<'_> {
     /// thread or per lane).
     #[inline]
     pub(super) fn mem0(&self, addr: u128) -> Res<Loc> {
-        match self.ctx.target.address_spaces.first() {
+        match self.target.address_spaces.first() {
             Some(a) if a.number == 0 && !a.per_thread && !a.per_lane => {
                 Ok(Loc::Mem { aspace: 0, bit: addr * 8, thread: None, lane: None })
             }

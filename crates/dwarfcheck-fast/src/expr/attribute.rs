@@ -4,8 +4,7 @@
 use super::exec::{Ev, Fail, Stop};
 use super::machine::{Ent, Loc, Scratch};
 use super::{evaluate, Program};
-use dwarfcheck_core::context::MachineState;
-use dwarfcheck_core::context::{AttrValue, Attribute, Context, ResultKind};
+use dwarfcheck_core::context::{AttrValue, Attribute, MachineState, Overlay, ResultKind};
 use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::outcome::{Outcome, Value};
 use dwarfcheck_core::rules::id as R;
@@ -39,31 +38,31 @@ fn form_allowed(attr: Attribute, form: Form<'_>) -> bool {
     }
 }
 
-/// The context the attribute's value is evaluated in: the case's context
-/// with the attribute's result kind, object and initial stack (rules
-/// `attr.*.context`; entries the attribute takes come from the top of the
-/// case's initial stack).
-fn attribute_context(attr: Attribute, ctx: &Context, entries: usize) -> Context {
+/// The state the attribute's value is evaluated in: `state` with the
+/// attribute's result kind, object and initial stack (rules
+/// `attr.*.context`; entries the attribute takes come from the top of
+/// `state`'s initial stack, which has at least `entries`).
+fn attribute_state(attr: Attribute, state: &dyn MachineState, entries: usize) -> Overlay<'_> {
     use Attribute as A;
     let kind = match attr {
         A::CallValue | A::CallDataValue | A::LlvmActiveLane => ResultKind::Value,
         _ => ResultKind::Location,
     };
-    let n = ctx.initial_stack.len();
-    Context {
-        result_kind: Some(kind),
-        object: if attr == A::DataLocation { ctx.object.clone() } else { None },
-        initial_stack: ctx.initial_stack[n - entries..].to_vec(),
-        ..ctx.clone()
-    }
+    let stack = state.initial_stack();
+    Overlay::new(state)
+        .with_result_kind(Some(kind))
+        .with_object(if attr == A::DataLocation { state.object() } else { None })
+        .with_initial_stack(&stack[stack.len() - entries..])
 }
 
 /// Evaluates the value `value` of `attribute` (`None`: no attribute, the
-/// context as given) in `ctx` (rules `attr.*`, `loclist.*`).
-pub fn evaluate_attribute(attribute: Option<Attribute>, value: AttrValue<'_>, ctx: &Context) -> Outcome {
-    // CFA and calling frames by unwinding (`unwind.context-from-cfi`).
-    let derived = crate::unwind::chain::derive(ctx);
-    let ctx = derived.as_ref().unwrap_or(ctx);
+/// state as given) in `state` (rules `attr.*`, `loclist.*`).
+///
+/// The CFA and the calling frames are the ones `state` gives; to find them
+/// by virtually unwinding through a frame section, wrap `state` in
+/// [`crate::unwind::UnwoundFrames`].
+pub fn evaluate_attribute(attribute: Option<Attribute>, value: AttrValue<'_>, state: &dyn MachineState) -> Outcome {
+    let ctx = state;
     let form = match value {
         AttrValue::Exprloc(e) => Form::Expr(e),
         f @ (AttrValue::LocList { .. } | AttrValue::LocListX { .. }) => Form::List(f),
@@ -84,21 +83,11 @@ pub fn evaluate_attribute(attribute: Option<Attribute>, value: AttrValue<'_>, ct
         Attribute::UseLocation => 2,
         _ => 0,
     };
-    if ctx.initial_stack.len() < entries {
+    if ctx.initial_stack().len() < entries {
         return Outcome::Failed(Failure::EvalError { rule: R::ATTR_INITIAL_STACK_MISSING, at: None });
     }
-    // The common case needs no new context.
-    let plain = attr == Attribute::Location
-        && ctx.result_kind == Some(ResultKind::Location)
-        && ctx.object.is_none()
-        && ctx.initial_stack.is_empty();
-    let own;
-    let actx = if plain {
-        ctx
-    } else {
-        own = attribute_context(attr, ctx, entries);
-        &own
-    };
+    let own = attribute_state(attr, ctx, entries);
+    let actx: &dyn MachineState = &own;
     if matches!(attr, Attribute::FrameBase | Attribute::StaticLink | Attribute::ReturnAddr) {
         return single_memory(attr, actx, form);
     }
@@ -122,7 +111,7 @@ pub fn evaluate_attribute(attribute: Option<Attribute>, value: AttrValue<'_>, ct
 /// `attr.static-link.not-memory`, `attr.return-addr.not-memory`). The
 /// count is of the single location descriptions the evaluation produced
 /// (a location list's union included), before the outcome's normal form.
-fn single_memory(attr: Attribute, ctx: &Context, form: Form<'_>) -> Outcome {
+fn single_memory(attr: Attribute, ctx: &dyn MachineState, form: Form<'_>) -> Outcome {
     let fb = attr == Attribute::FrameBase;
     let mut s = Scratch::new();
     let ev = Ev::new(ctx);
@@ -139,7 +128,7 @@ fn single_memory(attr: Attribute, ctx: &Context, form: Form<'_>) -> Outcome {
                 }
                 _ => {}
             }
-            for e in &ctx.initial_stack {
+            for e in ctx.initial_stack() {
                 let ent: Ent = s.import(e);
                 s.stack.push(ent);
             }
@@ -171,7 +160,7 @@ fn single_memory(attr: Attribute, ctx: &Context, form: Form<'_>) -> Outcome {
 }
 
 /// A location list as the attribute's value, evaluated at depth 0.
-fn list(ctx: &Context, form: AttrValue<'_>, frame_base: bool) -> Outcome {
+fn list(ctx: &dyn MachineState, form: AttrValue<'_>, frame_base: bool) -> Outcome {
     let mut s = Scratch::new();
     let ev = Ev::new(ctx);
     match ev.location_list(form, &mut s, frame_base) {
@@ -182,7 +171,7 @@ fn list(ctx: &Context, form: AttrValue<'_>, frame_base: bool) -> Outcome {
 
 /// `DW_AT_LLVM_lanes` N: N as a generic value (rules
 /// `attr.llvm-lanes.constant`, `attr.llvm-lanes.zero`).
-fn lanes(ctx: &Context, n: u64) -> Outcome {
+fn lanes(ctx: &dyn MachineState, n: u64) -> Outcome {
     if n == 0 {
         return ill(R::ATTR_LLVM_LANES_ZERO);
     }
@@ -195,11 +184,11 @@ fn lanes(ctx: &Context, n: u64) -> Outcome {
 /// `DW_AT_data_member_location` as a constant B: the containing object's
 /// location moved B bytes (rules `attr.data-member-location.constant`,
 /// `attr.data-member-location.offset-out-of-storage`).
-fn member_offset(ctx: &Context, b: u64) -> Outcome {
+fn member_offset(ctx: &dyn MachineState, b: u64) -> Outcome {
     let mut s = Scratch::new();
     let ev = Ev::new(ctx);
     let r = (|| {
-        let top = ctx.initial_stack.last().ok_or(Fail::Eval(R::ATTR_INITIAL_STACK_MISSING))?;
+        let top = ctx.initial_stack().last().ok_or(Fail::Eval(R::ATTR_INITIAL_STACK_MISSING))?;
         let e: Ent = s.import(top);
         let l = ev.to_loc(&mut s, e)?;
         ev.move_loc(&mut s, l, i128::from(b) * 8, R::ATTR_DATA_MEMBER_LOCATION_OFFSET_OUT_OF_STORAGE)

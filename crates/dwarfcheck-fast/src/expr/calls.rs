@@ -7,10 +7,10 @@ use super::decode::Insn;
 use super::exec::{Ev, Fail};
 use super::machine::{Ent, Ipv, Loc, Scratch, Val};
 use super::Program;
-use dwarfcheck_core::context::MachineState;
-use dwarfcheck_core::context::{AttrForm, Context, Die};
+use dwarfcheck_core::context::{AttrForm, Die, MachineState, Overlay};
 use dwarfcheck_core::outcome::BudgetKind;
 use dwarfcheck_core::rules::id as R;
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -25,16 +25,16 @@ type EncKey = (bool, bool, bool, bool, u8, u8, bool);
 /// One cached program: its encoding, its bytes, the program.
 type Cached = (EncKey, Box<[u8]>, Rc<Program>);
 
-fn enc_key(ctx: &Context) -> EncKey {
-    let v = &ctx.vendor;
+fn enc_key(state: &dyn MachineState) -> EncKey {
+    let v = state.vendor();
     (
         v.gnu,
         v.hetero_2020,
         v.llvm_user,
         v.aspace_bregx_signed,
-        ctx.address_bytes(),
-        ctx.cu.as_ref().map_or(4, |c| c.format.offset_bytes()) as u8,
-        ctx.target.endian == dwarfcheck_core::target::Endian::Big,
+        state.address_bytes(),
+        state.unit().map_or(4, |u| u.format.offset_bytes()) as u8,
+        state.target().endian == dwarfcheck_core::target::Endian::Big,
     )
 }
 
@@ -44,16 +44,16 @@ thread_local! {
     static PROGRAMS: RefCell<Vec<Cached>> = const { RefCell::new(Vec::new()) };
 }
 
-/// `expr` compiled for `ctx`, from the per-thread cache when it was
+/// `expr` compiled for `state`, from the per-thread cache when it was
 /// compiled before (bounded: at most [`CACHE_LEN`] programs are kept).
-pub(super) fn compiled(expr: &[u8], ctx: &Context) -> Rc<Program> {
-    let key = enc_key(ctx);
+pub(super) fn compiled(expr: &[u8], state: &dyn MachineState) -> Rc<Program> {
+    let key = enc_key(state);
     PROGRAMS.with(|c| {
         let mut c = c.borrow_mut();
         if let Some(i) = c.iter().rposition(|(k, b, _)| *k == key && **b == *expr) {
             return c[i].2.clone();
         }
-        let p = Rc::new(Program::compile(expr, ctx));
+        let p = Rc::new(Program::compile(expr, state));
         if c.len() >= CACHE_LEN {
             c.remove(0);
         }
@@ -66,14 +66,16 @@ impl Ev<'_> {
     /// The DIE at `.debug_info` offset `off`; `missing` is the rule when
     /// the unit does not hold it (`op.call.die-missing`,
     /// `op.implicit-pointer.die-missing`).
-    pub(super) fn die(&self, off: u64, missing: dwarfcheck_core::rules::RuleId) -> Res<&Die> {
-        let cu = self.ctx.cu.as_ref().ok_or(Fail::Eval(R::CTX_CU_MISSING))?;
-        cu.dies.get(&off).ok_or(Fail::Ill(missing))
+    pub(super) fn die(&self, off: u64, missing: dwarfcheck_core::rules::RuleId) -> Res<Cow<'_, Die>> {
+        if self.ctx.unit().is_none() {
+            return Err(Fail::Eval(R::CTX_CU_MISSING));
+        }
+        self.ctx.die(off).ok_or(Fail::Ill(missing))
     }
 
     /// Checks the nesting budget for one more level (DESIGN §9).
     pub(super) fn deeper(&self) -> Res<u32> {
-        if self.depth + 1 > self.ctx.budgets.depth {
+        if self.depth + 1 > self.budgets.depth {
             return Err(Fail::Budget(BudgetKind::Depth));
         }
         Ok(self.depth + 1)
@@ -89,8 +91,8 @@ impl Ev<'_> {
     /// location list pushes its location; `DW_AT_const_value` pushes an
     /// implicit location; otherwise nothing happens.
     pub(super) fn call(&self, ins: &Insn, s: &mut Scratch) -> Res<()> {
-        let cu = self.ctx.cu.as_ref().ok_or(Fail::Eval(R::CTX_CU_MISSING))?;
-        let off = if ins.b == 1 { ins.a } else { cu.offset.wrapping_add(ins.a) };
+        let unit = self.ctx.unit().ok_or(Fail::Eval(R::CTX_CU_MISSING))?;
+        let off = if ins.b == 1 { ins.a } else { unit.offset.wrapping_add(ins.a) };
         let die = self.die(off, R::OP_CALL_DIE_MISSING)?;
         let at = self.at_of(ins);
         match (&die.location, &die.const_value) {
@@ -112,7 +114,7 @@ impl Ev<'_> {
             }
             (Some(AttrForm::Constant(_)), _) => Err(Fail::Ill(R::ATTR_FORM_NOT_ALLOWED)),
             (None, Some(bytes)) => {
-                if bytes.len() as u64 > self.ctx.budgets.size_bytes {
+                if bytes.len() as u64 > self.budgets.size_bytes {
                     return Err(Fail::Budget(BudgetKind::Size));
                 }
                 let start = s.store(bytes);
@@ -130,7 +132,7 @@ impl Ev<'_> {
         let v = self.pop_integral(s, R::OP_ASPACE_IMPLICIT_POINTER_REQUIRES_INTEGRAL)?;
         let asp = s
             .as_u64(&v)
-            .filter(|a| self.ctx.target.address_space(*a).is_some())
+            .filter(|a| self.target.address_space(*a).is_some())
             .ok_or(Fail::Ill(R::OP_ASPACE_IMPLICIT_POINTER_UNKNOWN_ADDRESS_SPACE))?;
         let aspace = if asp == 0 { None } else { Some(asp) };
         self.push(s, Ent::Loc(Loc::ImpPtr { die: ins.a, disp: ins.b as i64, aspace, bit: 0 }));
@@ -157,11 +159,10 @@ impl Ev<'_> {
         let l = match (&die.location, &die.const_value) {
             (Some(form), _) => {
                 let depth = self.deeper()?;
-                let no_object = without_object(self.ctx);
-                let ctx = &*no_object;
-                let inner = Ev { ctx, depth, base: s.stack.len(), ..*self };
+                let no_object = Overlay::new(self.ctx).with_object(None);
+                let inner = Ev { ctx: &no_object, depth, base: s.stack.len(), ..*self };
                 match form {
-                    AttrForm::Exprloc(e) => inner.nested(&compiled(e, ctx), s)?,
+                    AttrForm::Exprloc(e) => inner.nested(&compiled(e, &no_object), s)?,
                     AttrForm::LocList { .. } | AttrForm::LocListX { .. } => {
                         inner.location_list(form.as_value(), s, false).map_err(|stop| stop.fail)?
                     }
@@ -169,7 +170,7 @@ impl Ev<'_> {
                 }
             }
             (None, Some(bytes)) => {
-                if bytes.len() as u64 > self.ctx.budgets.size_bytes {
+                if bytes.len() as u64 > self.budgets.size_bytes {
                     return Err(Fail::Budget(BudgetKind::Size));
                 }
                 let start = s.store(bytes);
@@ -229,7 +230,7 @@ impl Ev<'_> {
     /// `t` if a value of it fits the size budget (DESIGN §9; checked with
     /// the operation's operand checks, before the stack: ambiguities item 45).
     pub(super) fn within_size(&self, t: dwarfcheck_core::outcome::BaseType) -> Res<dwarfcheck_core::outcome::BaseType> {
-        if u64::from(t.bits) > self.ctx.budgets.size_bytes.saturating_mul(8) {
+        if u64::from(t.bits) > self.budgets.size_bytes.saturating_mul(8) {
             return Err(Fail::Budget(BudgetKind::Size));
         }
         Ok(t)
@@ -240,7 +241,7 @@ impl Ev<'_> {
     /// register's size, which must fit the size budget (rule
     /// `op.entry-value.register-type`).
     pub(super) fn register_type(&self, regno: u64) -> Res<dwarfcheck_core::outcome::BaseType> {
-        let reg = self.ctx.target.register(regno).ok_or(Fail::Eval(R::REG_UNKNOWN_REGISTER_READ))?;
+        let reg = self.target.register(regno).ok_or(Fail::Eval(R::REG_UNKNOWN_REGISTER_READ))?;
         let t = if reg.bits == self.gbits() {
             self.gty
         } else {
@@ -251,16 +252,5 @@ impl Ev<'_> {
             )
         };
         self.within_size(t)
-    }
-}
-
-/// `ctx` with the object unspecified (a called DIE's location, a location
-/// list entry: rules `op.implicit-pointer.to-location`, `loclist.union`),
-/// cloned only when there is an object to drop.
-pub(super) fn without_object(ctx: &Context) -> std::borrow::Cow<'_, Context> {
-    if ctx.object.is_some() {
-        std::borrow::Cow::Owned(Context { object: None, ..ctx.clone() })
-    } else {
-        std::borrow::Cow::Borrowed(ctx)
     }
 }

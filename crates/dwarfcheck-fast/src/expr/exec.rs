@@ -7,12 +7,12 @@ use super::decode::{Insn, Kind, BAD_TARGET, END, OUT_OF_RANGE};
 use super::machine::{mask, Ent, Loc, Scratch, Val, NONE};
 use super::place::complete_top;
 use super::Program;
-use dwarfcheck_core::context::MachineState;
-use dwarfcheck_core::context::{Context, ContextError, ResultKind};
+use dwarfcheck_core::context::{Budgets, ContextError, Element, MachineState, ResultKind};
 use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::outcome::{BaseType, BudgetKind, Outcome};
 use dwarfcheck_core::rules::id as R;
 use dwarfcheck_core::rules::RuleId;
+use dwarfcheck_core::target::Target;
 
 /// Why an operation stopped evaluation (the offset is attached by the loop).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,10 +54,38 @@ fn fail_outcome(fail: Fail, at: Option<u64>) -> Outcome {
 
 type Res<T> = Result<T, Fail>;
 
+impl Fail {
+    /// The failure an operation reports for `failure`, its offset dropped
+    /// (the operation reports it at its own offset).
+    pub fn from_failure(failure: &Failure) -> Fail {
+        match failure {
+            Failure::IllFormed { rule, .. } => Fail::Ill(rule.clone()),
+            Failure::EvalError { rule, .. } => Fail::Eval(rule.clone()),
+            Failure::Budget { budget, .. } => Fail::Budget(*budget),
+            Failure::Unsupported { what } | Failure::ConsumerFault { what } => Fail::Unsupported(what.clone()),
+        }
+    }
+
+    /// The failure of an operation that needs a context element the state
+    /// does not give: `missing` when it is not specified, the failure of
+    /// virtual unwinding when it was to come from there
+    /// (`unwind.context-from-cfi`).
+    pub fn from_context(e: &ContextError, missing: RuleId) -> Fail {
+        match e {
+            ContextError::Unwinding(f) => Fail::from_failure(f),
+            _ => Fail::Eval(missing),
+        }
+    }
+}
+
 /// Evaluation state of one (possibly nested) operation expression.
 pub struct Ev<'a> {
-    /// The context.
-    pub ctx: &'a Context,
+    /// The machine state evaluated against.
+    pub ctx: &'a dyn MachineState,
+    /// Its target, read once per evaluation.
+    pub target: &'a Target,
+    /// Its budgets, read once per evaluation.
+    pub budgets: Budgets,
     /// Stack entries below this index belong to an outer evaluation.
     pub base: usize,
     /// Nesting depth (0 = the expression being evaluated).
@@ -73,8 +101,17 @@ pub struct Ev<'a> {
 
 impl<'a> Ev<'a> {
     /// A top-level evaluation state.
-    pub fn new(ctx: &'a Context) -> Self {
-        Ev { ctx, base: 0, depth: 0, at_override: None, gty: ctx.generic_type(), up: None }
+    pub fn new(ctx: &'a dyn MachineState) -> Self {
+        Ev {
+            ctx,
+            target: ctx.target(),
+            budgets: ctx.budgets(),
+            base: 0,
+            depth: 0,
+            at_override: None,
+            gty: ctx.generic_type(),
+            up: None,
+        }
     }
 
     #[inline]
@@ -95,7 +132,7 @@ impl<'a> Ev<'a> {
             let ins = &insns[pc];
             let stop = |fail| Stop { fail, at: Some(self.at_override.unwrap_or(u64::from(ins.off))) };
             s.steps += 1;
-            if s.steps > self.ctx.budgets.steps {
+            if s.steps > self.budgets.steps {
                 return Err(stop(Fail::Budget(BudgetKind::Steps)));
             }
             let r = self.step(prog, ins, s);
@@ -105,7 +142,7 @@ impl<'a> Ev<'a> {
                 Ok(Some(t)) => pc = if t == END { insns.len() } else { t as usize },
                 Err(f) => return Err(stop(f)),
             }
-            if s.stack.len() - self.base > self.ctx.budgets.stack {
+            if s.stack.len() - self.base > self.budgets.stack {
                 return Err(stop(Fail::Budget(BudgetKind::Stack)));
             }
         }
@@ -223,7 +260,7 @@ impl<'a> Ev<'a> {
             Kind::Addr => self.push_mem(s, u128::from(ins.a))?,
             Kind::Addrx | Kind::Constx => {
                 let a = self.ctx.debug_addr(ins.a).map_err(|e| match e {
-                    ContextError::Missing(dwarfcheck_core::context::Element::Unit) => Fail::Eval(R::CTX_CU_MISSING),
+                    ContextError::Missing(Element::Unit) => Fail::Eval(R::CTX_CU_MISSING),
                     _ => Fail::Eval(R::OP_DEBUG_ADDR_ENTRY_MISSING),
                 })?;
                 if ins.kind == Kind::Addrx {
@@ -379,24 +416,24 @@ impl<'a> Ev<'a> {
             | Kind::Extend
             | Kind::SelectBitPiece => self.ext(ins, s)?,
             Kind::PushObjectAddress => {
-                let o = self.ctx.object.as_ref().ok_or(Fail::Eval(R::CTX_OBJECT_MISSING))?;
+                let o = self.ctx.object().ok_or(Fail::Eval(R::CTX_OBJECT_MISSING))?;
                 let e = s.import(o);
                 self.push(s, e);
             }
             Kind::FormTlsAddress => {
                 let v = self.pop_integral(s, R::OP_FORM_TLS_ADDRESS_REQUIRES_INTEGRAL)?;
-                let base = self.ctx.tls_base.ok_or(Fail::Eval(R::CTX_TLS_BASE_MISSING))?;
+                let base = self.ctx.tls_base().ok_or(Fail::Eval(R::CTX_TLS_BASE_MISSING))?;
                 let ta = s.low128(&v);
                 self.push_mem(s, u128::from(base).wrapping_add(ta))?;
             }
             Kind::CallFrameCfa => {
-                // In the CFA's own address space (`ctx.cfa_aspace`).
+                // In the CFA's own address space.
                 let l = self.cfa_loc()?;
                 self.push(s, Ent::Loc(l));
             }
             Kind::ImplicitValue => {
                 let (st, len) = (ins.a as usize, ins.b as usize);
-                if ins.b > self.ctx.budgets.size_bytes {
+                if ins.b > self.budgets.size_bytes {
                     return Err(Fail::Budget(BudgetKind::Size));
                 }
                 let start = s.store(&prog.bytes[st..st + len]);
@@ -483,7 +520,7 @@ impl<'a> Ev<'a> {
             return Ok(self.gty);
         }
         let t = self.ctx.base_type(die).map_err(|e| match e {
-            ContextError::Missing(dwarfcheck_core::context::Element::Unit) => Fail::Eval(R::CTX_CU_MISSING),
+            ContextError::Missing(Element::Unit) => Fail::Eval(R::CTX_CU_MISSING),
             _ => Fail::Ill(R::OP_TYPED_NOT_BASE_TYPE),
         })?;
         if t.vector_size == 0 {
@@ -507,7 +544,7 @@ impl<'a> Ev<'a> {
         if let Some(e) = &top {
             complete_top(s, e);
         }
-        let r = match (self.ctx.result_kind, top) {
+        let r = match (self.ctx.result_kind(), top) {
             (Some(ResultKind::Value), None) => Err(Fail::Ill(R::EXPR_RESULT_VALUE_EMPTY_STACK)),
             (_, None) => Ok(Ent::Loc(Loc::Undef)),
             (Some(ResultKind::Location), Some(e)) => {

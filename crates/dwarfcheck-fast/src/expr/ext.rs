@@ -87,7 +87,7 @@ impl Ev<'_> {
         }
         self.check_comp_size(u128::from(size) * u128::from(count))?;
         // Every part is charged 8 bytes, so memory stays bounded for 1-bit elements.
-        if u128::from(count) * 8 > u128::from(self.ctx.budgets.size_bytes) {
+        if u128::from(count) * 8 > u128::from(self.budgets.size_bytes) {
             return Err(Fail::Budget(BudgetKind::Size));
         }
         Ok(())
@@ -96,7 +96,7 @@ impl Ev<'_> {
     /// Parts of total weight `weight` are charged 8 bytes of the size
     /// budget each (rule `op.extend.size-limits`).
     fn charge(&self, weight: u128) -> Res<()> {
-        if weight.saturating_mul(8) > u128::from(self.ctx.budgets.size_bytes) {
+        if weight.saturating_mul(8) > u128::from(self.budgets.size_bytes) {
             return Err(Fail::Budget(BudgetKind::Size));
         }
         Ok(())

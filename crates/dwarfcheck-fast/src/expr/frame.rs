@@ -14,7 +14,7 @@ use super::decode::{Insn, Kind};
 use super::exec::{Ev, Fail};
 use super::machine::{Ent, Loc, Scratch};
 use super::Program;
-use dwarfcheck_core::context::{CallerFrame, Context};
+use dwarfcheck_core::context::{CallerFrame, Cfa, ContextError, Element, MachineState, Overlay};
 use dwarfcheck_core::outcome::cfi::RegisterRule;
 
 use dwarfcheck_core::rules::id as R;
@@ -100,32 +100,27 @@ impl Ev<'_> {
     }
 
     /// The CFA of the frame this evaluation runs in, as a memory location
-    /// in its address space `ctx.cfa_aspace` (rules `frame.rule.offset`,
-    /// `frame.rule.expression`). Missing: `ctx.cfa-missing`, or
-    /// `unwind.cyclic` while an unwinding is computing that very CFA.
+    /// in its own address space (rules `frame.rule.offset`,
+    /// `frame.rule.expression`). Missing: `ctx.cfa-missing`, the fault of
+    /// the virtual unwinding it was to come from, or `unwind.cyclic` while
+    /// an unwinding is computing that very CFA.
     pub(super) fn cfa_loc(&self) -> Res<Loc> {
-        match self.ctx.cfa {
-            Some(cfa) => {
-                let aspace = self.ctx.cfa_aspace;
-                self.bound_mem(aspace, super::machine::mask(u128::from(cfa), self.aspace_bits(aspace)))
+        match self.ctx.cfa() {
+            Ok(Cfa { address, aspace }) => {
+                self.bound_mem(aspace, super::machine::mask(u128::from(address), self.aspace_bits(aspace)))
             }
-            None => match self.up {
+            Err(e) => match self.up {
                 Some(Up::Known(k)) if k.cfa_in_progress.get() => Err(Fail::Ill(R::UNWIND_CYCLIC)),
-                _ => Err(self.frames_missing(R::CTX_CFA_MISSING)),
+                _ => Err(Fail::from_context(&e, R::CTX_CFA_MISSING)),
             },
         }
     }
 
-    /// Why the current frame's CFA or caller is missing: `missing`, unless
-    /// the context gives CFI (`unwind.context-from-cfi`) and they are
-    /// missing because unwinding the top frame failed: then that fault
-    /// (the operation reports it at its own offset).
-    pub(super) fn frames_missing(&self, missing: dwarfcheck_core::rules::RuleId) -> Fail {
-        match &self.ctx.cfi {
-            Some(cfi) => crate::unwind::chain::frame0_fault(cfi, self.ctx, missing == R::FRAME_CALLER_MISSING)
-                .unwrap_or(Fail::Eval(missing)),
-            None => Fail::Eval(missing),
-        }
+    /// The calling frame of the frame this evaluation runs in. Missing:
+    /// `frame.caller-missing`, or the fault of the virtual unwinding it was
+    /// to come from (the operation reports it at its own offset).
+    fn caller(&self) -> Res<std::sync::Arc<CallerFrame>> {
+        self.ctx.caller().map_err(|e| Fail::from_context(&e, R::FRAME_CALLER_MISSING))
     }
 
     /// Address size in **bits** of address space `aspace` (the generic
@@ -133,7 +128,7 @@ impl Ev<'_> {
     pub(super) fn aspace_bits(&self, aspace: u64) -> u32 {
         match aspace {
             0 => self.gbits(),
-            a => self.ctx.target.address_space(a).map_or(self.gbits(), |x| x.address_bits),
+            a => self.target.address_space(a).map_or(self.gbits(), |x| x.address_bits),
         }
     }
 
@@ -150,13 +145,15 @@ impl Ev<'_> {
         at: Option<u64>,
         depth: u32,
     ) -> Res<Loc> {
-        let reg_bits = self.ctx.target.register(regno).map(|r| r.bits);
+        let reg_bits = self.target.register(regno).map(|r| r.bits);
         match rule {
             RegisterRule::Undefined => Ok(Loc::Undef),
             RegisterRule::SameValue => self.reg_loc_for(s, regno, depth),
             RegisterRule::Offset { offset } => self.cfa_plus(s, *offset),
             RegisterRule::ValOffset { offset } => {
-                let abits = self.aspace_bits(self.ctx.cfa_aspace);
+                // (The CFA's address space; 0 when the CFA is missing,
+                // which `cfa_plus` then reports.)
+                let abits = self.aspace_bits(self.ctx.cfa().map_or(0, |c| c.aspace));
                 if reg_bits.is_some_and(|b| b != abits) {
                     return Err(Fail::Ill(R::FRAME_VAL_OFFSET_SIZE_MISMATCH));
                 }
@@ -179,7 +176,7 @@ impl Ev<'_> {
                 Ok(self.implicit_of(s, &v))
             }
             RegisterRule::Register { register } => {
-                let other = self.ctx.target.register(*register).map(|r| r.bits);
+                let other = self.target.register(*register).map(|r| r.bits);
                 if reg_bits.is_some() && other.is_some() && reg_bits != other {
                     return Err(Fail::Ill(R::FRAME_REGISTER_SIZE_MISMATCH));
                 }
@@ -208,19 +205,15 @@ impl Ev<'_> {
         depth: u32,
     ) -> Result<Loc, super::exec::Stop> {
         let plain = |fail| super::exec::Stop { fail, at: None };
-        if depth + 1 > self.ctx.budgets.depth {
+        if depth + 1 > self.budgets.depth {
             return Err(plain(Fail::Budget(dwarfcheck_core::outcome::BudgetKind::Depth)));
         }
         let depth = depth + 1;
         let cfa = self.cfa_loc().map_err(plain)?;
         // No unit, no object (rule `frame.rule.expression`).
-        let cfi_ctx = if self.ctx.cu.is_none() && self.ctx.object.is_none() {
-            std::borrow::Cow::Borrowed(self.ctx)
-        } else {
-            std::borrow::Cow::Owned(Context { cu: None, object: None, ..self.ctx.clone() })
-        };
-        let prog = compiled(expr, &cfi_ctx);
-        let inner = Ev { ctx: &cfi_ctx, base: s.stack.len(), depth, at_override: at, ..*self };
+        let cfi_state = Overlay::new(self.ctx).without_unit().with_object(None);
+        let prog = compiled(expr, &cfi_state);
+        let inner = Ev { ctx: &cfi_state, base: s.stack.len(), depth, at_override: at, ..*self };
         if let Some(e) = &prog.error {
             return Err(super::exec::Stop { fail: Fail::Ill(e.rule.clone()), at: at.or(Some(e.at)) });
         }
@@ -282,8 +275,8 @@ impl Ev<'_> {
             k.in_progress.borrow_mut().pop();
             return r;
         }
-        let caller = self.ctx.caller.as_deref().ok_or_else(|| self.frames_missing(R::FRAME_CALLER_MISSING))?;
-        tracked(s, caller, regno, |s| self.rule_loc(s, caller.rule(regno), regno, at, self.depth))
+        let caller = self.caller()?;
+        tracked(s, &caller, regno, |s| self.rule_loc(s, caller.rule(regno), regno, at, self.depth))
     }
 
     /// `DW_OP_entry_value` / `DW_OP_GNU_entry_value` (rules
@@ -293,17 +286,17 @@ impl Ev<'_> {
     /// with the register's type, a default-space memory byte address gives
     /// its address as a generic value, anything else is ill-formed.
     pub(super) fn entry_value(&self, prog: &Program, ins: &Insn, s: &mut Scratch) -> Res<()> {
-        let caller = self.ctx.caller.as_deref().ok_or_else(|| self.frames_missing(R::FRAME_CALLER_MISSING))?;
+        let caller = self.caller()?;
         let depth = self.deeper()?;
         let (st, len) = (ins.a as usize, ins.b as usize);
         let e = compiled(&prog.bytes[st..st + len], self.ctx);
         if let Some(err) = &e.error {
             return Err(Fail::Ill(err.rule.clone()));
         }
-        let derived = caller_context(self.ctx, caller);
-        let up = Up::Rules { rules: caller, callee: self };
+        let calling = caller_state(self.ctx, &caller);
+        let up = Up::Rules { rules: &caller, callee: self };
         let at = Some(self.at_override.unwrap_or(u64::from(ins.off)));
-        let inner = Ev { ctx: &derived, base: s.stack.len(), depth, at_override: at, gty: self.gty, up: Some(&up) };
+        let inner = Ev { ctx: &calling, base: s.stack.len(), depth, at_override: at, up: Some(&up), ..*self };
         let r = inner.exec(&e, s).map_err(|stop| stop.fail).and_then(|()| match inner.top(s) {
             Some(Ent::Val(v)) => Ok(Ent::Val(v)),
             Some(Ent::Ipv(_)) => Err(Fail::Eval(R::OP_IMPLICIT_POINTER_VALUE_MISUSE)),
@@ -345,22 +338,22 @@ fn tracked(s: &mut Scratch, frame: &CallerFrame, regno: u64, f: impl FnOnce(&mut
     r
 }
 
-/// The context of the calling frame: its program location (the call
-/// site), CFA, frame base and caller; no object, no initial stack, no
+/// The machine state of the calling frame: its program location (the
+/// call site), CFA, frame base and caller; no object, no initial stack, no
 /// result kind. Register contents stay the top frame's: every register
-/// location names a top-frame register.
-fn caller_context(ctx: &Context, caller: &CallerFrame) -> Context {
-    Context {
-        result_kind: None,
-        pc: caller.pc,
-        cfa: caller.cfa,
-        cfa_aspace: caller.cfa_aspace,
-        frame_base: caller.frame_base.clone(),
-        object: None,
-        initial_stack: Vec::new(),
-        caller: caller.caller.clone(),
-        // The calling frames are given: never unwound from this frame.
-        cfi: None,
-        ..ctx.clone()
-    }
+/// location names a top-frame register. The calling frames are given,
+/// never unwound from this frame.
+fn caller_state<'a>(state: &'a dyn MachineState, caller: &'a CallerFrame) -> Overlay<'a> {
+    let cfa = match caller.cfa {
+        Some(address) => Ok(Cfa { address, aspace: caller.cfa_aspace }),
+        None => Err(ContextError::Missing(Element::Cfa)),
+    };
+    Overlay::new(state)
+        .with_result_kind(None)
+        .with_pc(caller.pc)
+        .with_cfa(cfa)
+        .with_frame_base(caller.frame_base.as_deref())
+        .with_object(None)
+        .with_initial_stack(&[])
+        .with_caller(caller.caller.clone().ok_or(ContextError::Missing(Element::Caller)))
 }

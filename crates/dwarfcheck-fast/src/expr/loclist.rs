@@ -6,8 +6,7 @@
 use super::calls::compiled;
 use super::exec::{Ev, Fail, Stop};
 use super::machine::{Loc, Scratch};
-use dwarfcheck_core::context::MachineState;
-use dwarfcheck_core::context::{AttrValue, CompUnit, Context};
+use dwarfcheck_core::context::{AttrValue, DebugSection, MachineState, Overlay, UnitInfo};
 use dwarfcheck_core::encoding::leb128::{read_uleb, LebError};
 use dwarfcheck_core::rules::id as R;
 
@@ -66,29 +65,29 @@ impl<'a> Cur<'a> {
 }
 
 /// The section byte offset where a list starts, for `form`.
-fn list_start(ctx: &Context, cu: &CompUnit, form: AttrValue<'_>) -> Res<u64> {
+fn list_start(state: &dyn MachineState, unit: &UnitInfo, form: AttrValue<'_>) -> Res<u64> {
     match form {
         AttrValue::LocList { offset } => Ok(offset),
         AttrValue::LocListX { index } => {
-            if cu.version < 5 {
+            if unit.version < 5 {
                 return Err(Fail::Ill(R::LOCLIST_LOCLISTX_NEEDS_V5));
             }
-            let size = cu.format.offset_bytes();
+            let size = unit.format.offset_bytes();
             let at = index
                 .checked_mul(size as u64)
-                .and_then(|o| o.checked_add(cu.loclists_base))
+                .and_then(|o| o.checked_add(unit.loclists_base))
                 .and_then(|o| usize::try_from(o).ok())
                 .ok_or(Fail::Ill(R::LOCLIST_INDEX_OUT_OF_RANGE))?;
-            let mut c = Cur { b: &cu.debug_loclists, pos: at, big: big(ctx) };
+            let mut c = Cur { b: state.section(DebugSection::DebugLoclists), pos: at, big: big(state) };
             let rel = c.fixed(size).map_err(|_| Fail::Ill(R::LOCLIST_INDEX_OUT_OF_RANGE))?;
-            cu.loclists_base.checked_add(rel).ok_or(Fail::Ill(R::LOCLIST_OFFSET_OUT_OF_RANGE))
+            unit.loclists_base.checked_add(rel).ok_or(Fail::Ill(R::LOCLIST_OFFSET_OUT_OF_RANGE))
         }
         AttrValue::Exprloc(_) | AttrValue::Constant(_) => Err(Fail::Ill(R::ATTR_FORM_NOT_ALLOWED)),
     }
 }
 
-fn big(ctx: &Context) -> bool {
-    ctx.target.endian == dwarfcheck_core::target::Endian::Big
+fn big(state: &dyn MachineState) -> bool {
+    state.target().endian == dwarfcheck_core::target::Endian::Big
 }
 
 fn addr_err(_: dwarfcheck_core::context::ContextError) -> Fail {
@@ -99,19 +98,19 @@ fn addr_err(_: dwarfcheck_core::context::ContextError) -> Fail {
 /// expression, in list order. Errors: `loclist.*` rules for a list that
 /// does not decode; `.debug_addr` lookups as `op.debug-addr.entry-missing`.
 pub(super) fn for_each_entry<'c>(
-    ctx: &'c Context,
-    cu: &'c CompUnit,
+    state: &'c dyn MachineState,
+    unit: &UnitInfo,
     form: AttrValue<'_>,
     mut f: impl FnMut(Entry<'c>) -> Res<()>,
 ) -> Res<()> {
-    let start = list_start(ctx, cu, form)?;
-    let v5 = cu.version >= 5;
-    let sec: &'c [u8] = if v5 { &cu.debug_loclists } else { &cu.debug_loc };
+    let start = list_start(state, unit, form)?;
+    let v5 = unit.version >= 5;
+    let sec: &'c [u8] = state.section(if v5 { DebugSection::DebugLoclists } else { DebugSection::DebugLoc });
     let pos =
         usize::try_from(start).ok().filter(|&p| p < sec.len()).ok_or(Fail::Ill(R::LOCLIST_OFFSET_OUT_OF_RANGE))?;
-    let mut c = Cur { b: sec, pos, big: big(ctx) };
-    let asz = usize::from(ctx.address_bytes());
-    let mut base = cu.base_address;
+    let mut c = Cur { b: sec, pos, big: big(state) };
+    let asz = usize::from(state.address_bytes());
+    let mut base = unit.base_address;
     let wrap = |a: u64| if asz >= 8 { a } else { a & ((1u64 << (8 * asz)) - 1) };
     let need_base = |b: Option<u64>| b.ok_or(Fail::Ill(R::LOCLIST_NO_BASE_ADDRESS));
     if !v5 {
@@ -137,7 +136,7 @@ pub(super) fn for_each_entry<'c>(
         let (start, end) = match kind {
             0x00 => return Ok(()),
             0x01 => {
-                base = Some(ctx.debug_addr(c.uleb()?).map_err(addr_err)?);
+                base = Some(state.debug_addr(c.uleb()?).map_err(addr_err)?);
                 continue;
             }
             0x06 => {
@@ -146,12 +145,12 @@ pub(super) fn for_each_entry<'c>(
             }
             0x02 => {
                 let (i, j) = (c.uleb()?, c.uleb()?);
-                (ctx.debug_addr(i).map_err(addr_err)?, ctx.debug_addr(j).map_err(addr_err)?)
+                (state.debug_addr(i).map_err(addr_err)?, state.debug_addr(j).map_err(addr_err)?)
             }
             0x03 => {
                 let i = c.uleb()?;
                 let len = c.uleb()?;
-                let a = ctx.debug_addr(i).map_err(addr_err)?;
+                let a = state.debug_addr(i).map_err(addr_err)?;
                 (a, wrap(a.wrapping_add(len)))
             }
             0x04 => {
@@ -193,29 +192,28 @@ impl Ev<'_> {
     /// `self.at_override` in a nested evaluation).
     pub(super) fn location_list(&self, form: AttrValue<'_>, s: &mut Scratch, frame_base: bool) -> Result<Loc, Stop> {
         let bare = |fail| Stop { fail, at: self.at_override };
-        let pc = self.ctx.pc.ok_or(Fail::Eval(R::LOCLIST_NO_PROGRAM_LOCATION)).map_err(bare)?;
-        let cu = self.ctx.cu.as_ref().ok_or(Fail::Eval(R::CTX_CU_MISSING)).map_err(bare)?;
+        let pc = self.ctx.pc().ok_or(Fail::Eval(R::LOCLIST_NO_PROGRAM_LOCATION)).map_err(bare)?;
+        let unit = self.ctx.unit().ok_or(Fail::Eval(R::CTX_CU_MISSING)).map_err(bare)?;
         let hit = |start: u64, end: u64| start <= pc && pc < end;
         let mut any_bounded = false;
-        for_each_entry(self.ctx, cu, form, |e| {
+        for_each_entry(self.ctx, &unit, form, |e| {
             if let Entry::Bounded { start, end, .. } = e {
                 any_bounded |= hit(start, end);
             }
             Ok(())
         })
         .map_err(bare)?;
-        let no_object = super::calls::without_object(self.ctx);
-        let ctx = &*no_object;
+        let no_object = Overlay::new(self.ctx).with_object(None);
         let mut places: Vec<Loc> = Vec::new();
         let mut failed: Option<Stop> = None;
-        let _ = for_each_entry(self.ctx, cu, form, |e| {
+        let _ = for_each_entry(self.ctx, &unit, form, |e| {
             let expr = match e {
                 Entry::Bounded { start, end, expr } if hit(start, end) => expr,
                 Entry::Default { expr } if !any_bounded => expr,
                 _ => return Ok(()),
             };
-            let inner = Ev { ctx, base: s.stack.len(), ..*self };
-            match inner.entry_location(&compiled(expr, ctx), s, frame_base) {
+            let inner = Ev { ctx: &no_object, base: s.stack.len(), ..*self };
+            match inner.entry_location(&compiled(expr, &no_object), s, frame_base) {
                 Ok(Loc::Multi { start, len }) => {
                     places.extend_from_slice(&s.multi[start as usize..(start + len) as usize]);
                     Ok(())

@@ -66,11 +66,9 @@ mod ext;
 mod ext_tests;
 mod weight;
 
-pub(crate) use exec::Fail;
 pub use machine::Scratch;
 
 use decode::{DecodeError, Encoding, Insn};
-use dwarfcheck_core::context::Context;
 use dwarfcheck_core::context::MachineState;
 use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::outcome::Outcome;
@@ -91,23 +89,23 @@ pub struct Program {
 }
 
 impl Program {
-    /// Decodes `expr` under the encoding of `ctx` (vendor profile,
-    /// `ctx.address_bytes()`, the unit's offset size, target endianity).
+    /// Decodes `expr` under the encoding of `state` (vendor profile,
+    /// `state.address_bytes()`, the unit's offset size, target endianity).
     /// Never fails: a decoding error is kept and reported by [`Program::run`]
     /// as `IllFormed { expr.decode.*, at }` (BRIEF "Decoding is static").
-    pub fn compile(expr: &[u8], ctx: &Context) -> Program {
+    pub fn compile(expr: &[u8], state: &dyn MachineState) -> Program {
         let mut p = Program { insns: Vec::new(), bytes: Vec::new(), error: None };
-        p.recompile(expr, ctx);
+        p.recompile(expr, state);
         p
     }
 
     /// Like [`Program::compile`], reusing this program's buffers.
-    pub fn recompile(&mut self, expr: &[u8], ctx: &Context) {
+    pub fn recompile(&mut self, expr: &[u8], state: &dyn MachineState) {
         let enc = Encoding {
-            vendor: &ctx.vendor,
-            address_bytes: ctx.address_bytes(),
-            offset_bytes: ctx.cu.as_ref().map(|c| c.format.offset_bytes()).unwrap_or(4) as u8,
-            big_endian: ctx.target.endian == dwarfcheck_core::target::Endian::Big,
+            vendor: state.vendor(),
+            address_bytes: state.address_bytes(),
+            offset_bytes: state.unit().map_or(4, |u| u.format.offset_bytes()) as u8,
+            big_endian: state.target().endian == dwarfcheck_core::target::Endian::Big,
         };
         self.error = if expr.len() > u32::MAX as usize - 1 {
             Some(DecodeError { rule: dwarfcheck_core::rules::id::EXPR_DECODE_TRUNCATED_OPERAND, at: 0 })
@@ -141,27 +139,18 @@ impl Program {
         self.insns.is_empty()
     }
 
-    /// Evaluates the program in `ctx`, using `scratch` for all working
+    /// Evaluates the program in `state`, using `scratch` for all working
     /// memory. Returns the same [`Outcome`] as `reference::expr::evaluate`.
-    pub fn run(&self, ctx: &Context, scratch: &mut Scratch) -> Outcome {
+    pub fn run(&self, state: &dyn MachineState, scratch: &mut Scratch) -> Outcome {
         if let Some(e) = &self.error {
             return Outcome::Failed(Failure::IllFormed { rule: e.rule.clone(), at: Some(e.at) });
         }
-        // CFA and calling frames by unwinding (`unwind.context-from-cfi`).
-        match crate::unwind::chain::derive(ctx) {
-            Some(derived) => self.run_derived(&derived, scratch),
-            None => self.run_derived(ctx, scratch),
-        }
-    }
-
-    /// [`Program::run`] once `ctx` has what unwinding could give it.
-    fn run_derived(&self, ctx: &Context, scratch: &mut Scratch) -> Outcome {
         scratch.reset();
-        for e in &ctx.initial_stack {
+        for e in state.initial_stack() {
             let ent: Ent = scratch.import(e);
             scratch.stack.push(ent);
         }
-        let ev = exec::Ev::new(ctx);
+        let ev = exec::Ev::new(state);
         match ev.exec(self, scratch) {
             Ok(()) => ev.finish(scratch),
             Err(stop) => stop.outcome(),
@@ -171,9 +160,9 @@ impl Program {
 
 pub use attribute::evaluate_attribute;
 
-/// Evaluates the operation expression `expr` in `ctx` (one-off form of
+/// Evaluates the operation expression `expr` in `state` (one-off form of
 /// [`Program::compile`] + [`Program::run`]).
-pub fn evaluate(expr: &[u8], ctx: &Context) -> Outcome {
+pub fn evaluate(expr: &[u8], state: &dyn MachineState) -> Outcome {
     thread_local! {
         static CACHE: std::cell::RefCell<(Program, Scratch)> =
             std::cell::RefCell::new((Program { insns: Vec::new(), bytes: Vec::new(), error: None }, Scratch::new()));
@@ -181,9 +170,9 @@ pub fn evaluate(expr: &[u8], ctx: &Context) -> Outcome {
     CACHE.with(|c| match c.try_borrow_mut() {
         Ok(mut guard) => {
             let (p, s) = &mut *guard;
-            p.recompile(expr, ctx);
-            p.run(ctx, s)
+            p.recompile(expr, state);
+            p.run(state, s)
         }
-        Err(_) => Program::compile(expr, ctx).run(ctx, &mut Scratch::new()),
+        Err(_) => Program::compile(expr, state).run(state, &mut Scratch::new()),
     })
 }

@@ -16,13 +16,13 @@ impl Ev<'_> {
     /// `DW_OP_fbreg` (rules `op.fbreg.offset`, `op.fbreg.register-frame-base`,
     /// `op.fbreg.memory-frame-base`, `op.fbreg.offset-out-of-storage`).
     pub(super) fn fbreg(&self, ins: &Insn, s: &mut Scratch) -> Res<Loc> {
-        let fb = self.ctx.frame_base.as_ref().ok_or(Fail::Eval(R::CTX_FRAME_BASE_MISSING))?;
-        if self.depth + 1 > self.ctx.budgets.depth {
+        let fb = self.ctx.frame_base().ok_or(Fail::Eval(R::CTX_FRAME_BASE_MISSING))?;
+        if self.depth + 1 > self.budgets.depth {
             return Err(Fail::Budget(BudgetKind::Depth));
         }
         let fbp = match s.frame_base.take() {
-            Some(b) if b.0 == *fb => b,
-            _ => Box::new((fb.clone(), Program::compile(fb, self.ctx))),
+            Some(b) if b.0 == fb => b,
+            _ => Box::new((fb.to_vec(), Program::compile(fb, self.ctx))),
         };
         let at = self.at_override.unwrap_or(u64::from(ins.off));
         let inner = Ev { base: s.stack.len(), depth: self.depth + 1, at_override: Some(at), ..*self };
@@ -130,7 +130,7 @@ impl Ev<'_> {
     /// Description Operations"): `bits` part size, `offset` the bit
     /// displacement of `DW_OP_bit_piece` (`None` for `DW_OP_piece`).
     pub(super) fn piece(&self, s: &mut Scratch, bits: u64, offset: Option<u64>) -> Res<()> {
-        if bits > self.ctx.budgets.size_bytes.saturating_mul(8) {
+        if bits > self.budgets.size_bytes.saturating_mul(8) {
             return Err(Fail::Budget(BudgetKind::Size));
         }
         match self.top(s) {
@@ -179,7 +179,7 @@ impl Ev<'_> {
             Loc::Mem { aspace, bit, .. } => bit + u128::from(bits) <= self.storage_bits_mem(aspace),
             // A register the target does not define has no known size.
             Loc::Reg { regno, bit } => {
-                self.ctx.target.register(regno).is_none_or(|r| u128::from(bit) + u128::from(bits) <= u128::from(r.bits))
+                self.target.register(regno).is_none_or(|r| u128::from(bit) + u128::from(bits) <= u128::from(r.bits))
             }
             Loc::Imp { bit, .. } | Loc::ImpPtr { bit, .. } | Loc::Comp { bit, .. } => {
                 self.storage_bits(s, l).is_none_or(|size| u128::from(bit) + u128::from(bits) <= size)
@@ -205,11 +205,11 @@ impl Ev<'_> {
     /// target's largest address space (rule `composite.too-large`, checked
     /// first) and the size budget.
     pub(super) fn check_comp_size(&self, total: u128) -> Res<()> {
-        let max_abits = self.ctx.target.address_spaces.iter().map(|a| a.address_bits).max().unwrap_or(64);
+        let max_abits = self.target.address_spaces.iter().map(|a| a.address_bits).max().unwrap_or(64);
         if total > 1u128 << (max_abits.min(120) + 3) {
             return Err(Fail::Ill(R::COMPOSITE_TOO_LARGE));
         }
-        if total > u128::from(self.ctx.budgets.size_bytes.saturating_mul(8)) {
+        if total > u128::from(self.budgets.size_bytes.saturating_mul(8)) {
             return Err(Fail::Budget(BudgetKind::Size));
         }
         Ok(())

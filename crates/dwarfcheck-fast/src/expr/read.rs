@@ -4,7 +4,6 @@
 
 use super::exec::{Ev, Fail};
 use super::machine::{Ent, Ipv, Loc, Scratch, Val, NONE};
-use dwarfcheck_core::context::MachineState;
 use dwarfcheck_core::context::{ContextError, MemoryStorage};
 use dwarfcheck_core::encoding::ate;
 use dwarfcheck_core::outcome::BaseType;
@@ -109,7 +108,7 @@ impl Ev<'_> {
                     .map_err(|_| Fail::Eval(R::OP_DEREF_MEMORY_UNREADABLE))
             }
             Loc::Reg { regno, bit } if bit % 8 == 0 && !self.big_endian_target() => {
-                let Some(reg) = self.ctx.target.register(regno) else {
+                let Some(reg) = self.target.register(regno) else {
                     return Some(Err(Fail::Eval(R::REG_UNKNOWN_REGISTER_READ)));
                 };
                 if bit.checked_add(u64::from(t.bits)).is_none_or(|e| e > u64::from(reg.bits)) {
@@ -133,7 +132,7 @@ impl Ev<'_> {
     /// Whether the target stores multi-byte values most significant byte first.
     #[inline]
     fn big_endian_target(&self) -> bool {
-        self.ctx.target.endian == dwarfcheck_core::target::Endian::Big
+        self.target.endian == dwarfcheck_core::target::Endian::Big
     }
 
     /// Size in **bits** of the memory storage of address space `aspace`.
@@ -142,7 +141,7 @@ impl Ev<'_> {
         let abits = if aspace == 0 {
             self.gbits()
         } else {
-            self.ctx.target.address_space(aspace).map(|a| a.address_bits).unwrap_or(64)
+            self.target.address_space(aspace).map(|a| a.address_bits).unwrap_or(64)
         };
         1u128 << (abits.min(120) + 3)
     }
@@ -151,7 +150,7 @@ impl Ev<'_> {
     pub(super) fn ip_bits(&self, ip: &Ipv) -> u64 {
         match ip.aspace {
             None => u64::from(self.gbits()),
-            Some(a) => u64::from(self.ctx.target.address_space(a).map(|x| x.address_bits).unwrap_or(self.gbits())),
+            Some(a) => u64::from(self.target.address_space(a).map(|x| x.address_bits).unwrap_or(self.gbits())),
         }
     }
 
@@ -161,7 +160,7 @@ impl Ev<'_> {
         match *l {
             Loc::Undef | Loc::Multi { .. } => None,
             Loc::Mem { aspace, .. } => Some(self.storage_bits_mem(aspace)),
-            Loc::Reg { regno, .. } => self.ctx.target.register(regno).map(|r| u128::from(r.bits)),
+            Loc::Reg { regno, .. } => self.target.register(regno).map(|r| u128::from(r.bits)),
             Loc::Imp { len, .. } => Some(u128::from(len) * 8),
             Loc::ImpPtr { die, disp, aspace, .. } => Some(u128::from(self.ip_bits(&Ipv { die, disp, aspace }))),
             Loc::Comp { idx, .. } => Some(u128::from(s.comps[idx as usize].total_bits)),
@@ -206,7 +205,7 @@ impl Ev<'_> {
             }
             Loc::Reg { regno, bit } => {
                 track.other = true;
-                let reg = self.ctx.target.register(regno).ok_or(Fail::Eval(R::REG_UNKNOWN_REGISTER_READ))?;
+                let reg = self.target.register(regno).ok_or(Fail::Eval(R::REG_UNKNOWN_REGISTER_READ))?;
                 let start = bit.checked_add(extra).ok_or(Fail::Eval(R::OP_DEREF_PAST_STORAGE_END))?;
                 if start.checked_add(n).is_none_or(|e| e > u64::from(reg.bits)) {
                     return Err(Fail::Eval(R::OP_DEREF_PAST_STORAGE_END));

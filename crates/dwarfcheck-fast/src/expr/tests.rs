@@ -340,11 +340,11 @@ fn compiled_programs_are_shareable_across_threads() {
     send::<super::Scratch>();
     // One program, evaluated on two threads with their own scratch areas.
     let c = Arc::new(ctx());
-    let p = Arc::new(super::Program::compile(&[0x77, 0x10], &c));
+    let p = Arc::new(super::Program::compile(&[0x77, 0x10], &*c));
     let handles: Vec<_> = (0..2)
         .map(|_| {
             let (p, c) = (p.clone(), c.clone());
-            std::thread::spawn(move || p.run(&c, &mut super::Scratch::new()))
+            std::thread::spawn(move || p.run(&*c, &mut super::Scratch::new()))
         })
         .collect();
     for h in handles {

@@ -6,7 +6,7 @@
 use super::exec::{Ev, Fail, Stop};
 use super::frame::{Known, Up};
 use super::machine::{mask, Ent, Loc, Scratch};
-use dwarfcheck_core::context::Context;
+use dwarfcheck_core::context::MachineState;
 use dwarfcheck_core::encoding::ate;
 use dwarfcheck_core::outcome::cfi::RegisterRule;
 use dwarfcheck_core::outcome::unwind::CallerRegister;
@@ -129,22 +129,22 @@ impl FrameEval {
         &self.rules
     }
 
-    /// Computes frame k's CFA in `ctx` (frame k's context: its `cfa` is
-    /// ignored). Errors: the fault that ends the unwinding (rules
+    /// Computes frame k's CFA in `state` (frame k's state: its CFA is not
+    /// asked for). Errors: the fault that ends the unwinding (rules
     /// `unwind.cfa.*`, `unwind.cyclic`; register-offset faults without
     /// offset, expression faults at their offset in the expression).
-    pub fn cfa(&mut self, ctx: &Context, spec: CfaSpec<'_>) -> Result<(Cfa, NormalLocation), Outcome> {
+    pub fn cfa(&mut self, state: &dyn MachineState, spec: CfaSpec<'_>) -> Result<(Cfa, NormalLocation), Outcome> {
         let FrameEval { scratch: s, regs, rules, top, progress, fault_at: _ } = self;
         progress.borrow_mut().clear();
         let known = known(*top, regs, rules, progress, true);
         let up = Up::Known(&known);
-        let ev = Ev { up: Some(&up), ..Ev::new(ctx) };
+        let ev = Ev { up: Some(&up), ..Ev::new(state) };
         s.steps = 0;
         let base = s.stack.len();
         let loc = match spec {
             CfaSpec::Reg { reg, off, aspace } => reg_offset(&ev, s, reg, off, aspace).map_err(|f| outcome_of(plain(f))),
             CfaSpec::Expr(e) => {
-                let prog = super::calls::compiled(e, ctx);
+                let prog = super::calls::compiled(e, state);
                 match &prog.error {
                     Some(d) => Err(Outcome::Failed(Failure::IllFormed { rule: d.rule.clone(), at: Some(d.at) })),
                     None => match ev.exec(&prog, s) {
@@ -165,11 +165,11 @@ impl FrameEval {
     }
 
     /// The caller register `regno` by frame k's row rule, evaluated in
-    /// `ctx` (frame k's context with its CFA set): its location and its
+    /// `state` (frame k's state with its CFA set): its location and its
     /// value bytes (rules `unwind.step.registers`, `unwind.step.value`).
     /// The second result is whether the location is exactly the undefined
     /// location description (`unwind.base-of-stack`).
-    pub fn register(&mut self, ctx: &Context, regno: u64) -> (CallerRegister, bool) {
+    pub fn register(&mut self, state: &dyn MachineState, regno: u64) -> (CallerRegister, bool) {
         let FrameEval { scratch: s, regs, rules, top, progress, fault_at } = self;
         {
             let mut p = progress.borrow_mut();
@@ -178,11 +178,11 @@ impl FrameEval {
         }
         let known = known(*top, regs, rules, progress, false);
         let up = Up::Known(&known);
-        let ev = Ev { up: Some(&up), ..Ev::new(ctx) };
+        let ev = Ev { up: Some(&up), ..Ev::new(state) };
         s.steps = 0;
         let base = s.stack.len();
         let rule = known_rule(rules, regno);
-        let reg_bits = ctx.target.register(regno).map(|r| r.bits);
+        let reg_bits = ev.target.register(regno).map(|r| r.bits);
         let r = match rule {
             RegisterRule::Expression { expr } => ev.expr_rule(s, expr, None, None, 0),
             RegisterRule::ValExpression { expr } => ev.expr_rule(s, expr, Some(reg_bits), None, 0),
@@ -194,7 +194,7 @@ impl FrameEval {
                 let led_to = match rule {
                     RegisterRule::SameValue => Some(regno),
                     RegisterRule::Register { register } => {
-                        let other = ctx.target.register(*register).map(|r| r.bits);
+                        let other = ev.target.register(*register).map(|r| r.bits);
                         let own_fault = reg_bits.is_some() && other.is_some() && reg_bits != other;
                         (!own_fault).then_some(*register)
                     }
@@ -254,7 +254,7 @@ fn import(s: &mut Scratch, nl: &NormalLocation) -> Loc {
 /// (`unwind.cfa.register-offset`): R read as an unsigned integer of AS's
 /// address size, plus B, modulo that size.
 fn reg_offset(ev: &Ev<'_>, s: &mut Scratch, reg: u64, off: i64, aspace: u64) -> Result<Loc, Fail> {
-    let space = ev.ctx.target.address_space(aspace).ok_or(Fail::Ill(R::OP_ASPACE_BREGX_UNKNOWN_ADDRESS_SPACE))?;
+    let space = ev.target.address_space(aspace).ok_or(Fail::Ill(R::OP_ASPACE_BREGX_UNKNOWN_ADDRESS_SPACE))?;
     let bits = space.address_bits;
     let t = BaseType::ate(ate::UNSIGNED, bits, ev.gty.big_endian);
     let l = ev.reg_loc(s, reg)?;
@@ -274,7 +274,7 @@ fn read_bytes(ev: &Ev<'_>, s: &mut Scratch, l: &Loc, bits: u32) -> Option<Vec<u8
         Ok(Ent::Val(v)) => {
             let mut out = Vec::with_capacity(t.bytes());
             s.value_bytes(&v, &mut out);
-            if ev.ctx.target.endian == Endian::Big {
+            if ev.target.endian == Endian::Big {
                 out.reverse();
             }
             Some(out)
