@@ -3,7 +3,7 @@
 //! decisions in `specs/rules/arithmetic.yaml`, `control-flow.yaml`, `typed.yaml`).
 
 use super::decode::Kind;
-use super::exec::{Ev, Fail};
+use super::evaluation::{Ev, Fail};
 use super::machine::{mask, Scratch, Val, NONE};
 use dwarfcheck_core::encoding::ate;
 use dwarfcheck_core::outcome::{BaseType, TypeEncoding};

@@ -1,9 +1,10 @@
 //! Attribute evaluation contexts and value forms for the fast evaluator
 //! (hetero-2020 "Debugging Information Entry Attributes"; rules `attr.*`).
 
-use super::exec::{Ev, Fail, Stop};
+use super::evaluation::{Fail, Stop};
+use super::exec::{evaluate, evaluation};
 use super::machine::{Ent, Loc, Scratch};
-use super::{evaluate, Program};
+use super::program::Program;
 use dwarfcheck_core::context::{AttrValue, Attribute, MachineState, Overlay, ResultKind};
 use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::outcome::{Outcome, Value};
@@ -114,7 +115,7 @@ pub fn evaluate_attribute(attribute: Option<Attribute>, value: AttrValue<'_>, st
 fn single_memory(attr: Attribute, ctx: &dyn MachineState, form: Form<'_>) -> Outcome {
     let fb = attr == Attribute::FrameBase;
     let mut s = Scratch::new();
-    let ev = Ev::new(ctx);
+    let ev = evaluation(ctx);
     let l = match form {
         Form::List(f) => ev.location_list(f, &mut s, fb),
         Form::Expr(e) => {
@@ -162,7 +163,7 @@ fn single_memory(attr: Attribute, ctx: &dyn MachineState, form: Form<'_>) -> Out
 /// A location list as the attribute's value, evaluated at depth 0.
 fn list(ctx: &dyn MachineState, form: AttrValue<'_>, frame_base: bool) -> Outcome {
     let mut s = Scratch::new();
-    let ev = Ev::new(ctx);
+    let ev = evaluation(ctx);
     match ev.location_list(form, &mut s, frame_base) {
         Ok(l) => Outcome::Location(s.export_loc(&l)),
         Err(stop) => stop.outcome(),
@@ -186,7 +187,7 @@ fn lanes(ctx: &dyn MachineState, n: u64) -> Outcome {
 /// `attr.data-member-location.offset-out-of-storage`).
 fn member_offset(ctx: &dyn MachineState, b: u64) -> Outcome {
     let mut s = Scratch::new();
-    let ev = Ev::new(ctx);
+    let ev = evaluation(ctx);
     let r = (|| {
         let top = ctx.initial_stack().last().ok_or(Fail::Eval(R::ATTR_INITIAL_STACK_MISSING))?;
         let e: Ent = s.import(top);

@@ -1,129 +1,70 @@
 //! The interpreter loop: executes a decoded [`Program`] on a [`Scratch`]
-//! stack (hetero-2020 "DWARF Operation Expressions" and the operation
-//! sections that follow it).
+//! stack, one operation at a time through the dispatch to the operation
+//! families, and turns the final stack into the outcome (hetero-2020 "DWARF
+//! Operation Expressions" and the operation sections that follow it).
 
 use super::arith;
 use super::decode::{Insn, Kind, BAD_TARGET, END, OUT_OF_RANGE};
-use super::machine::{mask, Ent, Loc, Scratch, Val, NONE};
-use super::place::complete_top;
-use super::Program;
-use dwarfcheck_core::context::{Budgets, ContextError, Element, MachineState, ResultKind};
-use dwarfcheck_core::outcome::Failure;
-use dwarfcheck_core::outcome::{BaseType, BudgetKind, Outcome};
+use super::evaluation::{fail_outcome, Ev, Fail, Stop};
+use super::machine::{complete_top, Ent, Loc, Scratch, Val};
+use super::program::Program;
+use dwarfcheck_core::context::{ContextError, Element, MachineState, ResultKind};
+use dwarfcheck_core::outcome::{BudgetKind, Failure, Outcome};
 use dwarfcheck_core::rules::id as R;
 use dwarfcheck_core::rules::RuleId;
-use dwarfcheck_core::target::Target;
-
-/// Why an operation stopped evaluation (the offset is attached by the loop).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Fail {
-    /// Ill-formed input.
-    Ill(RuleId),
-    /// Evaluation error.
-    Eval(RuleId),
-    /// A budget ran out.
-    Budget(BudgetKind),
-    /// Not implemented by this evaluator.
-    Unsupported(String),
-}
-
-/// A failure and the offset it is reported at.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Stop {
-    /// What happened.
-    pub fail: Fail,
-    /// Reported offset.
-    pub at: Option<u64>,
-}
-
-impl Stop {
-    /// The outcome this stop reports.
-    pub fn outcome(self) -> Outcome {
-        fail_outcome(self.fail, self.at)
-    }
-}
-
-fn fail_outcome(fail: Fail, at: Option<u64>) -> Outcome {
-    match fail {
-        Fail::Ill(rule) => Outcome::Failed(Failure::IllFormed { rule, at }),
-        Fail::Eval(rule) => Outcome::Failed(Failure::EvalError { rule, at }),
-        Fail::Budget(budget) => Outcome::Failed(Failure::Budget { budget, at }),
-        Fail::Unsupported(what) => Outcome::Failed(Failure::Unsupported { what }),
-    }
-}
 
 type Res<T> = Result<T, Fail>;
 
-impl Fail {
-    /// The failure an operation reports for `failure`, its offset dropped
-    /// (the operation reports it at its own offset).
-    pub fn from_failure(failure: &Failure) -> Fail {
-        match failure {
-            Failure::IllFormed { rule, .. } => Fail::Ill(rule.clone()),
-            Failure::EvalError { rule, .. } => Fail::Eval(rule.clone()),
-            Failure::Budget { budget, .. } => Fail::Budget(*budget),
-            Failure::Unsupported { what } | Failure::ConsumerFault { what } => Fail::Unsupported(what.clone()),
+impl Program {
+    /// Evaluates the program in `state`, using `scratch` for all working
+    /// memory. Returns the same [`Outcome`] as `reference::expr::evaluate`.
+    pub fn run(&self, state: &dyn MachineState, scratch: &mut Scratch) -> Outcome {
+        if let Some(e) = &self.error {
+            return Outcome::Failed(Failure::IllFormed { rule: e.rule.clone(), at: Some(e.at) });
         }
-    }
-
-    /// The failure of an operation that needs a context element the state
-    /// does not give: `missing` when it is not specified, the failure of
-    /// virtual unwinding when it was to come from there
-    /// (`unwind.context-from-cfi`).
-    pub fn from_context(e: &ContextError, missing: RuleId) -> Fail {
-        match e {
-            ContextError::Unwinding(f) => Fail::from_failure(f),
-            _ => Fail::Eval(missing),
+        scratch.reset();
+        for e in state.initial_stack() {
+            let ent: Ent = scratch.import(e);
+            scratch.stack.push(ent);
+        }
+        let ev = evaluation(state);
+        match ev.exec(self, scratch) {
+            Ok(()) => ev.finish(scratch),
+            Err(stop) => stop.outcome(),
         }
     }
 }
 
-/// Evaluation state of one (possibly nested) operation expression.
-pub struct Ev<'a> {
-    /// The machine state evaluated against.
-    pub ctx: &'a dyn MachineState,
-    /// Its target, read once per evaluation.
-    pub target: &'a Target,
-    /// Its budgets, read once per evaluation.
-    pub budgets: Budgets,
-    /// Stack entries below this index belong to an outer evaluation.
-    pub base: usize,
-    /// Nesting depth (0 = the expression being evaluated).
-    pub depth: u32,
-    /// Offset every failure is reported at (nested evaluations).
-    pub at_override: Option<u64>,
-    /// The generic type.
-    pub gty: BaseType,
-    /// For an evaluation in a calling (non-top) frame: how its registers
-    /// are recovered from the frame it called (see `frame`).
-    pub up: Option<&'a super::frame::Up<'a>>,
+/// Evaluates the operation expression `expr` in `state` (one-off form of
+/// [`Program::compile`] + [`Program::run`]).
+pub fn evaluate(expr: &[u8], state: &dyn MachineState) -> Outcome {
+    thread_local! {
+        static CACHE: std::cell::RefCell<(Program, Scratch)> =
+            std::cell::RefCell::new((Program { insns: Vec::new(), bytes: Vec::new(), error: None }, Scratch::new()));
+    }
+    CACHE.with(|c| match c.try_borrow_mut() {
+        Ok(mut guard) => {
+            let (p, s) = &mut *guard;
+            p.recompile(expr, state);
+            p.run(state, s)
+        }
+        Err(_) => Program::compile(expr, state).run(state, &mut Scratch::new()),
+    })
 }
 
-impl<'a> Ev<'a> {
-    /// A top-level evaluation state.
-    pub fn new(ctx: &'a dyn MachineState) -> Self {
-        Ev {
-            ctx,
-            target: ctx.target(),
-            budgets: ctx.budgets(),
-            base: 0,
-            depth: 0,
-            at_override: None,
-            gty: ctx.generic_type(),
-            up: None,
-        }
-    }
+/// A top-level evaluation state in `state` whose nested evaluations run
+/// in this loop.
+pub(super) fn evaluation(state: &dyn MachineState) -> Ev<'_> {
+    Ev::new(state, run_nested)
+}
 
-    #[inline]
-    pub(super) fn gbits(&self) -> u32 {
-        self.gty.bits
-    }
+/// The loop as the operation families below it run a nested program
+/// ([`Ev::run`]).
+fn run_nested(ev: &Ev<'_>, prog: &Program, s: &mut Scratch) -> Result<(), Stop> {
+    ev.exec(prog, s)
+}
 
-    #[inline]
-    pub(super) fn generic(&self, v: u128) -> Val {
-        Val { ty: self.gty, lo: mask(v, self.gty.bits), wide: NONE }
-    }
-
+impl Ev<'_> {
     /// Runs `prog` on the stack above `self.base`; leaves the entries there.
     pub fn exec(&self, prog: &Program, s: &mut Scratch) -> Result<(), Stop> {
         let insns = &prog.insns[..];
@@ -146,105 +87,6 @@ impl<'a> Ev<'a> {
                 return Err(stop(Fail::Budget(BudgetKind::Stack)));
             }
         }
-        Ok(())
-    }
-
-    // ----- stack access -------------------------------------------------
-
-    #[inline]
-    pub(super) fn avail(&self, s: &Scratch) -> usize {
-        s.stack.len() - self.base
-    }
-
-    /// Fails with `expr.stack.underflow` unless `n` entries are available.
-    #[inline]
-    pub(super) fn need(&self, s: &Scratch, n: usize) -> Res<()> {
-        if self.avail(s) < n {
-            return Err(Fail::Ill(R::EXPR_STACK_UNDERFLOW));
-        }
-        Ok(())
-    }
-
-    pub(super) fn is_incomplete(s: &Scratch, e: &Ent) -> bool {
-        matches!(e, Ent::Loc(Loc::Comp { idx, .. }) if !s.comps[*idx as usize].complete)
-    }
-
-    /// The entry with index `i` (0 = top) touched by a stack operation
-    /// (rule `op.stack.incomplete-composite`).
-    pub(super) fn touch(&self, s: &Scratch, i: usize) -> Res<Ent> {
-        let e = s.stack[s.stack.len() - 1 - i];
-        if Self::is_incomplete(s, &e) {
-            return Err(Fail::Ill(R::OP_STACK_INCOMPLETE_COMPOSITE));
-        }
-        Ok(e)
-    }
-
-    #[inline]
-    pub(super) fn pop_raw(&self, s: &mut Scratch) -> Ent {
-        s.stack.pop().unwrap_or(Ent::Loc(Loc::Undef))
-    }
-
-    /// Pops an entry required to be a value.
-    pub(super) fn pop_val(&self, s: &mut Scratch) -> Res<Val> {
-        self.need(s, 1)?;
-        let e = self.pop_raw(s);
-        self.to_val(s, e)
-    }
-
-    /// Entry `e` where a value is required (rules
-    /// `loc.convert.memory-to-value`, `loc.convert.location-not-value`).
-    pub(super) fn to_val(&self, s: &Scratch, e: Ent) -> Res<Val> {
-        match e {
-            Ent::Val(v) => Ok(v),
-            Ent::Ipv(_) => Err(Fail::Eval(R::OP_IMPLICIT_POINTER_VALUE_MISUSE)),
-            Ent::Loc(Loc::Comp { idx, .. }) if !s.comps[idx as usize].complete => {
-                Err(Fail::Ill(R::LOC_INCOMPLETE_COMPOSITE_NOT_LOCATION))
-            }
-            Ent::Loc(Loc::Mem { aspace: 0, bit, .. }) if bit % 8 == 0 => Ok(self.generic(bit / 8)),
-            Ent::Loc(_) => Err(Fail::Ill(R::LOC_CONVERT_LOCATION_NOT_VALUE)),
-        }
-    }
-
-    pub(super) fn pop_integral(&self, s: &mut Scratch, rule: RuleId) -> Res<Val> {
-        let v = self.pop_val(s)?;
-        if !v.ty.is_integral() {
-            return Err(Fail::Ill(rule));
-        }
-        Ok(v)
-    }
-
-    /// Pops an entry required to be a location description.
-    pub(super) fn pop_loc(&self, s: &mut Scratch) -> Res<Loc> {
-        self.need(s, 1)?;
-        let e = self.pop_raw(s);
-        self.to_loc(s, e)
-    }
-
-    /// Entry `e` where a location description is required (rules
-    /// `loc.convert.generic-value-to-memory`, `loc.convert.value-not-generic`).
-    pub(super) fn to_loc(&self, s: &mut Scratch, e: Ent) -> Res<Loc> {
-        match e {
-            Ent::Loc(Loc::Comp { idx, .. }) if !s.comps[idx as usize].complete => {
-                Err(Fail::Ill(R::LOC_INCOMPLETE_COMPOSITE_NOT_LOCATION))
-            }
-            Ent::Loc(l) => Ok(l),
-            Ent::Val(v) if v.ty == self.gty => self.mem0(v.lo),
-            Ent::Val(_) => Err(Fail::Ill(R::LOC_CONVERT_VALUE_NOT_GENERIC)),
-            Ent::Ipv(p) => self.ipv_location(s, p),
-        }
-    }
-
-    #[inline]
-    pub(super) fn push(&self, s: &mut Scratch, e: Ent) {
-        s.stack.push(e);
-    }
-
-    /// Pushes the memory location of byte `addr` (modulo the generic size)
-    /// in the default address space.
-    #[inline]
-    pub(super) fn push_mem(&self, s: &mut Scratch, addr: u128) -> Res<()> {
-        let l = self.mem0(mask(addr, self.gbits()))?;
-        s.stack.push(Ent::Loc(l));
         Ok(())
     }
 
@@ -510,30 +352,6 @@ impl<'a> Ev<'a> {
             OUT_OF_RANGE => Err(Fail::Ill(out_of_range)),
             BAD_TARGET => Err(Fail::Ill(not_start)),
             t => Ok(Some(t)),
-        }
-    }
-
-    /// The base type at unit offset `die`; 0 is the generic type (rule
-    /// `op.typed.die-zero-generic`).
-    pub(super) fn base_type(&self, die: u64) -> Res<BaseType> {
-        if die == 0 {
-            return Ok(self.gty);
-        }
-        let t = self.ctx.base_type(die).map_err(|e| match e {
-            ContextError::Missing(Element::Unit) => Fail::Eval(R::CTX_CU_MISSING),
-            _ => Fail::Ill(R::OP_TYPED_NOT_BASE_TYPE),
-        })?;
-        if t.vector_size == 0 {
-            return Err(Fail::Ill(R::ATTR_LLVM_VECTOR_SIZE_NOT_POSITIVE));
-        }
-        Ok(t)
-    }
-
-    pub(super) fn top(&self, s: &Scratch) -> Option<Ent> {
-        if s.stack.len() > self.base {
-            s.stack.last().copied()
-        } else {
-            None
         }
     }
 

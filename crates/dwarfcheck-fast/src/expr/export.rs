@@ -4,7 +4,7 @@
 //! every recursion over parts shallow (hetero-2020 "Composite Location
 //! Description Operations").
 
-use super::machine::{Loc, Scratch, NONE};
+use super::machine::{Loc, Part, Scratch, NONE};
 use dwarfcheck_core::outcome::{NormalLocation, Piece, SingleLocation, Source};
 use std::collections::{BTreeSet, HashMap};
 
@@ -90,17 +90,6 @@ impl Scratch {
         }
     }
 
-    /// Composite nesting depth of a location (0: not a composite).
-    pub(super) fn nesting(&self, l: &Loc) -> u32 {
-        match *l {
-            Loc::Comp { idx, .. } => self.comps[idx as usize].depth,
-            Loc::Multi { start, len } => {
-                (start..start + len).map(|i| self.nesting(&self.multi[i as usize])).max().unwrap_or(0)
-            }
-            _ => 0,
-        }
-    }
-
     /// `l` as the location of a part of `bits` bits: itself, or, when it
     /// nests composites [`MAX_NESTING`] deep, a new complete composite of
     /// the pieces those bits are made of.
@@ -110,6 +99,73 @@ impl Scratch {
         }
         let pieces = self.segments(&l, 0, bits, &mut Memo::new());
         self.import_single(&SingleLocation::Composite(pieces))
+    }
+
+    /// Appends a part of `bits` bits at `loc` to composite `idx`.
+    /// A part location nesting composites 64 deep is first flattened to
+    /// a composite of the pieces its bits are made of (same normal form).
+    pub fn append_part(&mut self, idx: u32, bits: u64, loc: Loc) {
+        let loc = self.shallow(loc, bits);
+        let depth = self.nesting(&loc) + 1;
+        let c = &mut self.comps[idx as usize];
+        c.depth = c.depth.max(depth);
+        let p = self.parts.len() as u32;
+        self.parts.push(Part { bits, loc, next: NONE });
+        let c = &mut self.comps[idx as usize];
+        if c.first == NONE {
+            c.first = p;
+        } else {
+            self.parts[c.last as usize].next = p;
+        }
+        let c = &mut self.comps[idx as usize];
+        c.last = p;
+        c.total_bits = c.total_bits.saturating_add(bits);
+    }
+
+    /// The normalised outcome form of a location description.
+    pub fn export_loc(&self, l: &Loc) -> NormalLocation {
+        match l {
+            Loc::Comp { idx, bit: 0 } => match self.export_flat_comp(*idx) {
+                Some(pieces) => NormalLocation { places: vec![SingleLocation::Composite(pieces)] },
+                None => self.normal_form(l),
+            },
+            Loc::Multi { .. } | Loc::Comp { .. } => self.normal_form(l),
+            // One place in non-composite storage is already normal.
+            _ => NormalLocation { places: vec![SingleLocation::Simple(self.source(l))] },
+        }
+    }
+
+    /// The normal form of a composite at bit offset 0 whose parts are all
+    /// single places in non-composite storage (the common DWARF 5 shape),
+    /// built directly: zero-length parts dropped, parts that continue the
+    /// previous part's storage merged, exactly as `RawLocation::normalize`
+    /// does. `None` for any other composite.
+    fn export_flat_comp(&self, idx: u32) -> Option<Vec<Piece>> {
+        let mut pieces: Vec<Piece> = Vec::with_capacity(4);
+        let mut p = self.comps[idx as usize].first;
+        while p != NONE {
+            let part = &self.parts[p as usize];
+            p = part.next;
+            if matches!(part.loc, Loc::Comp { .. } | Loc::Multi { .. }) {
+                return None;
+            }
+            if part.bits == 0 {
+                continue;
+            }
+            let src = self.source(&part.loc);
+            if let Some(last) = pieces.last_mut() {
+                if last.sources.first().is_some_and(|prev| prev.advanced(last.bits) == src) {
+                    last.bits += part.bits;
+                    continue;
+                }
+            }
+            // (`insert` into an empty set is much cheaper than `from([..])`,
+            // which sorts.)
+            let mut sources = BTreeSet::new();
+            sources.insert(src);
+            pieces.push(Piece { bits: part.bits, sources });
+        }
+        Some(pieces)
     }
 }
 

@@ -1,16 +1,17 @@
 //! The hetero-2020 extension operations on location descriptions:
 //! `DW_OP_LLVM_offset`, `_offset_uconst`, `_bit_offset`, `_undefined`,
-//! `_piece_end`, `_extend`, `_select_bit_piece`, and the dispatch of the
-//! address-space ones (hetero-2020 "General", "Undefined" and "Composite
-//! Location Description Operations").
+//! `_piece_end`, `_extend`, `_select_bit_piece`, and the address-space
+//! ones: `DW_OP_LLVM_form_aspace_address`, `_aspace_bregx`, `_push_lane`
+//! (hetero-2020 "General", "Undefined", "Memory" and "Composite Location
+//! Description Operations", "Literal Operations").
 
 use super::arith::sext;
 use super::decode::{Insn, Kind};
-use super::exec::{Ev, Fail};
-use super::machine::{Ent, Loc, Scratch, Val, NONE};
+use super::evaluation::{Ev, Fail};
+use super::machine::{mask, Ent, Loc, Scratch, Val, NONE};
 use super::weight::Weigher;
 use dwarfcheck_core::encoding::ate;
-use dwarfcheck_core::outcome::{BudgetKind, TypeEncoding};
+use dwarfcheck_core::outcome::{BaseType, BudgetKind, TypeEncoding};
 use dwarfcheck_core::rules::{id as R, RuleId};
 
 type Res<T> = Result<T, Fail>;
@@ -146,6 +147,60 @@ impl Ev<'_> {
         }
         s.comps[idx as usize].complete = true;
         self.push(s, Ent::Loc(Loc::Comp { idx, bit: 0 }));
+        Ok(())
+    }
+
+    /// `DW_OP_LLVM_form_aspace_address`: pops AS (top) and A, both
+    /// integral, and pushes the memory location of A in AS (rules
+    /// `op.form-aspace-address.*`).
+    /// An implicit pointer value as A is turned back into its DIE's location
+    /// when AS is its own address space, and is misused otherwise (rule
+    /// `op.form-aspace-address.implicit-pointer-value`).
+    pub(super) fn form_aspace_address(&self, s: &mut Scratch) -> Res<()> {
+        self.need(s, 2)?;
+        let asp = self.pop_integral(s, R::OP_FORM_ASPACE_ADDRESS_REQUIRES_INTEGRAL)?;
+        if let Some(&Ent::Ipv(p)) = s.stack.last() {
+            s.stack.pop();
+            let (id, _) = self.known_aspace(s, &asp, R::OP_FORM_ASPACE_ADDRESS_UNKNOWN_ADDRESS_SPACE)?;
+            if p.aspace.unwrap_or(0) != id {
+                return Err(Fail::Eval(R::OP_IMPLICIT_POINTER_VALUE_MISUSE));
+            }
+            let l = self.ipv_target(s, p)?;
+            self.push(s, Ent::Loc(l));
+            return Ok(());
+        }
+        let a = self.pop_integral(s, R::OP_FORM_ASPACE_ADDRESS_REQUIRES_INTEGRAL)?;
+        let l = self.aspace_address(s, &asp, &a, R::OP_FORM_ASPACE_ADDRESS_UNKNOWN_ADDRESS_SPACE)?;
+        self.push(s, Ent::Loc(l));
+        Ok(())
+    }
+
+    /// `DW_OP_LLVM_aspace_bregx R B`: pops an integral AS; reads register
+    /// `regno` as an unsigned integer of AS's address size S **bits**, adds
+    /// the byte displacement `disp` (as the vendor profile decoded it,
+    /// modulo 2^S) and pushes the memory location of that address in AS
+    /// (rules `op.aspace-bregx.*`).
+    pub(super) fn aspace_bregx(&self, s: &mut Scratch, regno: u64, disp: u64) -> Res<()> {
+        self.need(s, 1)?;
+        let asp = self.pop_integral(s, R::OP_ASPACE_BREGX_REQUIRES_INTEGRAL)?;
+        let (id, bits) = self.known_aspace(s, &asp, R::OP_ASPACE_BREGX_UNKNOWN_ADDRESS_SPACE)?;
+        let t = BaseType::ate(ate::UNSIGNED, bits, self.gty.big_endian);
+        let r = match self.deref(s, &Loc::Reg { regno, bit: 0 }, t)? {
+            Ent::Val(v) => v.lo,
+            _ => 0,
+        };
+        let addr = mask(r.wrapping_add(disp as i64 as i128 as u128), bits);
+        let l = self.bound_mem(id, addr)?;
+        self.push(s, Ent::Loc(l));
+        Ok(())
+    }
+
+    /// `DW_OP_LLVM_push_lane`: the current lane as a generic value (rule
+    /// `op.push-lane.pushes-generic`).
+    pub(super) fn push_lane(&self, s: &mut Scratch) -> Res<()> {
+        let lane = self.current_lane()?;
+        let v = self.generic(u128::from(lane));
+        self.push(s, Ent::Val(v));
         Ok(())
     }
 }

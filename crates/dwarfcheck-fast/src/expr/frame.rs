@@ -9,66 +9,30 @@
 //! location its CFI rule gives, resolved down to the top frame
 //! (`frame.registers-through-cfi`).
 
-use super::calls::compiled;
 use super::decode::{Insn, Kind};
-use super::exec::{Ev, Fail};
-use super::machine::{Ent, Loc, Scratch};
-use super::Program;
+use super::evaluation::{Ev, Fail, Stop, Up};
+use super::machine::{mask, Ent, Loc, Scratch, Val, NONE};
+use super::program::{compiled, Program};
 use dwarfcheck_core::context::{CallerFrame, Cfa, ContextError, Element, MachineState, Overlay};
+use dwarfcheck_core::encoding::ate;
 use dwarfcheck_core::outcome::cfi::RegisterRule;
-
+use dwarfcheck_core::outcome::BaseType;
 use dwarfcheck_core::rules::id as R;
 
 type Res<T> = Result<T, Fail>;
 
-/// How the registers of a frame other than the context's own are found.
-pub enum Up<'a> {
-    /// A calling frame given by the context (`Context::caller`): its CFI
-    /// rules (from the row of the frame it called) and the evaluation state
-    /// of that called frame, whose registers, CFA and memory the rules are
-    /// applied to.
-    Rules {
-        /// The calling frame.
-        rules: &'a CallerFrame,
-        /// The called frame's evaluation state.
-        callee: &'a Ev<'a>,
-    },
-    /// A frame reached by virtual unwinding (`crate::unwind`): its
-    /// registers are already known as top-frame locations, and its own
-    /// row's rules give its caller's registers (with cycle detection,
-    /// rule `unwind.cyclic`).
-    Known(&'a Known<'a>),
-}
-
-/// Frame k of a virtual unwinding, as its expressions see it (rules
-/// `unwind.*`, `frame.registers-through-cfi`).
-pub struct Known<'a> {
-    /// Frame k's registers as top-frame locations (or the fault of their
-    /// rule), sorted by DWARF register number; a register not listed has
-    /// the default rule (undefined). `None` for the top frame (frame 0),
-    /// whose registers are the context's.
-    pub regs: Option<&'a [(u64, Result<Loc, Fail>)]>,
-    /// Frame k's row rules (frame k+1's registers), sorted by register
-    /// number, the ABI stack pointer rule included (`unwind.sp-is-cfa`);
-    /// `DW_OP_LLVM_call_frame_entry_reg` in frame k reads through them.
-    pub rules: &'a [(u64, RegisterRule)],
-    /// Registers of frame k+1 whose computation is under way.
-    pub in_progress: &'a std::cell::RefCell<Vec<u64>>,
-    /// Whether frame k's CFA is being computed (then it is not known yet).
-    pub cfa_in_progress: std::cell::Cell<bool>,
-}
-
-impl Known<'_> {
-    /// The rule of frame k+1's register `regno` (default: undefined).
-    fn rule(&self, regno: u64) -> &RegisterRule {
-        match self.rules.binary_search_by_key(&regno, |(r, _)| *r) {
-            Ok(i) => &self.rules[i].1,
-            Err(_) => &RegisterRule::Undefined,
+impl Ev<'_> {
+    /// Reads register `regno` as an unsigned generic-sized value (rule
+    /// `op.breg.register-plus-offset`).
+    pub(super) fn reg_address(&self, s: &mut Scratch, regno: u64) -> Res<u128> {
+        let t = BaseType::ate(ate::UNSIGNED, self.gbits(), self.gty.big_endian);
+        let l = self.reg_loc(s, regno)?;
+        match self.deref(s, &l, t)? {
+            Ent::Val(v) => Ok(v.lo),
+            _ => Ok(0),
         }
     }
-}
 
-impl Ev<'_> {
     /// The location of register `regno` of the frame this evaluation runs
     /// in: a register location in the top frame, else what the CFI rule
     /// gives, resolved down to the top frame (`frame.registers-through-cfi`).
@@ -106,9 +70,7 @@ impl Ev<'_> {
     /// an unwinding is computing that very CFA.
     pub(super) fn cfa_loc(&self) -> Res<Loc> {
         match self.ctx.cfa() {
-            Ok(Cfa { address, aspace }) => {
-                self.bound_mem(aspace, super::machine::mask(u128::from(address), self.aspace_bits(aspace)))
-            }
+            Ok(Cfa { address, aspace }) => self.bound_mem(aspace, mask(u128::from(address), self.aspace_bits(aspace))),
             Err(e) => match self.up {
                 Some(Up::Known(k)) if k.cfa_in_progress.get() => Err(Fail::Ill(R::UNWIND_CYCLIC)),
                 _ => Err(Fail::from_context(&e, R::CTX_CFA_MISSING)),
@@ -121,15 +83,6 @@ impl Ev<'_> {
     /// to come from (the operation reports it at its own offset).
     fn caller(&self) -> Res<std::sync::Arc<CallerFrame>> {
         self.ctx.caller().map_err(|e| Fail::from_context(&e, R::FRAME_CALLER_MISSING))
-    }
-
-    /// Address size in **bits** of address space `aspace` (the generic
-    /// type's for the default space and for spaces the target lacks).
-    pub(super) fn aspace_bits(&self, aspace: u64) -> u32 {
-        match aspace {
-            0 => self.gbits(),
-            a => self.target.address_space(a).map_or(self.gbits(), |x| x.address_bits),
-        }
     }
 
     /// The location, in terms of the top frame, of the previous value of
@@ -163,16 +116,8 @@ impl Ev<'_> {
                 // The register's size; the generic type's for a register the
                 // target does not define (frame.rule.val-offset).
                 let vbits = reg_bits.unwrap_or(self.gbits());
-                let t = dwarfcheck_core::outcome::BaseType::ate(
-                    dwarfcheck_core::encoding::ate::UNSIGNED,
-                    vbits,
-                    self.gty.big_endian,
-                );
-                let v = super::machine::Val {
-                    ty: t,
-                    lo: super::machine::mask(super::machine::mask(bit / 8, abits), vbits),
-                    wide: super::machine::NONE,
-                };
+                let t = BaseType::ate(ate::UNSIGNED, vbits, self.gty.big_endian);
+                let v = Val { ty: t, lo: mask(mask(bit / 8, abits), vbits), wide: NONE };
                 Ok(self.implicit_of(s, &v))
             }
             RegisterRule::Register { register } => {
@@ -203,8 +148,8 @@ impl Ev<'_> {
         val: Option<Option<u32>>,
         at: Option<u64>,
         depth: u32,
-    ) -> Result<Loc, super::exec::Stop> {
-        let plain = |fail| super::exec::Stop { fail, at: None };
+    ) -> Result<Loc, Stop> {
+        let plain = |fail| Stop { fail, at: None };
         if depth + 1 > self.budgets.depth {
             return Err(plain(Fail::Budget(dwarfcheck_core::outcome::BudgetKind::Depth)));
         }
@@ -215,10 +160,10 @@ impl Ev<'_> {
         let prog = compiled(expr, &cfi_state);
         let inner = Ev { ctx: &cfi_state, base: s.stack.len(), depth, at_override: at, ..*self };
         if let Some(e) = &prog.error {
-            return Err(super::exec::Stop { fail: Fail::Ill(e.rule.clone()), at: at.or(Some(e.at)) });
+            return Err(Stop { fail: Fail::Ill(e.rule.clone()), at: at.or(Some(e.at)) });
         }
         s.stack.push(Ent::Loc(cfa));
-        if let Err(stop) = inner.exec(&prog, s) {
+        if let Err(stop) = inner.run(&prog, s) {
             s.stack.truncate(inner.base);
             return Err(stop);
         }
@@ -297,7 +242,7 @@ impl Ev<'_> {
         let up = Up::Rules { rules: &caller, callee: self };
         let at = Some(self.at_override.unwrap_or(u64::from(ins.off)));
         let inner = Ev { ctx: &calling, base: s.stack.len(), depth, at_override: at, up: Some(&up), ..*self };
-        let r = inner.exec(&e, s).map_err(|stop| stop.fail).and_then(|()| match inner.top(s) {
+        let r = inner.run(&e, s).map_err(|stop| stop.fail).and_then(|()| match inner.top(s) {
             Some(Ent::Val(v)) => Ok(Ent::Val(v)),
             Some(Ent::Ipv(_)) => Err(Fail::Eval(R::OP_IMPLICIT_POINTER_VALUE_MISUSE)),
             Some(Ent::Loc(l)) => match e.insns.get(s.last as usize) {

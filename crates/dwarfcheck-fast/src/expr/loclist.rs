@@ -1,12 +1,9 @@
-//! Location list expressions: this evaluator's own reader of
-//! `.debug_loclists` (DWARF 5 §2.6.2, §7.7.3) and `.debug_loc` (DWARF 4
-//! §2.6.2), and their evaluation (hetero-2020 "DWARF Location List
-//! Expressions": union of the matching entries, no match is undefined).
+//! This evaluator's own reader of location lists: `.debug_loclists`
+//! (DWARF 5 §2.6.2, §7.7.3) and `.debug_loc` (DWARF 4 §2.6.2). Their
+//! evaluation is in `locations`.
 
-use super::calls::compiled;
-use super::exec::{Ev, Fail, Stop};
-use super::machine::{Loc, Scratch};
-use dwarfcheck_core::context::{AttrValue, DebugSection, MachineState, Overlay, UnitInfo};
+use super::evaluation::Fail;
+use dwarfcheck_core::context::{AttrValue, DebugSection, MachineState, UnitInfo};
 use dwarfcheck_core::encoding::leb128::{read_uleb, LebError};
 use dwarfcheck_core::rules::id as R;
 
@@ -175,101 +172,5 @@ pub(super) fn for_each_entry<'c>(
         let len = c.uleb()?;
         let expr = c.take(usize::try_from(len).map_err(|_| Fail::Ill(R::LOCLIST_TRUNCATED))?)?;
         f(Entry::Bounded { start, end, expr })?;
-    }
-}
-
-impl Ev<'_> {
-    /// Evaluates the location list `form` of the current unit (hetero-2020
-    /// "DWARF Location List Expressions", rules `loclist.*`): the whole list
-    /// is read first, then each matching entry's expression runs as a
-    /// location with an empty stack and no object at this depth; the result
-    /// is the union of their single locations, undefined when none matches.
-    ///
-    /// `frame_base`: each matching entry is first checked for `DW_OP_fbreg`
-    /// (rule `attr.frame-base.fbreg`).
-    /// Failures of the list itself carry no offset; failures inside an
-    /// entry's expression carry that expression's offset (or
-    /// `self.at_override` in a nested evaluation).
-    pub(super) fn location_list(&self, form: AttrValue<'_>, s: &mut Scratch, frame_base: bool) -> Result<Loc, Stop> {
-        let bare = |fail| Stop { fail, at: self.at_override };
-        let pc = self.ctx.pc().ok_or(Fail::Eval(R::LOCLIST_NO_PROGRAM_LOCATION)).map_err(bare)?;
-        let unit = self.ctx.unit().ok_or(Fail::Eval(R::CTX_CU_MISSING)).map_err(bare)?;
-        let hit = |start: u64, end: u64| start <= pc && pc < end;
-        let mut any_bounded = false;
-        for_each_entry(self.ctx, &unit, form, |e| {
-            if let Entry::Bounded { start, end, .. } = e {
-                any_bounded |= hit(start, end);
-            }
-            Ok(())
-        })
-        .map_err(bare)?;
-        let no_object = Overlay::new(self.ctx).with_object(None);
-        let mut places: Vec<Loc> = Vec::new();
-        let mut failed: Option<Stop> = None;
-        let _ = for_each_entry(self.ctx, &unit, form, |e| {
-            let expr = match e {
-                Entry::Bounded { start, end, expr } if hit(start, end) => expr,
-                Entry::Default { expr } if !any_bounded => expr,
-                _ => return Ok(()),
-            };
-            let inner = Ev { ctx: &no_object, base: s.stack.len(), ..*self };
-            match inner.entry_location(&compiled(expr, &no_object), s, frame_base) {
-                Ok(Loc::Multi { start, len }) => {
-                    places.extend_from_slice(&s.multi[start as usize..(start + len) as usize]);
-                    Ok(())
-                }
-                Ok(one) => {
-                    places.push(one);
-                    Ok(())
-                }
-                Err(stop) => {
-                    failed = Some(stop);
-                    Err(Fail::Unsupported(String::new()))
-                }
-            }
-        });
-        if let Some(stop) = failed {
-            return Err(stop);
-        }
-        // The union is a set (rule `loclist.union`): its places are kept in
-        // the normal form's order, a place given twice once, so reads visit
-        // them as for any other location with several places.
-        if places.len() > 1 {
-            let mut keyed: Vec<_> = places.iter().map(|l| (s.export_loc(l).places, *l)).collect();
-            keyed.sort_by(|a, b| a.0.cmp(&b.0));
-            keyed.dedup_by(|a, b| a.0 == b.0);
-            places = keyed.into_iter().map(|(_, l)| l).collect();
-        }
-        Ok(match places.as_slice() {
-            [] => Loc::Undef,
-            [one] => *one,
-            many => {
-                let start = s.multi.len() as u32;
-                s.multi.extend_from_slice(many);
-                Loc::Multi { start, len: many.len() as u32 }
-            }
-        })
-    }
-
-    /// Runs one location list entry's expression as a location on a fresh
-    /// stack region, keeping the offset of a failure inside it.
-    fn entry_location(&self, prog: &super::Program, s: &mut Scratch, frame_base: bool) -> Result<Loc, Stop> {
-        if let Some(e) = &prog.error {
-            return Err(Stop { fail: Fail::Ill(e.rule.clone()), at: Some(self.at_override.unwrap_or(e.at)) });
-        }
-        if frame_base {
-            if let Some(off) = prog.fbreg_at() {
-                return Err(Stop {
-                    fail: Fail::Ill(R::ATTR_FRAME_BASE_FBREG),
-                    at: Some(self.at_override.unwrap_or(off)),
-                });
-            }
-        }
-        if let Err(stop) = self.exec(prog, s) {
-            s.stack.truncate(self.base);
-            return Err(stop);
-        }
-        let r = self.result_loc(s);
-        r.map_err(|fail| Stop { fail, at: self.at_override })
     }
 }

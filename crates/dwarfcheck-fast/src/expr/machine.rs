@@ -3,9 +3,9 @@
 //! per operation (hetero-2020 "DWARF Expression Value", "DWARF Location
 //! Description").
 
+use super::program::Program;
 use dwarfcheck_core::context::Entry as CtxEntry;
-use dwarfcheck_core::outcome::{BaseType, NormalLocation, Piece, SingleLocation, Source, Value};
-use std::collections::BTreeSet;
+use dwarfcheck_core::outcome::{BaseType, NormalLocation, SingleLocation, Source, Value};
 
 /// Sentinel for "no arena index".
 pub const NONE: u32 = u32::MAX;
@@ -140,7 +140,7 @@ pub struct Part {
 }
 
 /// Reusable evaluation memory: the stack and the arenas entries point into.
-/// Create one per thread and pass it to every [`super::Program::run`].
+/// Create one per thread and pass it to every [`Program::run`].
 #[derive(Debug, Default)]
 pub struct Scratch {
     /// The evaluation stack (nested evaluations push above a base index).
@@ -161,7 +161,7 @@ pub struct Scratch {
     /// that ran (`DW_OP_entry_value` asks whether it was a `DW_OP_reg*`).
     pub last: u32,
     /// Decoded frame base programs, reused while `ctx.frame_base` is unchanged.
-    pub(crate) frame_base: Option<Box<(Vec<u8>, super::Program)>>,
+    pub(crate) frame_base: Option<Box<(Vec<u8>, Program)>>,
     /// Registers of calling frames found by unwinding whose location is
     /// being computed: (frame identity, register number) (`unwind.cyclic`).
     pub(crate) unwound_in_progress: Vec<(usize, u64)>,
@@ -195,27 +195,6 @@ impl Scratch {
     pub fn new_comp(&mut self) -> u32 {
         self.comps.push(Comp { first: NONE, last: NONE, total_bits: 0, complete: false, depth: 1 });
         (self.comps.len() - 1) as u32
-    }
-
-    /// Appends a part of `bits` bits at `loc` to composite `idx`.
-    /// A part location nesting composites too deep is first flattened
-    /// (see [`super::export::MAX_NESTING`]).
-    pub fn append_part(&mut self, idx: u32, bits: u64, loc: Loc) {
-        let loc = self.shallow(loc, bits);
-        let depth = self.nesting(&loc) + 1;
-        let c = &mut self.comps[idx as usize];
-        c.depth = c.depth.max(depth);
-        let p = self.parts.len() as u32;
-        self.parts.push(Part { bits, loc, next: NONE });
-        let c = &mut self.comps[idx as usize];
-        if c.first == NONE {
-            c.first = p;
-        } else {
-            self.parts[c.last as usize].next = p;
-        }
-        let c = &mut self.comps[idx as usize];
-        c.last = p;
-        c.total_bits = c.total_bits.saturating_add(bits);
     }
 
     /// The bytes of a value, least significant first (`ty.bytes()` long).
@@ -300,7 +279,7 @@ impl Scratch {
                 for p in pieces {
                     let locs: Vec<Loc> = p.sources.iter().map(|s| self.import_source(s)).collect();
                     let loc = self.multi_of(&locs);
-                    self.append_part(idx, p.bits, loc);
+                    self.link_part(idx, p.bits, loc);
                 }
                 self.comps[idx as usize].complete = true;
                 Loc::Comp { idx, bit: 0 }
@@ -332,52 +311,6 @@ impl Scratch {
         Value { ty: v.ty, bytes }
     }
 
-    /// The normalised outcome form of a location description.
-    pub fn export_loc(&self, l: &Loc) -> NormalLocation {
-        match l {
-            Loc::Comp { idx, bit: 0 } => match self.export_flat_comp(*idx) {
-                Some(pieces) => NormalLocation { places: vec![SingleLocation::Composite(pieces)] },
-                None => self.normal_form(l),
-            },
-            Loc::Multi { .. } | Loc::Comp { .. } => self.normal_form(l),
-            // One place in non-composite storage is already normal.
-            _ => NormalLocation { places: vec![SingleLocation::Simple(self.source(l))] },
-        }
-    }
-
-    /// The normal form of a composite at bit offset 0 whose parts are all
-    /// single places in non-composite storage (the common DWARF 5 shape),
-    /// built directly: zero-length parts dropped, parts that continue the
-    /// previous part's storage merged, exactly as `RawLocation::normalize`
-    /// does. `None` for any other composite.
-    fn export_flat_comp(&self, idx: u32) -> Option<Vec<Piece>> {
-        let mut pieces: Vec<Piece> = Vec::with_capacity(4);
-        let mut p = self.comps[idx as usize].first;
-        while p != NONE {
-            let part = &self.parts[p as usize];
-            p = part.next;
-            if matches!(part.loc, Loc::Comp { .. } | Loc::Multi { .. }) {
-                return None;
-            }
-            if part.bits == 0 {
-                continue;
-            }
-            let src = self.source(&part.loc);
-            if let Some(last) = pieces.last_mut() {
-                if last.sources.first().is_some_and(|prev| prev.advanced(last.bits) == src) {
-                    last.bits += part.bits;
-                    continue;
-                }
-            }
-            // (`insert` into an empty set is much cheaper than `from([..])`,
-            // which sorts.)
-            let mut sources = BTreeSet::new();
-            sources.insert(src);
-            pieces.push(Piece { bits: part.bits, sources });
-        }
-        Some(pieces)
-    }
-
     pub(super) fn source(&self, l: &Loc) -> Source {
         match *l {
             Loc::Undef | Loc::Comp { .. } | Loc::Multi { .. } => Source::Undefined,
@@ -392,6 +325,36 @@ impl Scratch {
             }
         }
     }
+
+    /// Appends a part of `bits` bits at `loc` to composite `idx` as it
+    /// is (no flattening: see `Scratch::append_part`).
+    pub fn link_part(&mut self, idx: u32, bits: u64, loc: Loc) {
+        let depth = self.nesting(&loc) + 1;
+        let c = &mut self.comps[idx as usize];
+        c.depth = c.depth.max(depth);
+        let p = self.parts.len() as u32;
+        self.parts.push(Part { bits, loc, next: NONE });
+        let c = &mut self.comps[idx as usize];
+        if c.first == NONE {
+            c.first = p;
+        } else {
+            self.parts[c.last as usize].next = p;
+        }
+        let c = &mut self.comps[idx as usize];
+        c.last = p;
+        c.total_bits = c.total_bits.saturating_add(bits);
+    }
+
+    /// Composite nesting depth of a location (0: not a composite).
+    pub(super) fn nesting(&self, l: &Loc) -> u32 {
+        match *l {
+            Loc::Comp { idx, .. } => self.comps[idx as usize].depth,
+            Loc::Multi { start, len } => {
+                (start..start + len).map(|i| self.nesting(&self.multi[i as usize])).max().unwrap_or(0)
+            }
+            _ => 0,
+        }
+    }
 }
 
 /// `v` with bits at and above `bits` cleared.
@@ -401,5 +364,13 @@ pub fn mask(v: u128, bits: u32) -> u128 {
         v
     } else {
         v & ((1u128 << bits) - 1)
+    }
+}
+
+/// An incomplete composite left on top at the end of an evaluation becomes
+/// complete (rule `expr.result.incomplete-composite-completed`).
+pub fn complete_top(s: &mut Scratch, e: &Ent) {
+    if let Ent::Loc(Loc::Comp { idx, .. }) = e {
+        s.comps[*idx as usize].complete = true;
     }
 }

@@ -2,7 +2,7 @@
 //! `DW_OP_regval_type`, register contents for `DW_OP_breg*` (hetero-2020
 //! "Special Value Operations", rules `op.deref*`, `op.implicit-pointer.*`).
 
-use super::exec::{Ev, Fail};
+use super::evaluation::{Ev, Fail};
 use super::machine::{Ent, Ipv, Loc, Scratch, Val, NONE};
 use dwarfcheck_core::context::{ContextError, MemoryStorage};
 use dwarfcheck_core::encoding::ate;
@@ -133,38 +133,6 @@ impl Ev<'_> {
     #[inline]
     fn big_endian_target(&self) -> bool {
         self.target.endian == dwarfcheck_core::target::Endian::Big
-    }
-
-    /// Size in **bits** of the memory storage of address space `aspace`.
-    #[inline]
-    pub(super) fn storage_bits_mem(&self, aspace: u64) -> u128 {
-        let abits = if aspace == 0 {
-            self.gbits()
-        } else {
-            self.target.address_space(aspace).map(|a| a.address_bits).unwrap_or(64)
-        };
-        1u128 << (abits.min(120) + 3)
-    }
-
-    /// Size in **bits** of implicit pointer storage: the address size of its space.
-    pub(super) fn ip_bits(&self, ip: &Ipv) -> u64 {
-        match ip.aspace {
-            None => u64::from(self.gbits()),
-            Some(a) => u64::from(self.target.address_space(a).map(|x| x.address_bits).unwrap_or(self.gbits())),
-        }
-    }
-
-    /// Size in **bits** of the storage of a non-composite single location
-    /// (`None`: unbounded/undefined).
-    pub(super) fn storage_bits(&self, s: &Scratch, l: &Loc) -> Option<u128> {
-        match *l {
-            Loc::Undef | Loc::Multi { .. } => None,
-            Loc::Mem { aspace, .. } => Some(self.storage_bits_mem(aspace)),
-            Loc::Reg { regno, .. } => self.target.register(regno).map(|r| u128::from(r.bits)),
-            Loc::Imp { len, .. } => Some(u128::from(len) * 8),
-            Loc::ImpPtr { die, disp, aspace, .. } => Some(u128::from(self.ip_bits(&Ipv { die, disp, aspace }))),
-            Loc::Comp { idx, .. } => Some(u128::from(s.comps[idx as usize].total_bits)),
-        }
     }
 
     /// Copies `n` bits starting `extra` bits after `l`'s position into
@@ -325,17 +293,6 @@ impl Ev<'_> {
             dst.copy_from_slice(&f);
         }
         Ok(())
-    }
-
-    /// Reads register `regno` as an unsigned generic-sized value (rule
-    /// `op.breg.register-plus-offset`).
-    pub(super) fn reg_address(&self, s: &mut Scratch, regno: u64) -> Res<u128> {
-        let t = BaseType::ate(ate::UNSIGNED, self.gbits(), self.gty.big_endian);
-        let l = self.reg_loc(s, regno)?;
-        match self.deref(s, &l, t)? {
-            Ent::Val(v) => Ok(v.lo),
-            _ => Ok(0),
-        }
     }
 }
 

@@ -3,9 +3,10 @@
 //! caller's registers (rules `unwind.cfa.*`, `unwind.step.registers`,
 //! `unwind.step.value`, `unwind.cyclic`, `frame.rule.*`).
 
-use super::exec::{Ev, Fail, Stop};
-use super::frame::{Known, Up};
+use super::evaluation::{Ev, Fail, Known, Stop, Up};
+use super::exec::evaluation;
 use super::machine::{mask, Ent, Loc, Scratch};
+use super::program::compiled;
 use dwarfcheck_core::context::MachineState;
 use dwarfcheck_core::encoding::ate;
 use dwarfcheck_core::outcome::cfi::RegisterRule;
@@ -138,13 +139,13 @@ impl FrameEval {
         progress.borrow_mut().clear();
         let known = known(*top, regs, rules, progress, true);
         let up = Up::Known(&known);
-        let ev = Ev { up: Some(&up), ..Ev::new(state) };
+        let ev = Ev { up: Some(&up), ..evaluation(state) };
         s.steps = 0;
         let base = s.stack.len();
         let loc = match spec {
             CfaSpec::Reg { reg, off, aspace } => reg_offset(&ev, s, reg, off, aspace).map_err(|f| outcome_of(plain(f))),
             CfaSpec::Expr(e) => {
-                let prog = super::calls::compiled(e, state);
+                let prog = compiled(e, state);
                 match &prog.error {
                     Some(d) => Err(Outcome::Failed(Failure::IllFormed { rule: d.rule.clone(), at: Some(d.at) })),
                     None => match ev.exec(&prog, s) {
@@ -178,7 +179,7 @@ impl FrameEval {
         }
         let known = known(*top, regs, rules, progress, false);
         let up = Up::Known(&known);
-        let ev = Ev { up: Some(&up), ..Ev::new(state) };
+        let ev = Ev { up: Some(&up), ..evaluation(state) };
         s.steps = 0;
         let base = s.stack.len();
         let rule = known_rule(rules, regno);

@@ -1,0 +1,147 @@
+//! Sizes of location storages and positions within them: moving a
+//! location description (`DW_OP_LLVM_offset` and its uses), whether a part
+//! fits its storage, the size of a composite, implicit storage holding a
+//! value (hetero-2020 "DWARF Location Description", "Composite Location
+//! Description Operations").
+
+use super::evaluation::{Ev, Fail};
+use super::machine::{Ipv, Loc, Scratch, Val};
+use dwarfcheck_core::outcome::BudgetKind;
+use dwarfcheck_core::rules::{id as R, RuleId};
+
+type Res<T> = Result<T, Fail>;
+
+impl Ev<'_> {
+    /// Size in **bits** of the memory storage of address space `aspace`.
+    #[inline]
+    pub(super) fn storage_bits_mem(&self, aspace: u64) -> u128 {
+        let abits = if aspace == 0 {
+            self.gbits()
+        } else {
+            self.target.address_space(aspace).map(|a| a.address_bits).unwrap_or(64)
+        };
+        1u128 << (abits.min(120) + 3)
+    }
+
+    /// Size in **bits** of implicit pointer storage: the address size of its space.
+    pub(super) fn ip_bits(&self, ip: &Ipv) -> u64 {
+        match ip.aspace {
+            None => u64::from(self.gbits()),
+            Some(a) => u64::from(self.target.address_space(a).map(|x| x.address_bits).unwrap_or(self.gbits())),
+        }
+    }
+
+    /// Size in **bits** of the storage of a non-composite single location
+    /// (`None`: unbounded/undefined).
+    pub(super) fn storage_bits(&self, s: &Scratch, l: &Loc) -> Option<u128> {
+        match *l {
+            Loc::Undef | Loc::Multi { .. } => None,
+            Loc::Mem { aspace, .. } => Some(self.storage_bits_mem(aspace)),
+            Loc::Reg { regno, .. } => self.target.register(regno).map(|r| u128::from(r.bits)),
+            Loc::Imp { len, .. } => Some(u128::from(len) * 8),
+            Loc::ImpPtr { die, disp, aspace, .. } => Some(u128::from(self.ip_bits(&Ipv { die, disp, aspace }))),
+            Loc::Comp { idx, .. } => Some(u128::from(s.comps[idx as usize].total_bits)),
+        }
+    }
+
+    /// `l` moved by `bits` bits (as `DW_OP_LLVM_bit_offset`): an evaluation
+    /// error `rule` if the new offset is negative or at/after the end of the
+    /// storage; undefined stays undefined (rule `loc.undefined.no-size`).
+    pub(super) fn move_loc(&self, s: &mut Scratch, l: Loc, bits: i128, rule: RuleId) -> Res<Loc> {
+        if let Loc::Multi { start, len } = l {
+            let first = s.multi.len() as u32;
+            for i in start..start + len {
+                let m = self.move_loc(s, s.multi[i as usize], bits, rule.clone())?;
+                s.multi.push(m);
+            }
+            return Ok(Loc::Multi { start: first, len });
+        }
+        let size = self.storage_bits(s, &l);
+        let cur: i128 = match l {
+            Loc::Undef => return Ok(l),
+            Loc::Mem { bit, .. } => bit as i128,
+            Loc::Reg { bit, .. } | Loc::Imp { bit, .. } | Loc::ImpPtr { bit, .. } | Loc::Comp { bit, .. } => {
+                i128::from(bit)
+            }
+            Loc::Multi { .. } => 0,
+        };
+        let nb = cur.checked_add(bits).ok_or(Fail::Eval(rule.clone()))?;
+        // (A register the target does not define has no known size, but its
+        // bit offset still cannot leave 0..2^64.)
+        let limit = if matches!(l, Loc::Mem { .. }) { i128::MAX } else { i128::from(u64::MAX) };
+        if nb < 0 || nb > limit || size.is_some_and(|sz| nb as u128 >= sz) {
+            return Err(Fail::Eval(rule));
+        }
+        Ok(match l {
+            Loc::Mem { aspace, thread, lane, .. } => Loc::Mem { aspace, bit: nb as u128, thread, lane },
+            Loc::Reg { regno, .. } => Loc::Reg { regno, bit: nb as u64 },
+            Loc::Imp { start, len, .. } => Loc::Imp { start, len, bit: nb as u64 },
+            Loc::ImpPtr { die, disp, aspace, .. } => Loc::ImpPtr { die, disp, aspace, bit: nb as u64 },
+            Loc::Comp { idx, .. } => Loc::Comp { idx, bit: nb as u64 },
+            other => other,
+        })
+    }
+
+    /// Every bit of a part must lie within each place's storage (rule
+    /// `composite.part-exceeds-storage`).
+    pub(super) fn check_part_fits(&self, s: &Scratch, l: &Loc, bits: u64) -> Res<()> {
+        let fits = match *l {
+            Loc::Undef => true,
+            Loc::Multi { start, len } => {
+                for i in start..start + len {
+                    self.check_part_fits(s, &s.multi[i as usize], bits)?;
+                }
+                true
+            }
+            Loc::Mem { aspace, bit, .. } => bit + u128::from(bits) <= self.storage_bits_mem(aspace),
+            // A register the target does not define has no known size.
+            Loc::Reg { regno, bit } => {
+                self.target.register(regno).is_none_or(|r| u128::from(bit) + u128::from(bits) <= u128::from(r.bits))
+            }
+            Loc::Imp { bit, .. } | Loc::ImpPtr { bit, .. } | Loc::Comp { bit, .. } => {
+                self.storage_bits(s, l).is_none_or(|size| u128::from(bit) + u128::from(bits) <= size)
+            }
+        };
+        if fits {
+            Ok(())
+        } else {
+            Err(Fail::Ill(R::COMPOSITE_PART_EXCEEDS_STORAGE))
+        }
+    }
+
+    /// Appends a part, checking the composite's total size against the
+    /// largest address space (rule `composite.too-large`) and the size budget.
+    pub(super) fn add_part(&self, s: &mut Scratch, idx: u32, bits: u64, loc: Loc) -> Res<()> {
+        let total = s.comps[idx as usize].total_bits.saturating_add(bits);
+        self.check_comp_size(u128::from(total))?;
+        s.append_part(idx, bits, loc);
+        Ok(())
+    }
+
+    /// A composite of `total` **bits** must fit the memory storage of the
+    /// target's largest address space (rule `composite.too-large`, checked
+    /// first) and the size budget.
+    pub(super) fn check_comp_size(&self, total: u128) -> Res<()> {
+        let max_abits = self.target.address_spaces.iter().map(|a| a.address_bits).max().unwrap_or(64);
+        if total > 1u128 << (max_abits.min(120) + 3) {
+            return Err(Fail::Ill(R::COMPOSITE_TOO_LARGE));
+        }
+        if total > u128::from(self.budgets.size_bytes.saturating_mul(8)) {
+            return Err(Fail::Budget(BudgetKind::Size));
+        }
+        Ok(())
+    }
+
+    /// Implicit storage holding `v` in target memory order (as
+    /// `DW_OP_stack_value` makes it).
+    pub(super) fn implicit_of(&self, s: &mut Scratch, v: &Val) -> Loc {
+        let mut tmp = std::mem::take(&mut s.tmp);
+        s.value_bytes(v, &mut tmp);
+        if v.ty.big_endian {
+            tmp.reverse();
+        }
+        let start = s.store(&tmp);
+        s.tmp = tmp;
+        Loc::Imp { start, len: v.ty.bytes() as u32, bit: 0 }
+    }
+}
