@@ -1,13 +1,14 @@
-//! The evaluation state every operation family works on: [`Ev`] (the
+//! The evaluation state every operation family works on: [`Evaluation`] (the
 //! machine state asked, the facts read from it once per evaluation,
 //! nesting, the frame evaluated in), why an operation stops ([`Fail`],
 //! [`Stop`]), and the stack primitives (hetero-2020 "DWARF Expression
 //! Evaluation Context", "DWARF Expression Value").
 
 use super::decode::Insn;
-use super::machine::{mask, Ent, Loc, Scratch, Val, NONE};
+use super::machine::{mask, Entry, Location, Scratch, Value, NONE};
 use super::program::Program;
 use dwarfcheck_core::context::{Budgets, CallerFrame, ContextError, Die, Element, MachineState};
+use dwarfcheck_core::encoding::ate;
 use dwarfcheck_core::outcome::cfi::RegisterRule;
 use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::outcome::{BaseType, BudgetKind, Outcome};
@@ -16,15 +17,17 @@ use dwarfcheck_core::rules::RuleId;
 use dwarfcheck_core::target::Target;
 use std::borrow::Cow;
 
-type Res<T> = Result<T, Fail>;
+/// The result of an operation (or of a step of one): `T`, or why
+/// evaluation stops.
+pub(super) type Result<T, E = Fail> = std::result::Result<T, E>;
 
 /// Why an operation stopped evaluation (the offset is attached by the loop).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Fail {
     /// Ill-formed input.
-    Ill(RuleId),
+    IllFormed(RuleId),
     /// Evaluation error.
-    Eval(RuleId),
+    EvalError(RuleId),
     /// A budget ran out.
     Budget(BudgetKind),
     /// Not implemented by this evaluator.
@@ -36,8 +39,8 @@ impl Fail {
     /// (the operation reports it at its own offset).
     pub fn from_failure(failure: &Failure) -> Fail {
         match failure {
-            Failure::IllFormed { rule, .. } => Fail::Ill(rule.clone()),
-            Failure::EvalError { rule, .. } => Fail::Eval(rule.clone()),
+            Failure::IllFormed { rule, .. } => Fail::IllFormed(rule.clone()),
+            Failure::EvalError { rule, .. } => Fail::EvalError(rule.clone()),
             Failure::Budget { budget, .. } => Fail::Budget(*budget),
             Failure::Unsupported { what } | Failure::ConsumerFault { what } => Fail::Unsupported(what.clone()),
         }
@@ -50,7 +53,7 @@ impl Fail {
     pub fn from_context(e: &ContextError, missing: RuleId) -> Fail {
         match e {
             ContextError::Unwinding(f) => Fail::from_failure(f),
-            _ => Fail::Eval(missing),
+            _ => Fail::EvalError(missing),
         }
     }
 }
@@ -74,17 +77,17 @@ impl Stop {
 /// The outcome of failure `fail` reported at `at`.
 pub(super) fn fail_outcome(fail: Fail, at: Option<u64>) -> Outcome {
     match fail {
-        Fail::Ill(rule) => Outcome::Failed(Failure::IllFormed { rule, at }),
-        Fail::Eval(rule) => Outcome::Failed(Failure::EvalError { rule, at }),
+        Fail::IllFormed(rule) => Outcome::Failed(Failure::IllFormed { rule, at }),
+        Fail::EvalError(rule) => Outcome::Failed(Failure::EvalError { rule, at }),
         Fail::Budget(budget) => Outcome::Failed(Failure::Budget { budget, at }),
         Fail::Unsupported(what) => Outcome::Failed(Failure::Unsupported { what }),
     }
 }
 
 /// Evaluation state of one (possibly nested) operation expression.
-pub struct Ev<'a> {
+pub struct Evaluation<'a> {
     /// The machine state evaluated against.
-    pub ctx: &'a dyn MachineState,
+    pub state: &'a dyn MachineState,
     /// Its target, read once per evaluation.
     pub target: &'a Target,
     /// Its budgets, read once per evaluation.
@@ -96,46 +99,47 @@ pub struct Ev<'a> {
     /// Offset every failure is reported at (nested evaluations).
     pub at_override: Option<u64>,
     /// The generic type.
-    pub gty: BaseType,
+    pub generic_type: BaseType,
     /// For an evaluation in a calling (non-top) frame: how its registers
     /// are recovered from the frame it called (see `frame`).
-    pub up: Option<&'a Up<'a>>,
-    /// The interpreter loop, for nested evaluations ([`Ev::run`]).
+    pub frame: Option<&'a FrameRegisters<'a>>,
+    /// The interpreter loop, for nested evaluations ([`Evaluation::run`]).
     pub(super) run: RunNested,
 }
 
 /// Runs a nested program on the stack above the evaluation's base: the
 /// interpreter loop (`exec`), handed down so that the operation families
 /// below it can evaluate nested expressions without importing it.
-pub(super) type RunNested = fn(&Ev<'_>, &Program, &mut Scratch) -> Result<(), Stop>;
+pub(super) type RunNested = fn(&Evaluation<'_>, &Program, &mut Scratch) -> Result<(), Stop>;
 
-/// How the registers of a frame other than the context's own are found.
-pub enum Up<'a> {
-    /// A calling frame given by the context (`Context::caller`): its CFI
-    /// rules (from the row of the frame it called) and the evaluation state
-    /// of that called frame, whose registers, CFA and memory the rules are
-    /// applied to.
+/// How the registers of a frame other than the machine state's own (the
+/// top frame's) are found.
+pub enum FrameRegisters<'a> {
+    /// A calling frame given by the state ([`MachineState::caller`]): its
+    /// CFI rules (from the row of the frame it called) and the evaluation
+    /// state of that called frame, whose registers, CFA and memory the
+    /// rules are applied to.
     Rules {
         /// The calling frame.
-        rules: &'a CallerFrame,
+        caller: &'a CallerFrame,
         /// The called frame's evaluation state.
-        callee: &'a Ev<'a>,
+        callee: &'a Evaluation<'a>,
     },
     /// A frame reached by virtual unwinding (`crate::unwind`): its
     /// registers are already known as top-frame locations, and its own
     /// row's rules give its caller's registers (with cycle detection,
     /// rule `unwind.cyclic`).
-    Known(&'a Known<'a>),
+    Unwinding(&'a UnwindingFrame<'a>),
 }
 
 /// Frame k of a virtual unwinding, as its expressions see it (rules
 /// `unwind.*`, `frame.registers-through-cfi`).
-pub struct Known<'a> {
+pub struct UnwindingFrame<'a> {
     /// Frame k's registers as top-frame locations (or the fault of their
     /// rule), sorted by DWARF register number; a register not listed has
     /// the default rule (undefined). `None` for the top frame (frame 0),
-    /// whose registers are the context's.
-    pub regs: Option<&'a [(u64, Result<Loc, Fail>)]>,
+    /// whose registers are the machine state's.
+    pub regs: Option<&'a [(u64, Result<Location, Fail>)]>,
     /// Frame k's row rules (frame k+1's registers), sorted by register
     /// number, the ABI stack pointer rule included (`unwind.sp-is-cfa`);
     /// `DW_OP_LLVM_call_frame_entry_reg` in frame k reads through them.
@@ -146,7 +150,7 @@ pub struct Known<'a> {
     pub cfa_in_progress: std::cell::Cell<bool>,
 }
 
-impl Known<'_> {
+impl UnwindingFrame<'_> {
     /// The rule of frame k+1's register `regno` (default: undefined).
     pub(super) fn rule(&self, regno: u64) -> &RegisterRule {
         match self.rules.binary_search_by_key(&regno, |(r, _)| *r) {
@@ -156,42 +160,45 @@ impl Known<'_> {
     }
 }
 
-impl<'a> Ev<'a> {
-    /// A top-level evaluation state in `ctx`, nested evaluations running
+impl<'a> Evaluation<'a> {
+    /// A top-level evaluation state in `state`, nested evaluations running
     /// through `run`: the target, budgets and generic type are read here,
     /// once per evaluation.
-    pub(super) fn new(ctx: &'a dyn MachineState, run: RunNested) -> Self {
-        Ev {
-            ctx,
-            target: ctx.target(),
-            budgets: ctx.budgets(),
+    pub(super) fn new(state: &'a dyn MachineState, run: RunNested) -> Self {
+        Evaluation {
+            state,
+            target: state.target(),
+            budgets: state.budgets(),
             base: 0,
             depth: 0,
             at_override: None,
-            gty: ctx.generic_type(),
-            up: None,
+            generic_type: state.generic_type(),
+            frame: None,
             run,
         }
     }
 }
 
-impl Ev<'_> {
+impl Evaluation<'_> {
     /// Runs `prog` on the stack above `self.base` (a nested evaluation);
     /// leaves the entries there.
     pub(super) fn run(&self, prog: &Program, s: &mut Scratch) -> Result<(), Stop> {
         (self.run)(self, prog, s)
     }
 
+    /// Size of the generic type in **bits**.
     #[inline]
-    pub(super) fn gbits(&self) -> u32 {
-        self.gty.bits
+    pub(super) fn generic_bits(&self) -> u32 {
+        self.generic_type.bits
     }
 
+    /// `v` as a value of the generic type (truncated to its size).
     #[inline]
-    pub(super) fn generic(&self, v: u128) -> Val {
-        Val { ty: self.gty, lo: mask(v, self.gty.bits), wide: NONE }
+    pub(super) fn generic(&self, v: u128) -> Value {
+        Value { ty: self.generic_type, lo: mask(v, self.generic_type.bits), wide: NONE }
     }
 
+    /// Stack entries this evaluation can pop.
     #[inline]
     pub(super) fn avail(&self, s: &Scratch) -> usize {
         s.stack.len() - self.base
@@ -199,67 +206,74 @@ impl Ev<'_> {
 
     /// Fails with `expr.stack.underflow` unless `n` entries are available.
     #[inline]
-    pub(super) fn need(&self, s: &Scratch, n: usize) -> Res<()> {
+    pub(super) fn need(&self, s: &Scratch, n: usize) -> Result<()> {
         if self.avail(s) < n {
-            return Err(Fail::Ill(R::EXPR_STACK_UNDERFLOW));
+            return Err(Fail::IllFormed(R::EXPR_STACK_UNDERFLOW));
         }
         Ok(())
     }
 
-    pub(super) fn is_incomplete(s: &Scratch, e: &Ent) -> bool {
-        matches!(e, Ent::Loc(Loc::Comp { idx, .. }) if !s.comps[*idx as usize].complete)
+    /// Whether `e` is an incomplete composite.
+    pub(super) fn is_incomplete(s: &Scratch, e: &Entry) -> bool {
+        matches!(e, Entry::Location(Location::Composite { idx, .. }) if !s.composites[*idx as usize].complete)
     }
 
     /// The entry with index `i` (0 = top) touched by a stack operation
     /// (rule `op.stack.incomplete-composite`).
-    pub(super) fn touch(&self, s: &Scratch, i: usize) -> Res<Ent> {
+    pub(super) fn touch(&self, s: &Scratch, i: usize) -> Result<Entry> {
         let e = s.stack[s.stack.len() - 1 - i];
         if Self::is_incomplete(s, &e) {
-            return Err(Fail::Ill(R::OP_STACK_INCOMPLETE_COMPOSITE));
+            return Err(Fail::IllFormed(R::OP_STACK_INCOMPLETE_COMPOSITE));
         }
         Ok(e)
     }
 
+    /// Pops the top entry (undefined when the stack is empty: callers
+    /// check with [`Evaluation::need`] first).
     #[inline]
-    pub(super) fn pop_raw(&self, s: &mut Scratch) -> Ent {
-        s.stack.pop().unwrap_or(Ent::Loc(Loc::Undef))
+    pub(super) fn pop_raw(&self, s: &mut Scratch) -> Entry {
+        s.stack.pop().unwrap_or(Entry::Location(Location::Undefined))
     }
 
     /// Pops an entry required to be a value.
-    pub(super) fn pop_val(&self, s: &mut Scratch) -> Res<Val> {
+    pub(super) fn pop_value(&self, s: &mut Scratch) -> Result<Value> {
         self.need(s, 1)?;
         let e = self.pop_raw(s);
-        self.to_val(s, e)
+        self.to_value(s, e)
     }
 
     /// Entry `e` where a value is required (rules
     /// `loc.convert.memory-to-value`, `loc.convert.location-not-value`).
-    pub(super) fn to_val(&self, s: &Scratch, e: Ent) -> Res<Val> {
+    pub(super) fn to_value(&self, s: &Scratch, e: Entry) -> Result<Value> {
         match e {
-            Ent::Val(v) => Ok(v),
-            Ent::Ipv(_) => Err(Fail::Eval(R::OP_IMPLICIT_POINTER_VALUE_MISUSE)),
-            Ent::Loc(Loc::Comp { idx, .. }) if !s.comps[idx as usize].complete => {
-                Err(Fail::Ill(R::LOC_INCOMPLETE_COMPOSITE_NOT_LOCATION))
+            Entry::Value(v) => Ok(v),
+            Entry::ImplicitPointer(_) => Err(Fail::EvalError(R::OP_IMPLICIT_POINTER_VALUE_MISUSE)),
+            Entry::Location(Location::Composite { idx, .. }) if !s.composites[idx as usize].complete => {
+                Err(Fail::IllFormed(R::LOC_INCOMPLETE_COMPOSITE_NOT_LOCATION))
             }
-            Ent::Loc(Loc::Mem { aspace: 0, bit, .. }) if bit % 8 == 0 => Ok(self.generic(bit / 8)),
-            Ent::Loc(_) => Err(Fail::Ill(R::LOC_CONVERT_LOCATION_NOT_VALUE)),
+            Entry::Location(Location::Memory { aspace: 0, bit, .. }) if bit % 8 == 0 => Ok(self.generic(bit / 8)),
+            Entry::Location(_) => Err(Fail::IllFormed(R::LOC_CONVERT_LOCATION_NOT_VALUE)),
         }
     }
 
-    pub(super) fn pop_integral(&self, s: &mut Scratch, rule: RuleId) -> Res<Val> {
-        let v = self.pop_val(s)?;
+    /// Pops a value of an integral type; another type is the ill-formed
+    /// `rule`.
+    pub(super) fn pop_integral(&self, s: &mut Scratch, rule: RuleId) -> Result<Value> {
+        let v = self.pop_value(s)?;
         if !v.ty.is_integral() {
-            return Err(Fail::Ill(rule));
+            return Err(Fail::IllFormed(rule));
         }
         Ok(v)
     }
 
+    /// Pushes `e`.
     #[inline]
-    pub(super) fn push(&self, s: &mut Scratch, e: Ent) {
+    pub(super) fn push(&self, s: &mut Scratch, e: Entry) {
         s.stack.push(e);
     }
 
-    pub(super) fn top(&self, s: &Scratch) -> Option<Ent> {
+    /// The top entry of this evaluation's part of the stack, if any.
+    pub(super) fn top(&self, s: &Scratch) -> Option<Entry> {
         if s.stack.len() > self.base {
             s.stack.last().copied()
         } else {
@@ -269,16 +283,16 @@ impl Ev<'_> {
 
     /// The base type at unit offset `die`; 0 is the generic type (rule
     /// `op.typed.die-zero-generic`).
-    pub(super) fn base_type(&self, die: u64) -> Res<BaseType> {
+    pub(super) fn base_type(&self, die: u64) -> Result<BaseType> {
         if die == 0 {
-            return Ok(self.gty);
+            return Ok(self.generic_type);
         }
-        let t = self.ctx.base_type(die).map_err(|e| match e {
-            ContextError::Missing(Element::Unit) => Fail::Eval(R::CTX_CU_MISSING),
-            _ => Fail::Ill(R::OP_TYPED_NOT_BASE_TYPE),
+        let t = self.state.base_type(die).map_err(|e| match e {
+            ContextError::Missing(Element::Unit) => Fail::EvalError(R::CTX_CU_MISSING),
+            _ => Fail::IllFormed(R::OP_TYPED_NOT_BASE_TYPE),
         })?;
         if t.vector_size == 0 {
-            return Err(Fail::Ill(R::ATTR_LLVM_VECTOR_SIZE_NOT_POSITIVE));
+            return Err(Fail::IllFormed(R::ATTR_LLVM_VECTOR_SIZE_NOT_POSITIVE));
         }
         Ok(t)
     }
@@ -286,15 +300,15 @@ impl Ev<'_> {
     /// The DIE at `.debug_info` offset `off`; `missing` is the rule when
     /// the unit does not hold it (`op.call.die-missing`,
     /// `op.implicit-pointer.die-missing`).
-    pub(super) fn die(&self, off: u64, missing: dwarfcheck_core::rules::RuleId) -> Res<Cow<'_, Die>> {
-        if self.ctx.unit().is_none() {
-            return Err(Fail::Eval(R::CTX_CU_MISSING));
+    pub(super) fn die(&self, off: u64, missing: RuleId) -> Result<Cow<'_, Die>> {
+        if self.state.unit().is_none() {
+            return Err(Fail::EvalError(R::CTX_CU_MISSING));
         }
-        self.ctx.die(off).ok_or(Fail::Ill(missing))
+        self.state.die(off).ok_or(Fail::IllFormed(missing))
     }
 
     /// Checks the nesting budget for one more level (DESIGN §9).
-    pub(super) fn deeper(&self) -> Res<u32> {
+    pub(super) fn deeper(&self) -> Result<u32> {
         if self.depth + 1 > self.budgets.depth {
             return Err(Fail::Budget(BudgetKind::Depth));
         }
@@ -308,7 +322,7 @@ impl Ev<'_> {
 
     /// `t` if a value of it fits the size budget (DESIGN §9; checked with
     /// the operation's operand checks, before the stack: ambiguities item 45).
-    pub(super) fn within_size(&self, t: dwarfcheck_core::outcome::BaseType) -> Res<dwarfcheck_core::outcome::BaseType> {
+    pub(super) fn within_size(&self, t: BaseType) -> Result<BaseType> {
         if u64::from(t.bits) > self.budgets.size_bytes.saturating_mul(8) {
             return Err(Fail::Budget(BudgetKind::Size));
         }
@@ -319,16 +333,12 @@ impl Ev<'_> {
     /// register of the generic size, else an unsigned integer of the
     /// register's size, which must fit the size budget (rule
     /// `op.entry-value.register-type`).
-    pub(super) fn register_type(&self, regno: u64) -> Res<dwarfcheck_core::outcome::BaseType> {
-        let reg = self.target.register(regno).ok_or(Fail::Eval(R::REG_UNKNOWN_REGISTER_READ))?;
-        let t = if reg.bits == self.gbits() {
-            self.gty
+    pub(super) fn register_type(&self, regno: u64) -> Result<BaseType> {
+        let reg = self.target.register(regno).ok_or(Fail::EvalError(R::REG_UNKNOWN_REGISTER_READ))?;
+        let t = if reg.bits == self.generic_bits() {
+            self.generic_type
         } else {
-            dwarfcheck_core::outcome::BaseType::ate(
-                dwarfcheck_core::encoding::ate::UNSIGNED,
-                reg.bits,
-                self.gty.big_endian,
-            )
+            BaseType::ate(ate::UNSIGNED, reg.bits, self.generic_type.big_endian)
         };
         self.within_size(t)
     }

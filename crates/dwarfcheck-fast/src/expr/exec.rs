@@ -5,15 +5,13 @@
 
 use super::arith;
 use super::decode::{Insn, Kind, BAD_TARGET, END, OUT_OF_RANGE};
-use super::evaluation::{fail_outcome, Ev, Fail, Stop};
-use super::machine::{complete_top, Ent, Loc, Scratch, Val};
+use super::evaluation::{fail_outcome, Evaluation, Fail, Result, Stop};
+use super::machine::{complete_top, Entry, Location, Scratch, Value};
 use super::program::Program;
 use dwarfcheck_core::context::{ContextError, Element, MachineState, ResultKind};
 use dwarfcheck_core::outcome::{BudgetKind, Failure, Outcome};
 use dwarfcheck_core::rules::id as R;
 use dwarfcheck_core::rules::RuleId;
-
-type Res<T> = Result<T, Fail>;
 
 impl Program {
     /// Evaluates the program in `state`, using `scratch` for all working
@@ -24,12 +22,12 @@ impl Program {
         }
         scratch.reset();
         for e in state.initial_stack() {
-            let ent: Ent = scratch.import(e);
-            scratch.stack.push(ent);
+            let entry: Entry = scratch.import(e);
+            scratch.stack.push(entry);
         }
-        let ev = evaluation(state);
-        match ev.exec(self, scratch) {
-            Ok(()) => ev.finish(scratch),
+        let evaluation = evaluation(state);
+        match evaluation.exec(self, scratch) {
+            Ok(()) => evaluation.finish(scratch),
             Err(stop) => stop.outcome(),
         }
     }
@@ -54,17 +52,17 @@ pub fn evaluate(expr: &[u8], state: &dyn MachineState) -> Outcome {
 
 /// A top-level evaluation state in `state` whose nested evaluations run
 /// in this loop.
-pub(super) fn evaluation(state: &dyn MachineState) -> Ev<'_> {
-    Ev::new(state, run_nested)
+pub(super) fn evaluation(state: &dyn MachineState) -> Evaluation<'_> {
+    Evaluation::new(state, run_nested)
 }
 
 /// The loop as the operation families below it run a nested program
-/// ([`Ev::run`]).
-fn run_nested(ev: &Ev<'_>, prog: &Program, s: &mut Scratch) -> Result<(), Stop> {
-    ev.exec(prog, s)
+/// ([`Evaluation::run`]).
+fn run_nested(evaluation: &Evaluation<'_>, prog: &Program, s: &mut Scratch) -> Result<(), Stop> {
+    evaluation.exec(prog, s)
 }
 
-impl Ev<'_> {
+impl Evaluation<'_> {
     /// Runs `prog` on the stack above `self.base`; leaves the entries there.
     pub fn exec(&self, prog: &Program, s: &mut Scratch) -> Result<(), Stop> {
         let insns = &prog.insns[..];
@@ -93,23 +91,23 @@ impl Ev<'_> {
     // ----- one operation ------------------------------------------------
 
     /// Executes one instruction; returns a branch target if control moves.
-    pub(super) fn step(&self, prog: &Program, ins: &Insn, s: &mut Scratch) -> Res<Option<u64>> {
+    pub(super) fn step(&self, prog: &Program, ins: &Insn, s: &mut Scratch) -> Result<Option<u64>> {
         match ins.kind {
             Kind::Const => {
                 let v = self.generic(u128::from(ins.a));
-                self.push(s, Ent::Val(v));
+                self.push(s, Entry::Value(v));
             }
-            Kind::Addr => self.push_mem(s, u128::from(ins.a))?,
+            Kind::Addr => self.push_memory(s, u128::from(ins.a))?,
             Kind::Addrx | Kind::Constx => {
-                let a = self.ctx.debug_addr(ins.a).map_err(|e| match e {
-                    ContextError::Missing(Element::Unit) => Fail::Eval(R::CTX_CU_MISSING),
-                    _ => Fail::Eval(R::OP_DEBUG_ADDR_ENTRY_MISSING),
+                let a = self.state.debug_addr(ins.a).map_err(|e| match e {
+                    ContextError::Missing(Element::Unit) => Fail::EvalError(R::CTX_CU_MISSING),
+                    _ => Fail::EvalError(R::OP_DEBUG_ADDR_ENTRY_MISSING),
                 })?;
                 if ins.kind == Kind::Addrx {
-                    self.push_mem(s, u128::from(a))?;
+                    self.push_memory(s, u128::from(a))?;
                 } else {
                     let v = self.generic(u128::from(a));
-                    self.push(s, Ent::Val(v));
+                    self.push(s, Entry::Value(v));
                 }
             }
             Kind::Dup => {
@@ -130,7 +128,7 @@ impl Ev<'_> {
             Kind::Pick => {
                 let i = ins.a as usize;
                 if i >= self.avail(s) {
-                    return Err(Fail::Ill(R::OP_PICK_INDEX_OUT_OF_RANGE));
+                    return Err(Fail::IllFormed(R::OP_PICK_INDEX_OUT_OF_RANGE));
                 }
                 let e = self.touch(s, i)?;
                 self.push(s, e);
@@ -155,22 +153,22 @@ impl Ev<'_> {
                 s.stack[n - 3] = top;
             }
             Kind::Deref => {
-                let l = self.pop_loc(s)?;
-                let e = self.deref(s, &l, self.gty)?;
+                let l = self.pop_location(s)?;
+                let e = self.deref(s, &l, self.generic_type)?;
                 self.push(s, e);
             }
             Kind::DerefSize => {
-                let l = self.pop_loc(s)?;
+                let l = self.pop_location(s)?;
                 let e = self.deref_size(s, &l, ins.a)?;
                 self.push(s, e);
             }
             Kind::DerefType => {
                 let t = self.base_type(ins.b)?;
                 if t.bytes() as u64 != ins.a {
-                    return Err(Fail::Ill(R::OP_DEREF_TYPE_SIZE_MISMATCH));
+                    return Err(Fail::IllFormed(R::OP_DEREF_TYPE_SIZE_MISMATCH));
                 }
                 self.within_size(t)?;
-                let l = self.pop_loc(s)?;
+                let l = self.pop_location(s)?;
                 let e = self.deref(s, &l, t)?;
                 self.push(s, e);
             }
@@ -178,11 +176,11 @@ impl Ev<'_> {
                 let t = if ins.kind == Kind::XderefType {
                     let t = self.base_type(ins.b)?;
                     if t.bytes() as u64 != ins.a {
-                        return Err(Fail::Ill(R::OP_DEREF_TYPE_SIZE_MISMATCH));
+                        return Err(Fail::IllFormed(R::OP_DEREF_TYPE_SIZE_MISMATCH));
                     }
                     t
                 } else {
-                    self.gty
+                    self.generic_type
                 };
                 self.need(s, 2)?;
                 let a = self.pop_integral(s, R::OP_XDEREF_REQUIRES_INTEGRAL)?;
@@ -193,9 +191,9 @@ impl Ev<'_> {
                 self.push(s, e);
             }
             Kind::Abs | Kind::Neg | Kind::Not => {
-                let v = self.pop_val(s)?;
+                let v = self.pop_value(s)?;
                 let r = arith::unary(ins.kind, v)?;
-                self.push(s, Ent::Val(r));
+                self.push(s, Entry::Value(r));
             }
             Kind::And
             | Kind::Div
@@ -215,34 +213,34 @@ impl Ev<'_> {
             | Kind::Lt
             | Kind::Ne => {
                 self.need(s, 2)?;
-                let b = self.pop_val(s)?;
-                let a = self.pop_val(s)?;
+                let b = self.pop_value(s)?;
+                let a = self.pop_value(s)?;
                 let r = arith::binary(self, ins.kind, a, b)?;
-                self.push(s, Ent::Val(r));
+                self.push(s, Entry::Value(r));
             }
             Kind::PlusUconst => {
-                let v = self.pop_val(s)?;
+                let v = self.pop_value(s)?;
                 let r = arith::plus_uconst(self, v, ins.a)?;
-                self.push(s, Ent::Val(r));
+                self.push(s, Entry::Value(r));
             }
             Kind::Skip => return self.branch(ins.a, R::OP_SKIP_TARGET_OUT_OF_RANGE, R::OP_SKIP_TARGET_NOT_OP_START),
             Kind::Bra => {
-                let v = self.pop_val(s)?;
+                let v = self.pop_value(s)?;
                 if !arith::is_zero(s, &v) {
                     return self.branch(ins.a, R::OP_BRA_TARGET_OUT_OF_RANGE, R::OP_BRA_TARGET_NOT_OP_START);
                 }
             }
             Kind::Reg => {
-                let l = self.reg_loc(s, ins.a)?;
-                self.push(s, Ent::Loc(l));
+                let l = self.register_location(s, ins.a)?;
+                self.push(s, Entry::Location(l));
             }
             Kind::Breg => {
-                let r = self.reg_address(s, ins.a)?;
-                self.push_mem(s, r.wrapping_add(ins.b as i64 as i128 as u128))?;
+                let r = self.register_address(s, ins.a)?;
+                self.push_memory(s, r.wrapping_add(ins.b as i64 as i128 as u128))?;
             }
             Kind::Fbreg => {
                 let l = self.fbreg(ins, s)?;
-                self.push(s, Ent::Loc(l));
+                self.push(s, Entry::Location(l));
             }
             Kind::Piece => self.piece(s, ins.a.saturating_mul(8), None)?,
             Kind::BitPiece => self.piece(s, ins.a, Some(ins.b))?,
@@ -258,20 +256,20 @@ impl Ev<'_> {
             | Kind::Extend
             | Kind::SelectBitPiece => self.ext(ins, s)?,
             Kind::PushObjectAddress => {
-                let o = self.ctx.object().ok_or(Fail::Eval(R::CTX_OBJECT_MISSING))?;
+                let o = self.state.object().ok_or(Fail::EvalError(R::CTX_OBJECT_MISSING))?;
                 let e = s.import(o);
                 self.push(s, e);
             }
             Kind::FormTlsAddress => {
                 let v = self.pop_integral(s, R::OP_FORM_TLS_ADDRESS_REQUIRES_INTEGRAL)?;
-                let base = self.ctx.tls_base().ok_or(Fail::Eval(R::CTX_TLS_BASE_MISSING))?;
+                let base = self.state.tls_base().ok_or(Fail::EvalError(R::CTX_TLS_BASE_MISSING))?;
                 let ta = s.low128(&v);
-                self.push_mem(s, u128::from(base).wrapping_add(ta))?;
+                self.push_memory(s, u128::from(base).wrapping_add(ta))?;
             }
             Kind::CallFrameCfa => {
                 // In the CFA's own address space.
-                let l = self.cfa_loc()?;
-                self.push(s, Ent::Loc(l));
+                let l = self.cfa_location()?;
+                self.push(s, Entry::Location(l));
             }
             Kind::ImplicitValue => {
                 let (st, len) = (ins.a as usize, ins.b as usize);
@@ -279,16 +277,24 @@ impl Ev<'_> {
                     return Err(Fail::Budget(BudgetKind::Size));
                 }
                 let start = s.store(&prog.bytes[st..st + len]);
-                self.push(s, Ent::Loc(Loc::Imp { start, len: len as u32, bit: 0 }));
+                self.push(s, Entry::Location(Location::Implicit { start, len: len as u32, bit: 0 }));
             }
             Kind::StackValue => {
                 self.need(s, 1)?;
                 let e = self.pop_raw(s);
-                if let Ent::Ipv(p) = e {
-                    self.push(s, Ent::Loc(Loc::ImpPtr { die: p.die, disp: p.disp, aspace: p.aspace, bit: 0 }));
+                if let Entry::ImplicitPointer(p) = e {
+                    self.push(
+                        s,
+                        Entry::Location(Location::ImplicitPointer {
+                            die: p.die,
+                            disp: p.disp,
+                            aspace: p.aspace,
+                            bit: 0,
+                        }),
+                    );
                     return Ok(None);
                 }
-                let v = self.to_val(s, e)?;
+                let v = self.to_value(s, e)?;
                 let mut tmp = std::mem::take(&mut s.tmp);
                 s.value_bytes(&v, &mut tmp);
                 if v.ty.big_endian {
@@ -296,46 +302,49 @@ impl Ev<'_> {
                 }
                 let start = s.store(&tmp);
                 s.tmp = tmp;
-                self.push(s, Ent::Loc(Loc::Imp { start, len: v.ty.bytes() as u32, bit: 0 }));
+                self.push(s, Entry::Location(Location::Implicit { start, len: v.ty.bytes() as u32, bit: 0 }));
             }
             Kind::ImplicitPointer => {
-                self.push(s, Ent::Loc(Loc::ImpPtr { die: ins.a, disp: ins.b as i64, aspace: None, bit: 0 }));
+                self.push(
+                    s,
+                    Entry::Location(Location::ImplicitPointer { die: ins.a, disp: ins.b as i64, aspace: None, bit: 0 }),
+                );
             }
             Kind::ConstType => {
                 let t = self.base_type(ins.a)?;
                 if t.bytes() as u64 != u64::from(ins.c) {
-                    return Err(Fail::Ill(R::OP_CONST_TYPE_SIZE_MISMATCH));
+                    return Err(Fail::IllFormed(R::OP_CONST_TYPE_SIZE_MISMATCH));
                 }
                 self.within_size(t)?;
                 let blk = &prog.bytes[ins.b as usize..ins.b as usize + ins.c as usize];
-                let v = self.val_from_memory_order(s, t, blk);
-                self.push(s, Ent::Val(v));
+                let v = self.value_from_memory_order(s, t, blk);
+                self.push(s, Entry::Value(v));
             }
             Kind::RegvalType => {
                 let t = self.within_size(self.base_type(ins.b)?)?;
-                let l = self.reg_loc(s, ins.a)?;
+                let l = self.register_location(s, ins.a)?;
                 let e = self.deref(s, &l, t)?;
                 self.push(s, e);
             }
             Kind::Convert | Kind::Reinterpret => {
                 let t = self.within_size(self.base_type(ins.a)?)?;
                 self.need(s, 1)?;
-                let v = self.pop_val(s)?;
+                let v = self.pop_value(s)?;
                 let r = if ins.kind == Kind::Convert {
                     arith::convert(v, t)?
                 } else {
                     if t.bits != v.ty.bits {
-                        return Err(Fail::Ill(R::OP_REINTERPRET_SIZE_MISMATCH));
+                        return Err(Fail::IllFormed(R::OP_REINTERPRET_SIZE_MISMATCH));
                     }
-                    Val { ty: t, ..v }
+                    Value { ty: t, ..v }
                 };
-                self.push(s, Ent::Val(r));
+                self.push(s, Entry::Value(r));
             }
             Kind::Call => self.call(ins, s)?,
             Kind::EntryValue => self.entry_value(prog, ins, s)?,
             Kind::CallFrameEntryReg => {
                 let l = self.call_frame_entry_reg(s, ins.a, ins.off)?;
-                self.push(s, Ent::Loc(l));
+                self.push(s, Entry::Location(l));
             }
             Kind::AspaceImplicitPointer => self.aspace_implicit_pointer(ins, s)?,
             Kind::Unsupported => {
@@ -347,10 +356,10 @@ impl Ev<'_> {
 
     // ----- helpers ------------------------------------------------------
 
-    pub(super) fn branch(&self, target: u64, out_of_range: RuleId, not_start: RuleId) -> Res<Option<u64>> {
+    pub(super) fn branch(&self, target: u64, out_of_range: RuleId, not_start: RuleId) -> Result<Option<u64>> {
         match target {
-            OUT_OF_RANGE => Err(Fail::Ill(out_of_range)),
-            BAD_TARGET => Err(Fail::Ill(not_start)),
+            OUT_OF_RANGE => Err(Fail::IllFormed(out_of_range)),
+            BAD_TARGET => Err(Fail::IllFormed(not_start)),
             t => Ok(Some(t)),
         }
     }
@@ -362,23 +371,23 @@ impl Ev<'_> {
         if let Some(e) = &top {
             complete_top(s, e);
         }
-        let r = match (self.ctx.result_kind(), top) {
-            (Some(ResultKind::Value), None) => Err(Fail::Ill(R::EXPR_RESULT_VALUE_EMPTY_STACK)),
-            (_, None) => Ok(Ent::Loc(Loc::Undef)),
+        let r = match (self.state.result_kind(), top) {
+            (Some(ResultKind::Value), None) => Err(Fail::IllFormed(R::EXPR_RESULT_VALUE_EMPTY_STACK)),
+            (_, None) => Ok(Entry::Location(Location::Undefined)),
             (Some(ResultKind::Location), Some(e)) => {
-                self.to_loc_as(s, e, R::EXPR_RESULT_LOCATION_NOT_CONVERTIBLE).map(Ent::Loc)
+                self.to_location_as(s, e, R::EXPR_RESULT_LOCATION_NOT_CONVERTIBLE).map(Entry::Location)
             }
             (Some(ResultKind::Value), Some(e)) => self
-                .to_val(s, e)
-                .map(Ent::Val)
+                .to_value(s, e)
+                .map(Entry::Value)
                 .map_err(|f| remap(f, &R::LOC_CONVERT_LOCATION_NOT_VALUE, R::EXPR_RESULT_VALUE_NOT_CONVERTIBLE)),
-            (None, Some(Ent::Ipv(_))) => Err(Fail::Eval(R::OP_IMPLICIT_POINTER_VALUE_MISUSE)),
+            (None, Some(Entry::ImplicitPointer(_))) => Err(Fail::EvalError(R::OP_IMPLICIT_POINTER_VALUE_MISUSE)),
             (None, Some(e)) => Ok(e),
         };
         match r {
-            Ok(Ent::Val(v)) => Outcome::Value(s.export_val(&v)),
-            Ok(Ent::Loc(l)) => Outcome::Location(s.export_loc(&l)),
-            Ok(Ent::Ipv(_)) => fail_outcome(Fail::Eval(R::OP_IMPLICIT_POINTER_VALUE_MISUSE), None),
+            Ok(Entry::Value(v)) => Outcome::Value(s.export_value(&v)),
+            Ok(Entry::Location(l)) => Outcome::Location(s.export_location(&l)),
+            Ok(Entry::ImplicitPointer(_)) => fail_outcome(Fail::EvalError(R::OP_IMPLICIT_POINTER_VALUE_MISUSE), None),
             Err(f) => fail_outcome(f, None),
         }
     }
@@ -386,7 +395,7 @@ impl Ev<'_> {
 
 fn remap(f: Fail, from: &RuleId, to: RuleId) -> Fail {
     match f {
-        Fail::Ill(r) if r == *from => Fail::Ill(to),
+        Fail::IllFormed(r) if r == *from => Fail::IllFormed(to),
         f => f,
     }
 }

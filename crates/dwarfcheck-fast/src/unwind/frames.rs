@@ -139,11 +139,11 @@ fn unwinding(state: &dyn MachineState, cfi: &CfiSection) -> Found {
                     next = None;
                     continue;
                 }
-                let up = made.get(k + 1).map(|(s, _)| (s.cfa_address, s.cfa_aspace));
+                let above = made.get(k + 1).map(|(s, _)| (s.cfa_address, s.cfa_aspace));
                 next = Some(Arc::new(CallerFrame {
                     pc: st.step.caller_pc,
-                    cfa: up.map(|c| c.0),
-                    cfa_aspace: up.map_or(0, |c| c.1),
+                    cfa: above.map(|c| c.0),
+                    cfa_aspace: above.map_or(0, |c| c.1),
                     frame_base: None,
                     rules: rules.iter().cloned().collect(),
                     default_rule: RegisterRule::Undefined,

@@ -29,7 +29,7 @@ pub use frames::UnwoundFrames;
 pub use index::FdeIndex;
 
 use crate::cfi::{to_rule, Builder, Cfa, RowSink, Rule};
-use crate::expr::unwind_frame::{CfaSpec, FrameEval};
+use crate::expr::unwind_frame::{CfaSpec, FrameEvaluation};
 use dwarfcheck_core::cfi::{CfiSection, AARCH64_RA_SIGN_STATE};
 use dwarfcheck_core::context::{self, ContextError, Element, MachineState, Overlay, ResultKind};
 use dwarfcheck_core::outcome::cfi::{CfiOutcome, RegisterRule};
@@ -94,7 +94,7 @@ pub struct Unwinder<'a> {
     index: FdeIndex,
     builder: Builder,
     row: RowAt,
-    pub(crate) frame: FrameEval,
+    pub(crate) frame: FrameEvaluation,
 }
 
 /// Captures the row that holds one address.
@@ -143,7 +143,7 @@ impl<'a> Unwinder<'a> {
             index: FdeIndex::build(sec),
             builder: Builder::new(),
             row: RowAt::default(),
-            frame: FrameEval::new(),
+            frame: FrameEvaluation::new(),
         }
     }
 
@@ -221,7 +221,7 @@ impl<'a> Unwinder<'a> {
             Cfa::None => return Err(Outcome::Failed(Failure::Unsupported { what: "row without CFA rule".into() })),
         };
         let frame_state = frame_state.with_cfa(Err(ContextError::Missing(Element::Cfa)));
-        let (cfa, cfa_loc) = self.frame.cfa(&frame_state, spec)?;
+        let (cfa, cfa_location) = self.frame.cfa(&frame_state, spec)?;
         let frame_state = frame_state.with_cfa(Ok(context::Cfa { address: cfa.addr, aspace: cfa.aspace }));
 
         // The caller's registers (`unwind.step.registers`, `unwind.sp-is-cfa`).
@@ -253,8 +253,14 @@ impl<'a> Unwinder<'a> {
                 (fault, _) => (None, Some(UnwindEnd::Fault { outcome: fault.clone() })),
             },
         };
-        let step =
-            Step { pc: frame.pc, lookup: frame.lookup, fde_offset: fde.fde.offset, cfa: cfa_loc, registers, caller_pc };
+        let step = Step {
+            pc: frame.pc,
+            lookup: frame.lookup,
+            fde_offset: fde.fde.offset,
+            cfa: cfa_location,
+            registers,
+            caller_pc,
+        };
         Ok(Stepped { step, signal_frame: cie.signal_frame, cfa_address: cfa.addr, cfa_aspace: cfa.aspace, end })
     }
 
