@@ -2,7 +2,7 @@
 //! (hetero-2020 "Debugging Information Entry Attributes"; rules `attr.*`).
 
 use super::evaluation::{Fail, Stop};
-use super::exec::{evaluate, evaluation};
+use super::exec::{evaluate, top_level};
 use super::machine::{Entry, Location, Scratch};
 use super::program::Program;
 use dwarfcheck_core::context::{AttrValue, Attribute, MachineState, Overlay, ResultKind};
@@ -63,7 +63,6 @@ fn attribute_state(attr: Attribute, state: &dyn MachineState, entries: usize) ->
 /// by virtually unwinding through a frame section, wrap `state` in
 /// [`crate::unwind::UnwoundFrames`].
 pub fn evaluate_attribute(attribute: Option<Attribute>, value: AttrValue<'_>, state: &dyn MachineState) -> Outcome {
-    let state = state;
     let form = match value {
         AttrValue::Exprloc(e) => Form::Expr(e),
         f @ (AttrValue::LocList { .. } | AttrValue::LocListX { .. }) => Form::List(f),
@@ -87,16 +86,15 @@ pub fn evaluate_attribute(attribute: Option<Attribute>, value: AttrValue<'_>, st
     if state.initial_stack().len() < entries {
         return Outcome::Failed(Failure::EvalError { rule: R::ATTR_INITIAL_STACK_MISSING, at: None });
     }
-    let own = attribute_state(attr, state, entries);
-    let actx: &dyn MachineState = &own;
+    let scoped = attribute_state(attr, state, entries);
     if matches!(attr, Attribute::FrameBase | Attribute::StaticLink | Attribute::ReturnAddr) {
-        return single_memory(attr, actx, form);
+        return single_memory(attr, &scoped, form);
     }
     let out = match form {
         Form::Const(b) if attr == Attribute::LlvmLanes => return lanes(state, b),
-        Form::Const(b) => return member_offset(actx, b),
-        Form::List(f) => list(actx, f, false),
-        Form::Expr(e) => evaluate(e, actx),
+        Form::Const(b) => return member_offset(&scoped, b),
+        Form::List(f) => list(&scoped, f, false),
+        Form::Expr(e) => evaluate(e, &scoped),
     };
     match (attr, &out) {
         (Attribute::LlvmActiveLane, Outcome::Value(v)) if !v.ty.is_integral() => {
@@ -115,7 +113,7 @@ pub fn evaluate_attribute(attribute: Option<Attribute>, value: AttrValue<'_>, st
 fn single_memory(attr: Attribute, state: &dyn MachineState, form: Form<'_>) -> Outcome {
     let fb = attr == Attribute::FrameBase;
     let mut s = Scratch::new();
-    let evaluation = evaluation(state);
+    let evaluation = top_level(state);
     let l = match form {
         Form::List(f) => evaluation.location_list(f, &mut s, fb),
         Form::Expr(e) => {
@@ -165,7 +163,7 @@ fn single_memory(attr: Attribute, state: &dyn MachineState, form: Form<'_>) -> O
 /// A location list as the attribute's value, evaluated at depth 0.
 fn list(state: &dyn MachineState, form: AttrValue<'_>, frame_base: bool) -> Outcome {
     let mut s = Scratch::new();
-    let evaluation = evaluation(state);
+    let evaluation = top_level(state);
     match evaluation.location_list(form, &mut s, frame_base) {
         Ok(l) => Outcome::Location(s.export_location(&l)),
         Err(stop) => stop.outcome(),
@@ -189,7 +187,7 @@ fn lanes(state: &dyn MachineState, n: u64) -> Outcome {
 /// `attr.data-member-location.offset-out-of-storage`).
 fn member_offset(state: &dyn MachineState, b: u64) -> Outcome {
     let mut s = Scratch::new();
-    let evaluation = evaluation(state);
+    let evaluation = top_level(state);
     let r = (|| {
         let top = state.initial_stack().last().ok_or(Fail::EvalError(R::ATTR_INITIAL_STACK_MISSING))?;
         let e: Entry = s.import(top);

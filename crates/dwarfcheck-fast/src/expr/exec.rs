@@ -25,7 +25,7 @@ impl Program {
             let entry: Entry = scratch.import(e);
             scratch.stack.push(entry);
         }
-        let evaluation = evaluation(state);
+        let evaluation = top_level(state);
         match evaluation.exec(self, scratch) {
             Ok(()) => evaluation.finish(scratch),
             Err(stop) => stop.outcome(),
@@ -52,7 +52,7 @@ pub fn evaluate(expr: &[u8], state: &dyn MachineState) -> Outcome {
 
 /// A top-level evaluation state in `state` whose nested evaluations run
 /// in this loop.
-pub(super) fn evaluation(state: &dyn MachineState) -> Evaluation<'_> {
+pub(super) fn top_level(state: &dyn MachineState) -> Evaluation<'_> {
     Evaluation::new(state, run_nested)
 }
 

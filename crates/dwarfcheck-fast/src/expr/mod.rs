@@ -28,8 +28,9 @@
 //!   `docs/ambiguities.md` item 45 (nested evaluations: items 57-58), so
 //!   rule IDs match the reference.
 //!
-//! Layers, bottom first; a module uses only modules above it in this list
-//! (imports and the methods it calls), never one below:
+//! Layers, bottom first. A module uses (imports, and calls methods of)
+//! only the modules listed before it, in the order given, never one
+//! listed after it:
 //! 1. `decode` (opcodes to instructions), `program` ([`Program`], the
 //!    per-thread cache of programs compiled for nested evaluations);
 //! 2. `machine` (values, location descriptions, stack entries, the
@@ -67,7 +68,7 @@
 //! arithmetic on values wider than 128 bits, vectors or floats other than
 //! binary32/64.
 
-// Layers, bottom first (see above).
+// (Their layers are listed in the module documentation.)
 mod arith;
 mod aspace;
 mod attribute;

@@ -4,7 +4,7 @@
 //! `unwind.step.value`, `unwind.cyclic`, `frame.rule.*`).
 
 use super::evaluation::{Evaluation, Fail, FrameRegisters, Stop, UnwindingFrame};
-use super::exec::evaluation;
+use super::exec::top_level;
 use super::machine::{mask, Entry, Location, Scratch};
 use super::program::compiled;
 use dwarfcheck_core::context::MachineState;
@@ -139,7 +139,7 @@ impl FrameEvaluation {
         progress.borrow_mut().clear();
         let known = known(*top, regs, rules, progress, true);
         let frame = FrameRegisters::Unwinding(&known);
-        let evaluation = Evaluation { frame: Some(&frame), ..evaluation(state) };
+        let evaluation = Evaluation { frame: Some(&frame), ..top_level(state) };
         s.steps = 0;
         let base = s.stack.len();
         let location = match spec {
@@ -181,7 +181,7 @@ impl FrameEvaluation {
         }
         let known = known(*top, regs, rules, progress, false);
         let frame = FrameRegisters::Unwinding(&known);
-        let evaluation = Evaluation { frame: Some(&frame), ..evaluation(state) };
+        let evaluation = Evaluation { frame: Some(&frame), ..top_level(state) };
         s.steps = 0;
         let base = s.stack.len();
         let rule = known_rule(rules, regno);
