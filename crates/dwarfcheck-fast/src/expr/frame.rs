@@ -68,7 +68,12 @@ impl Evaluation<'_> {
     /// the virtual unwinding it was to come from, or `unwind.cyclic` while
     /// an unwinding is computing that very CFA.
     pub(super) fn cfa_location(&self) -> Result<Location> {
-        match self.state.cfa() {
+        self.cfa_location_of(self.state.cfa())
+    }
+
+    /// [`Evaluation::cfa_location`] of the answer `cfa` the state gave.
+    fn cfa_location_of(&self, cfa: std::result::Result<Cfa, ContextError>) -> Result<Location> {
+        match cfa {
             Ok(Cfa { address, aspace }) => {
                 self.bound_memory(aspace, mask(u128::from(address), self.aspace_bits(aspace)))
             }
@@ -103,15 +108,16 @@ impl Evaluation<'_> {
         match rule {
             RegisterRule::Undefined => Ok(Location::Undefined),
             RegisterRule::SameValue => self.register_location_for(s, regno, depth),
-            RegisterRule::Offset { offset } => self.cfa_plus(s, *offset),
+            RegisterRule::Offset { offset } => self.cfa_plus(s, self.state.cfa(), *offset),
             RegisterRule::ValOffset { offset } => {
                 // (The CFA's address space; 0 when the CFA is missing,
                 // which `cfa_plus` then reports.)
-                let abits = self.aspace_bits(self.state.cfa().map_or(0, |c| c.aspace));
+                let cfa = self.state.cfa();
+                let abits = self.aspace_bits(cfa.as_ref().map_or(0, |c| c.aspace));
                 if reg_bits.is_some_and(|b| b != abits) {
                     return Err(Fail::IllFormed(R::FRAME_VAL_OFFSET_SIZE_MISMATCH));
                 }
-                let Location::Memory { bit, .. } = self.cfa_plus(s, *offset)? else {
+                let Location::Memory { bit, .. } = self.cfa_plus(s, cfa, *offset)? else {
                     return Ok(Location::Undefined);
                 };
                 // The register's size; the generic type's for a register the
@@ -179,10 +185,11 @@ impl Evaluation<'_> {
         Ok(self.implicit_of(s, &v))
     }
 
-    /// Memory at byte address `CFA + offset` of the CFA's address space,
-    /// with the `DW_OP_LLVM_offset` range check (`frame.offset.out-of-storage`).
-    fn cfa_plus(&self, s: &mut Scratch, offset: i64) -> Result<Location> {
-        let l = self.cfa_location()?;
+    /// Memory at byte address `CFA + offset` of the CFA's address space
+    /// (`cfa`: the state's answer), with the `DW_OP_LLVM_offset` range
+    /// check (`frame.offset.out-of-storage`).
+    fn cfa_plus(&self, s: &mut Scratch, cfa: std::result::Result<Cfa, ContextError>, offset: i64) -> Result<Location> {
+        let l = self.cfa_location_of(cfa)?;
         self.move_location(s, l, i128::from(offset) * 8, R::FRAME_OFFSET_OUT_OF_STORAGE)
     }
 

@@ -167,61 +167,85 @@ impl FrameEvaluation {
         }
     }
 
-    /// The caller register `regno` by frame k's row rule, evaluated in
-    /// `state` (frame k's state with its CFA set): its location and its
-    /// value bytes (rules `unwind.step.registers`, `unwind.step.value`).
-    /// The second result is whether the location is exactly the undefined
-    /// location description (`unwind.base-of-stack`).
-    pub fn register(&mut self, state: &dyn MachineState, regno: u64) -> (CallerRegister, bool) {
+    /// The caller registers by frame k's row rules, evaluated in `state`
+    /// (frame k's state with its CFA set): the register of each rule in
+    /// register number order, then `extra` if given, each handed to `each`
+    /// with its location and its value bytes (rules
+    /// `unwind.step.registers`, `unwind.step.value`) and whether the
+    /// location is exactly the undefined location description
+    /// (`unwind.base-of-stack`). The evaluation state is set up once for
+    /// all of them.
+    pub fn registers(
+        &mut self,
+        state: &dyn MachineState,
+        extra: Option<u64>,
+        mut each: impl FnMut(u64, CallerRegister, bool),
+    ) {
         let FrameEvaluation { scratch: s, regs, rules, top, progress, fault_at } = self;
-        {
-            let mut p = progress.borrow_mut();
-            p.clear();
-            p.push(regno);
-        }
         let known = known(*top, regs, rules, progress, false);
         let frame = FrameRegisters::Unwinding(&known);
         let evaluation = Evaluation { frame: Some(&frame), ..top_level(state) };
-        s.steps = 0;
-        let base = s.stack.len();
-        let rule = known_rule(rules, regno);
-        let reg_bits = evaluation.target.register(regno).map(|r| r.bits);
-        let r = match rule {
-            RegisterRule::Expression { expr } => evaluation.expr_rule(s, expr, None, None, 0),
-            RegisterRule::ValExpression { expr } => evaluation.expr_rule(s, expr, Some(reg_bits), None, 0),
-            rule => evaluation.rule_location(s, rule, regno, None, 0).map_err(|f| {
-                // A register / same value rule whose register of frame k
-                // failed: that fault, with its offset.
-                // Not when the rule failed its own size check
-                // (frame.register.size-mismatch comes before the read).
-                let led_to = match rule {
-                    RegisterRule::SameValue => Some(regno),
-                    RegisterRule::Register { register } => {
-                        let other = evaluation.target.register(*register).map(|r| r.bits);
-                        let own_fault = reg_bits.is_some() && other.is_some() && reg_bits != other;
-                        (!own_fault).then_some(*register)
-                    }
-                    _ => None,
-                };
-                let carried = led_to.and_then(|r| {
-                    let i = regs.binary_search_by_key(&r, |(x, _)| *x).ok()?;
-                    let same = regs[i].1.as_ref().err() == Some(&f);
-                    same.then(|| fault_at.iter().find(|(x, _)| *x == r).map(|(_, a)| *a)).flatten()
-                });
-                Stop { fail: f, at: carried }
-            }),
-        };
-        s.stack.truncate(base);
-        match r {
-            Err(stop) => (CallerRegister { location: outcome_of(stop), bytes: None }, false),
-            Ok(l) => {
-                let bytes = read_bytes(&evaluation, s, &l, reg_bits.unwrap_or(evaluation.generic_type.bits));
-                s.stack.truncate(base);
-                (
-                    CallerRegister { location: Outcome::Location(s.export_location(&l)), bytes },
-                    matches!(l, Location::Undefined),
-                )
+        for regno in rules.iter().map(|(r, _)| *r).chain(extra) {
+            {
+                let mut p = progress.borrow_mut();
+                p.clear();
+                p.push(regno);
             }
+            let (register, undefined) = caller_register(&evaluation, s, rules, regs, fault_at, regno);
+            each(regno, register, undefined);
+        }
+    }
+}
+
+/// The caller register `regno` by frame k's row rule `rules[regno]`, in
+/// `evaluation` (see [`FrameEvaluation::registers`]).
+fn caller_register(
+    evaluation: &Evaluation<'_>,
+    s: &mut Scratch,
+    rules: &[(u64, RegisterRule)],
+    regs: &[(u64, Result<Location, Fail>)],
+    fault_at: &[(u64, u64)],
+    regno: u64,
+) -> (CallerRegister, bool) {
+    s.steps = 0;
+    let base = s.stack.len();
+    let rule = known_rule(rules, regno);
+    let reg_bits = evaluation.target.register(regno).map(|r| r.bits);
+    let r = match rule {
+        RegisterRule::Expression { expr } => evaluation.expr_rule(s, expr, None, None, 0),
+        RegisterRule::ValExpression { expr } => evaluation.expr_rule(s, expr, Some(reg_bits), None, 0),
+        rule => evaluation.rule_location(s, rule, regno, None, 0).map_err(|f| {
+            // A register / same value rule whose register of frame k
+            // failed: that fault, with its offset.
+            // Not when the rule failed its own size check
+            // (frame.register.size-mismatch comes before the read).
+            let led_to = match rule {
+                RegisterRule::SameValue => Some(regno),
+                RegisterRule::Register { register } => {
+                    let other = evaluation.target.register(*register).map(|r| r.bits);
+                    let own_fault = reg_bits.is_some() && other.is_some() && reg_bits != other;
+                    (!own_fault).then_some(*register)
+                }
+                _ => None,
+            };
+            let carried = led_to.and_then(|r| {
+                let i = regs.binary_search_by_key(&r, |(x, _)| *x).ok()?;
+                let same = regs[i].1.as_ref().err() == Some(&f);
+                same.then(|| fault_at.iter().find(|(x, _)| *x == r).map(|(_, a)| *a)).flatten()
+            });
+            Stop { fail: f, at: carried }
+        }),
+    };
+    s.stack.truncate(base);
+    match r {
+        Err(stop) => (CallerRegister { location: outcome_of(stop), bytes: None }, false),
+        Ok(l) => {
+            let bytes = read_bytes(evaluation, s, &l, reg_bits.unwrap_or(evaluation.generic_type.bits));
+            s.stack.truncate(base);
+            (
+                CallerRegister { location: Outcome::Location(s.export_location(&l)), bytes },
+                matches!(l, Location::Undefined),
+            )
         }
     }
 }

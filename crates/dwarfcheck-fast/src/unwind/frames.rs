@@ -2,7 +2,7 @@
 //! does not give them, come from virtually unwinding it through a frame
 //! section (`unwind.context-from-cfi`).
 
-use super::{Frame, Stepped, Unwinder};
+use super::{walk_state, Frame, Stepped, Unwinder};
 use dwarfcheck_core::cfi::CfiSection;
 use dwarfcheck_core::context::{
     Budgets, CallerFrame, Cfa, ContextError, DebugSection, Die, Element, Entry, MachineState, MemoryStorage,
@@ -85,12 +85,13 @@ fn unwinding(state: &dyn MachineState, cfi: &CfiSection) -> Found {
             return Found { cfa: Err(e.clone()), caller: Err(e) };
         }
     };
+    let walk = walk_state(state);
     let (mut pc, mut lookup) = (top.pc, top.lookup);
     let mut made: Vec<(Stepped, Vec<(u64, RegisterRule)>)> = Vec::new();
     let mut fault0 = None;
     while (made.len() as u64) < u64::from(state.budgets().frames) {
         let frame = Frame { pc, lookup, callee: made.last().map(|(s, _)| &s.step) };
-        let st = match u.step(state, &frame) {
+        let st = match u.step_from(&walk, &frame) {
             Ok(st) => st,
             Err(o) => {
                 if made.is_empty() {
@@ -111,7 +112,7 @@ fn unwinding(state: &dyn MachineState, cfi: &CfiSection) -> Found {
         // the fault that ends unwinding after step 0.
         let step0 = match fault0 {
             Some(o) => Err(o),
-            None => u.step(state, &top),
+            None => u.step_from(&walk, &top),
         };
         return match step0 {
             Err(o) => {

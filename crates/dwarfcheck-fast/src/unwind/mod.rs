@@ -170,6 +170,12 @@ impl<'a> Unwinder<'a> {
     /// unwinding without a step (`unwind.no-fde`, a table fault, a CFA
     /// fault).
     pub fn step(&mut self, state: &dyn MachineState, frame: &Frame<'_>) -> Result<Stepped, Outcome> {
+        self.step_from(&walk_state(state), frame)
+    }
+
+    /// [`Unwinder::step`] in `walk`, the [`walk_state`] of the machine
+    /// state the walk started from (built once per walk).
+    pub(super) fn step_from(&mut self, walk: &dyn MachineState, frame: &Frame<'_>) -> Result<Stepped, Outcome> {
         let sec = self.sec;
         let fde = self.index.find(frame.lookup).ok_or(eval_error(R::UNWIND_NO_FDE))?;
         let cie = &self.index.cies[fde.cie as usize];
@@ -201,18 +207,9 @@ impl<'a> Unwinder<'a> {
         }
         let ra = cie.return_address_register;
         let ra_listed = rules.binary_search_by_key(&ra, |(r, _)| *r).is_ok();
-        let columns = rules.len();
 
-        // Frame k's state: the top frame's registers and memory, frame k's
-        // pc; no unit, object, initial stack, frame base or caller.
-        let frame_state = Overlay::new(state)
-            .without_unit()
-            .with_object(None)
-            .with_initial_stack(&[])
-            .with_frame_base(None)
-            .with_caller(Err(ContextError::Missing(Element::Caller)))
-            .with_result_kind(Some(ResultKind::Location))
-            .with_pc(Some(frame.pc));
+        // Frame k's state: the walk's, at frame k's pc.
+        let frame_state = Overlay::new(walk).with_pc(Some(frame.pc));
 
         // Frame k's CFA (`unwind.cfa.*`).
         let spec = match cfa_rule {
@@ -227,15 +224,12 @@ impl<'a> Unwinder<'a> {
         // The caller's registers (`unwind.step.registers`, `unwind.sp-is-cfa`).
         let mut registers = BTreeMap::new();
         let mut ra_undefined = false;
-        let wanted = (0..columns).map(Some).chain(std::iter::once(None).filter(|_| !ra_listed));
-        for i in wanted {
-            let r = i.map_or(ra, |i| self.frame.rules()[i].0);
-            let (c, undefined) = self.frame.register(&frame_state, r);
+        self.frame.registers(&frame_state, (!ra_listed).then_some(ra), |r, c, undefined| {
             if r == ra {
                 ra_undefined = undefined;
             }
             registers.insert(r, c);
-        }
+        });
 
         // The caller pc (`unwind.return-address`, `unwind.base-of-stack`).
         let big = sec.target.endian == Endian::Big;
@@ -269,6 +263,7 @@ impl<'a> Unwinder<'a> {
     /// (end `Budget { Frames }`, `unwind.frames-budget`).
     pub fn unwind(&mut self, state: &dyn MachineState, limit: Option<u32>) -> Unwind {
         let frames = state.budgets().frames;
+        let walk = walk_state(state);
         let top = match self.start(state) {
             Ok(f) => f,
             Err(o) => return Unwind::fault(o),
@@ -286,7 +281,7 @@ impl<'a> Unwinder<'a> {
                 };
             }
             let frame = Frame { pc, lookup, callee: steps.last() };
-            match self.step(state, &frame) {
+            match self.step_from(&walk, &frame) {
                 Err(outcome) => break UnwindEnd::Fault { outcome },
                 Ok(st) => {
                     let next = st.caller().map(|f| (f.pc, f.lookup));
@@ -302,6 +297,22 @@ impl<'a> Unwinder<'a> {
         };
         Unwind { steps, end }
     }
+}
+
+/// The state every frame of a walk from `state` is evaluated in, before
+/// its program location and CFA: the top frame's registers and memory
+/// (frame k's registers are read through the locations the steps before
+/// gave), the target, thread, lane, TLS base and budgets of `state`; no
+/// unit, object, initial stack, frame base, result kind other than a
+/// location, or caller.
+fn walk_state(state: &dyn MachineState) -> Overlay<'_> {
+    Overlay::new(state)
+        .without_unit()
+        .with_object(None)
+        .with_initial_stack(&[])
+        .with_frame_base(None)
+        .with_caller(Err(ContextError::Missing(Element::Caller)))
+        .with_result_kind(Some(ResultKind::Location))
 }
 
 /// Register bytes in target order as an unsigned integer (its low 64 bits).
