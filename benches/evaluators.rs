@@ -66,7 +66,7 @@ fn bench_exprs(c: &mut Criterion) {
     g.bench_function("gimli", |b| {
         b.iter(|| {
             for case in &cases {
-                black_box(dwarfcheck::consumer::gimli::evaluate(black_box(&case.expr), &case.ctx));
+                black_box(dwarfcheck::consumer::gimli::evaluate(black_box(&case.expr), &*case.ctx));
             }
         })
     });
@@ -82,25 +82,25 @@ fn bench_exprs(c: &mut Criterion) {
     g.bench_function("fast", |b| {
         b.iter(|| {
             for case in &cases {
-                black_box(fast::evaluate(black_box(&case.expr), &case.ctx));
+                black_box(fast::evaluate(black_box(&case.expr), &*case.ctx));
             }
         })
     });
     g.bench_function("fast-compile", |b| {
         b.iter(|| {
             for case in &cases {
-                black_box(fast::Program::compile(black_box(&case.expr), &case.ctx));
+                black_box(fast::Program::compile(black_box(&case.expr), &*case.ctx));
             }
         })
     });
     // What a debugger embedding `fast` pays per evaluation: programs
     // compiled once, one scratch area reused.
-    let programs: Vec<fast::Program> = cases.iter().map(|c| fast::Program::compile(&c.expr, &c.ctx)).collect();
+    let programs: Vec<fast::Program> = cases.iter().map(|c| fast::Program::compile(&c.expr, &*c.ctx)).collect();
     let mut scratch = fast::Scratch::new();
     g.bench_function("fast-run", |b| {
         b.iter(|| {
             for (p, case) in programs.iter().zip(&cases) {
-                black_box(p.run(black_box(&case.ctx), &mut scratch));
+                black_box(p.run(black_box(&*case.ctx), &mut scratch));
             }
         })
     });

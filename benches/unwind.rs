@@ -131,7 +131,7 @@ fn bench(c: &mut Criterion) {
                     0 => top,
                     _ => Frame { pc: steps[k].pc, lookup: steps[k].lookup, callee: Some(&steps[k - 1]) },
                 };
-                let st = un.step(black_box(&frame)).expect("step");
+                let st = un.step(ctx, black_box(&frame)).expect("step");
                 n += st.step.registers.len();
             }
             n
@@ -163,7 +163,7 @@ fn bench_libllvm(c: &mut Criterion) {
     ctx.synthetic = Some(0x5eed);
     ctx.pc = Some(pcs[0]);
     un.start(&ctx).expect("pc");
-    let made = pcs.iter().filter(|&&pc| un.step(&Frame { pc, lookup: pc, callee: None }).is_ok()).count();
+    let made = pcs.iter().filter(|&&pc| un.step(&ctx, &Frame { pc, lookup: pc, callee: None }).is_ok()).count();
     eprintln!("libLLVM .eh_frame: {fdes} FDEs indexed, {made} of {} top steps made", pcs.len());
 
     let mut g = c.benchmark_group("unwind-libLLVM");
@@ -172,7 +172,9 @@ fn bench_libllvm(c: &mut Criterion) {
     g.bench_function("index", |b| b.iter(|| Unwinder::new(black_box(&sec)).index().fdes.len()));
     g.throughput(Throughput::Elements(pcs.len() as u64));
     g.bench_function("top-step", |b| {
-        b.iter(|| pcs.iter().filter(|&&pc| un.step(black_box(&Frame { pc, lookup: pc, callee: None })).is_ok()).count())
+        b.iter(|| {
+            pcs.iter().filter(|&&pc| un.step(&ctx, black_box(&Frame { pc, lookup: pc, callee: None })).is_ok()).count()
+        })
     });
     g.finish();
 }

@@ -24,7 +24,7 @@ fn case(text: &str) -> CfiCase {
 fn check(text: &str) -> Unwind {
     let c = case(text);
     let u = c.unwind.as_ref().expect("unwind:");
-    let got = unwind(&c.section, &u.ctx, u.limit);
+    let got = unwind(&c.section, &*u.ctx, u.limit);
     let want = u.expect.as_ref().expect("unwind.expect");
     assert!(dwarfcheck::runner::compare::exact_unwind(want, &got), "expected:\n{want}\ngot:\n{got}");
     got
@@ -83,11 +83,11 @@ fn limit_and_frames_budget() {
     let one = TWO_FRAMES.replace("      expect:", "      frames: 1\n      expect:");
     let c = case(&one);
     let u = c.unwind.as_ref().unwrap();
-    let got = unwind(&c.section, &u.ctx, u.limit);
+    let got = unwind(&c.section, &*u.ctx, u.limit);
     assert_eq!((got.steps.len(), &got.end), (1, &UnwindEnd::Limit));
     assert_eq!(got.steps[0].caller_pc, Some(0x2010));
     // Limit 0: no step at all.
-    let got = unwind(&c.section, &u.ctx, Some(0));
+    let got = unwind(&c.section, &*u.ctx, Some(0));
     assert_eq!((got.steps.len(), &got.end), (0, &UnwindEnd::Limit));
     // A frames budget of 1 with no limit: the second step would be step
     // number 2 > 1, so Budget{Frames, at: None} after one step.
@@ -299,7 +299,7 @@ fn cfa_expression_fault_keeps_its_offset() {
     );
     let c = case(&t);
     let u = c.unwind.as_ref().unwrap();
-    let got = unwind(&c.section, &u.ctx, u.limit);
+    let got = unwind(&c.section, &*u.ctx, u.limit);
     match got.end {
         UnwindEnd::Fault { outcome: Outcome::Failed(Failure::EvalError { at, .. }) } => assert_eq!(at, Some(2)),
         e => panic!("{e:?}"),
@@ -651,7 +651,7 @@ fn random_instructions_never_panic() {
         let Case::Cfi(c) = cases.remove(0) else { panic!("a CFI case") };
         ran += 1;
         let u = c.unwind.as_ref().unwrap();
-        let got = unwind(&c.section, &u.ctx, Some(4));
+        let got = unwind(&c.section, &*u.ctx, Some(4));
         assert!(got.steps.len() <= 4, "{t}\n{got}");
         for s in got.steps.iter().rev().skip(1) {
             assert!(s.caller_pc.is_some(), "{t}\n{got}");

@@ -169,7 +169,7 @@ fn three_frames_reach_the_base() {
     let u = c.unwind.as_ref().expect("unwind");
     let r = reference::unwind::unwind(&c.section, &*u.ctx, None);
     check(&r, &expect).unwrap();
-    let f = fast::unwind::unwind(&c.section, &u.ctx, None);
+    let f = fast::unwind::unwind(&c.section, &*u.ctx, None);
     check(&f, &expect).unwrap();
     assert!(same_evaluator_unwind(Some(&r), Some(&f)), "reference\n{r}\nfast\n{f}");
 }
@@ -192,14 +192,14 @@ proptest! {
         let u = c.unwind.as_ref().expect("unwind");
         let r = reference::unwind::unwind(&c.section, &*u.ctx, None);
         prop_assert!(check(&r, &expect).is_ok(), "{}", check(&r, &expect).unwrap_err());
-        let f = fast::unwind::unwind(&c.section, &u.ctx, None);
+        let f = fast::unwind::unwind(&c.section, &*u.ctx, None);
         prop_assert!(same_evaluator_unwind(Some(&r), Some(&f)), "reference\n{}\nfast\n{}", r, f);
         // A step limit below the chain's length ends with `limit`.
         if spots.len() > 1 {
             let r = reference::unwind::unwind(&c.section, &*u.ctx, Some(1));
             prop_assert_eq!(r.steps.len(), 1);
             prop_assert_eq!(&r.end, &UnwindEnd::Limit);
-            let f = fast::unwind::unwind(&c.section, &u.ctx, Some(1));
+            let f = fast::unwind::unwind(&c.section, &*u.ctx, Some(1));
             prop_assert!(same_evaluator_unwind(Some(&r), Some(&f)));
         }
     }

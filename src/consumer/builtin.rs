@@ -33,9 +33,18 @@ pub fn reference_outcome(case: &ExprCase) -> (Outcome, Vec<RuleId>) {
 }
 
 /// The fast evaluator's outcome for an expression case
-/// (`dwarfcheck_fast::expr::evaluate_attribute`).
+/// (`dwarfcheck_fast::expr::evaluate_attribute`); when the case gives CFI
+/// (`context.cfi`), the CFA and calling frames it does not give come from
+/// virtually unwinding its machine state (`dwarfcheck_fast::unwind::UnwoundFrames`,
+/// `unwind.context-from-cfi`).
 pub fn fast_outcome(case: &ExprCase) -> Outcome {
-    dwarfcheck_fast::expr::evaluate_attribute(case.attribute, case.value(), &case.ctx)
+    let evaluate = |state: &dyn dwarfcheck_core::context::MachineState| {
+        dwarfcheck_fast::expr::evaluate_attribute(case.attribute, case.value(), state)
+    };
+    match &case.ctx.cfi {
+        Some(cfi) => evaluate(&dwarfcheck_fast::unwind::UnwoundFrames::new(&*case.ctx, cfi)),
+        None => evaluate(&*case.ctx),
+    }
 }
 
 /// The reference's row table for a CFI case.
@@ -96,6 +105,6 @@ impl Consumer for Fast {
         fast_table(case)
     }
     fn unwind(&self, case: &CfiCase, u: &UnwindCase) -> Option<Unwind> {
-        Some(dwarfcheck_fast::unwind::unwind(&case.section, &u.ctx, u.limit))
+        Some(dwarfcheck_fast::unwind::unwind(&case.section, &*u.ctx, u.limit))
     }
 }

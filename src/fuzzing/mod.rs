@@ -159,7 +159,7 @@ pub fn check_case_yaml(text: &str) -> Result<(), Violation> {
                 }
                 if let Some(u) = &c.unwind {
                     let ru = dwarfcheck_reference::unwind::unwind(&c.section, &*u.ctx, u.limit);
-                    let fu = dwarfcheck_fast::unwind::unwind(&c.section, &u.ctx, u.limit);
+                    let fu = dwarfcheck_fast::unwind::unwind(&c.section, &*u.ctx, u.limit);
                     if !same_evaluator_unwind(Some(&ru), Some(&fu)) {
                         return Err(Violation::Differ(format!("{}: unwinding\nreference\n{ru}\nfast\n{fu}", c.name)));
                     }

@@ -12,11 +12,13 @@
 //! errors win over execution errors (`cfi.insn.static-decoding`), so after
 //! an execution error the pass goes on decoding (without executing) to
 //! the end of the FDE. Budgets as documented in `dwarfcheck_core::cfi`.
+//!
+//! The frame sections themselves ([`CfiSection`]: finding CIEs and FDEs,
+//! decoding their headers) are `dwarfcheck_core::cfi`'s, re-exported here
+//! so that an embedder needs this crate alone.
 
-use dwarfcheck_core::cfi::{
-    CfiSection, Cie, Fde, AARCH64_RA_SIGN_STATE, MAX_INSTRUCTIONS, MAX_REGISTER_RULES, MAX_REMEMBER_DEPTH,
-    MAX_TABLE_CELLS,
-};
+pub use dwarfcheck_core::cfi::*;
+
 use dwarfcheck_core::encoding::leb128::{read_sleb, read_uleb, LebError};
 use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::outcome::{BudgetKind, CfaRule, CfiOutcome, RegisterRule, Row, RowTable};

@@ -46,6 +46,7 @@ pub struct Overlay<'a> {
 
 impl<'a> Overlay<'a> {
     /// `base` with nothing changed yet.
+    #[inline]
     pub fn new(base: &'a dyn MachineState) -> Self {
         Overlay {
             base,
@@ -62,48 +63,56 @@ impl<'a> Overlay<'a> {
     }
 
     /// The required result kind becomes `kind`.
+    #[inline]
     pub fn with_result_kind(mut self, kind: Option<ResultKind>) -> Self {
         self.result_kind = Some(kind);
         self
     }
 
     /// The initial stack becomes `entries` (bottom first).
+    #[inline]
     pub fn with_initial_stack(mut self, entries: &'a [Entry]) -> Self {
         self.initial_stack = Some(entries);
         self
     }
 
     /// The current object becomes `object`.
+    #[inline]
     pub fn with_object(mut self, object: Option<&'a Entry>) -> Self {
         self.object = Some(object);
         self
     }
 
     /// The budgets become `budgets`.
+    #[inline]
     pub fn with_budgets(mut self, budgets: Budgets) -> Self {
         self.budgets = Some(budgets);
         self
     }
 
     /// The program location becomes `pc`.
+    #[inline]
     pub fn with_pc(mut self, pc: Option<u64>) -> Self {
         self.pc = Some(pc);
         self
     }
 
     /// The CFA becomes `cfa` (an error: why it is not known).
+    #[inline]
     pub fn with_cfa(mut self, cfa: Result<Cfa, ContextError>) -> Self {
         self.cfa = Some(cfa);
         self
     }
 
     /// The frame base expression becomes `frame_base`.
+    #[inline]
     pub fn with_frame_base(mut self, frame_base: Option<&'a [u8]>) -> Self {
         self.frame_base = Some(frame_base);
         self
     }
 
     /// The calling frame becomes `caller` (an error: why it is not known).
+    #[inline]
     pub fn with_caller(mut self, caller: Result<Arc<CallerFrame>, ContextError>) -> Self {
         self.caller = Some(caller);
         self
@@ -112,6 +121,7 @@ impl<'a> Overlay<'a> {
     /// There is no current compilation unit: no unit facts, base types,
     /// DIEs, `.debug_addr` entries or location list sections (the address
     /// size becomes the target's).
+    #[inline]
     pub fn without_unit(mut self) -> Self {
         self.no_unit = true;
         self

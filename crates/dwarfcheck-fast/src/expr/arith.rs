@@ -3,13 +3,11 @@
 //! decisions in `specs/rules/arithmetic.yaml`, `control-flow.yaml`, `typed.yaml`).
 
 use super::decode::Kind;
-use super::exec::{Ev, Fail};
-use super::machine::{mask, Scratch, Val, NONE};
+use super::evaluation::{Evaluation, Fail, Result};
+use super::machine::{mask, Scratch, Value, NONE};
 use dwarfcheck_core::encoding::ate;
 use dwarfcheck_core::outcome::{BaseType, TypeEncoding};
 use dwarfcheck_core::rules::id as R;
-
-type Res<T> = Result<T, Fail>;
 
 /// Canonical quiet NaN of binary32 (rule `op.arith.float`).
 const NAN32: u32 = 0x7fc0_0000;
@@ -18,7 +16,7 @@ const NAN64: u64 = 0x7ff8_0000_0000_0000;
 
 /// Whether `v` is the constant 0: no bit set, whatever its type (rule
 /// `op.bra.condition-nonzero`).
-pub fn is_zero(s: &Scratch, v: &Val) -> bool {
+pub fn is_zero(s: &Scratch, v: &Value) -> bool {
     if v.wide == NONE {
         v.lo == 0
     } else {
@@ -75,15 +73,15 @@ pub fn sext(v: u128, bits: u32) -> i128 {
 }
 
 #[inline]
-fn mk(t: BaseType, v: u128) -> Val {
-    Val { ty: t, lo: mask(v, t.bits), wide: NONE }
+fn mk(t: BaseType, v: u128) -> Value {
+    Value { ty: t, lo: mask(v, t.bits), wide: NONE }
 }
 
-fn f32v(t: BaseType, x: f32) -> Val {
+fn f32v(t: BaseType, x: f32) -> Value {
     mk(t, u128::from(if x.is_nan() { NAN32 } else { x.to_bits() }))
 }
 
-fn f64v(t: BaseType, x: f64) -> Val {
+fn f64v(t: BaseType, x: f64) -> Value {
     mk(t, u128::from(if x.is_nan() { NAN64 } else { x.to_bits() }))
 }
 
@@ -93,11 +91,11 @@ fn unsupported(what: &str, t: &BaseType) -> Fail {
 
 /// `DW_OP_abs`, `DW_OP_neg`, `DW_OP_not` (rules `op.abs.signed`,
 /// `op.abs.overflow`, `op.neg.signed`, `op.neg.overflow`, `op.not.complement`).
-pub fn unary(k: Kind, v: Val) -> Res<Val> {
+pub fn unary(k: Kind, v: Value) -> Result<Value> {
     let t = v.ty;
     let c = class(&t);
     if k == Kind::Not && !is_int(c) {
-        return Err(Fail::Ill(R::OP_ARITH_REQUIRES_INTEGRAL));
+        return Err(Fail::IllFormed(R::OP_ARITH_REQUIRES_INTEGRAL));
     }
     if t.bits > 128 {
         return Err(unsupported("arithmetic", &t));
@@ -118,15 +116,15 @@ pub fn unary(k: Kind, v: Val) -> Res<Val> {
 
 /// `DW_OP_plus_uconst`: adds the operand read as a value of the popped
 /// value's type (rule `op.plus-uconst.adds`).
-pub fn plus_uconst(ev: &Ev<'_>, v: Val, k: u64) -> Res<Val> {
+pub fn plus_uconst(evaluation: &Evaluation<'_>, v: Value, k: u64) -> Result<Value> {
     if !is_int(class(&v.ty)) {
-        return Err(Fail::Ill(R::OP_ARITH_REQUIRES_INTEGRAL));
+        return Err(Fail::IllFormed(R::OP_ARITH_REQUIRES_INTEGRAL));
     }
     if v.ty.bits > 128 {
         return Err(unsupported("arithmetic", &v.ty));
     }
     let b = mk(v.ty, u128::from(k));
-    binary(ev, Kind::Plus, v, b)
+    binary(evaluation, Kind::Plus, v, b)
 }
 
 fn relational(k: Kind) -> bool {
@@ -135,21 +133,21 @@ fn relational(k: Kind) -> bool {
 
 /// Two-operand operations: `a` is the former second entry, `b` the former
 /// top (DWARF 5 §2.5.1.4, §2.5.1.5).
-pub fn binary(ev: &Ev<'_>, k: Kind, a: Val, b: Val) -> Res<Val> {
+pub fn binary(evaluation: &Evaluation<'_>, k: Kind, a: Value, b: Value) -> Result<Value> {
     let rel = relational(k);
     if a.ty != b.ty {
-        return Err(Fail::Ill(if rel { R::OP_RELATIONAL_SAME_TYPE } else { R::OP_ARITH_SAME_TYPE }));
+        return Err(Fail::IllFormed(if rel { R::OP_RELATIONAL_SAME_TYPE } else { R::OP_ARITH_SAME_TYPE }));
     }
     let t = a.ty;
     let c = class(&t);
     let integral_only = matches!(k, Kind::And | Kind::Or | Kind::Xor | Kind::Shl | Kind::Shr | Kind::Shra | Kind::Mod);
     if integral_only && !is_int(c) {
-        return Err(Fail::Ill(R::OP_ARITH_REQUIRES_INTEGRAL));
+        return Err(Fail::IllFormed(R::OP_ARITH_REQUIRES_INTEGRAL));
     }
     if t.bits > 128 {
         return Err(unsupported(if rel { "comparison" } else { "arithmetic" }, &t));
     }
-    let truth = |x: bool| ev.generic(u128::from(x));
+    let truth = |x: bool| evaluation.generic(u128::from(x));
     match c {
         Class::F32 => {
             let (x, y) = (f32::from_bits(a.lo as u32), f32::from_bits(b.lo as u32));
@@ -185,7 +183,7 @@ pub fn binary(ev: &Ev<'_>, k: Kind, a: Val, b: Val) -> Res<Val> {
                 Kind::Xor => x ^ y,
                 Kind::Div => {
                     if y == 0 {
-                        return Err(Fail::Eval(R::OP_DIV_BY_ZERO));
+                        return Err(Fail::EvalError(R::OP_DIV_BY_ZERO));
                     }
                     // Generic: signed (op.div.signed-generic); typed: by signedness.
                     if c == Class::Unsigned {
@@ -196,7 +194,7 @@ pub fn binary(ev: &Ev<'_>, k: Kind, a: Val, b: Val) -> Res<Val> {
                 }
                 Kind::Mod => {
                     if y == 0 {
-                        return Err(Fail::Eval(R::OP_MOD_BY_ZERO));
+                        return Err(Fail::EvalError(R::OP_MOD_BY_ZERO));
                     }
                     // Generic: unsigned (op.mod.signedness).
                     if c == Class::Signed {
@@ -276,7 +274,7 @@ fn float_to_int(x: f64, t: &BaseType, signed: bool) -> u128 {
 }
 
 /// `DW_OP_convert` to type `t` (rules `op.convert.integral`, `op.convert.float`).
-pub fn convert(v: Val, t: BaseType) -> Res<Val> {
+pub fn convert(v: Value, t: BaseType) -> Result<Value> {
     let (cf, ct) = (class(&v.ty), class(&t));
     if cf == Class::Other {
         return Err(unsupported("conversion", &v.ty));

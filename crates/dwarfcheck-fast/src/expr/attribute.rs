@@ -1,13 +1,13 @@
 //! Attribute evaluation contexts and value forms for the fast evaluator
 //! (hetero-2020 "Debugging Information Entry Attributes"; rules `attr.*`).
 
-use super::exec::{Ev, Fail, Stop};
-use super::machine::{Ent, Loc, Scratch};
-use super::{evaluate, Program};
-use dwarfcheck_core::context::MachineState;
-use dwarfcheck_core::context::{AttrValue, Attribute, Context, ResultKind};
+use super::evaluation::{Fail, Stop};
+use super::exec::{evaluate, top_level};
+use super::machine::{Entry, Location, Scratch};
+use super::program::Program;
+use dwarfcheck_core::context::{AttrValue, Attribute, MachineState, Overlay, ResultKind};
 use dwarfcheck_core::outcome::Failure;
-use dwarfcheck_core::outcome::{Outcome, Value};
+use dwarfcheck_core::outcome::{self, Outcome};
 use dwarfcheck_core::rules::id as R;
 use dwarfcheck_core::rules::RuleId;
 
@@ -39,31 +39,30 @@ fn form_allowed(attr: Attribute, form: Form<'_>) -> bool {
     }
 }
 
-/// The context the attribute's value is evaluated in: the case's context
-/// with the attribute's result kind, object and initial stack (rules
-/// `attr.*.context`; entries the attribute takes come from the top of the
-/// case's initial stack).
-fn attribute_context(attr: Attribute, ctx: &Context, entries: usize) -> Context {
+/// The state the attribute's value is evaluated in: `state` with the
+/// attribute's result kind, object and initial stack (rules
+/// `attr.*.context`; entries the attribute takes come from the top of
+/// `state`'s initial stack, which has at least `entries`).
+fn attribute_state(attr: Attribute, state: &dyn MachineState, entries: usize) -> Overlay<'_> {
     use Attribute as A;
     let kind = match attr {
         A::CallValue | A::CallDataValue | A::LlvmActiveLane => ResultKind::Value,
         _ => ResultKind::Location,
     };
-    let n = ctx.initial_stack.len();
-    Context {
-        result_kind: Some(kind),
-        object: if attr == A::DataLocation { ctx.object.clone() } else { None },
-        initial_stack: ctx.initial_stack[n - entries..].to_vec(),
-        ..ctx.clone()
-    }
+    let stack = state.initial_stack();
+    Overlay::new(state)
+        .with_result_kind(Some(kind))
+        .with_object(if attr == A::DataLocation { state.object() } else { None })
+        .with_initial_stack(&stack[stack.len() - entries..])
 }
 
 /// Evaluates the value `value` of `attribute` (`None`: no attribute, the
-/// context as given) in `ctx` (rules `attr.*`, `loclist.*`).
-pub fn evaluate_attribute(attribute: Option<Attribute>, value: AttrValue<'_>, ctx: &Context) -> Outcome {
-    // CFA and calling frames by unwinding (`unwind.context-from-cfi`).
-    let derived = crate::unwind::chain::derive(ctx);
-    let ctx = derived.as_ref().unwrap_or(ctx);
+/// state as given) in `state` (rules `attr.*`, `loclist.*`).
+///
+/// The CFA and the calling frames are the ones `state` gives; to find them
+/// by virtually unwinding through a frame section, wrap `state` in
+/// [`crate::unwind::UnwoundFrames`].
+pub fn evaluate_attribute(attribute: Option<Attribute>, value: AttrValue<'_>, state: &dyn MachineState) -> Outcome {
     let form = match value {
         AttrValue::Exprloc(e) => Form::Expr(e),
         f @ (AttrValue::LocList { .. } | AttrValue::LocListX { .. }) => Form::List(f),
@@ -71,8 +70,8 @@ pub fn evaluate_attribute(attribute: Option<Attribute>, value: AttrValue<'_>, ct
     };
     let Some(attr) = attribute else {
         return match form {
-            Form::Expr(e) => evaluate(e, ctx),
-            Form::List(f) => list(ctx, f, false),
+            Form::Expr(e) => evaluate(e, state),
+            Form::List(f) => list(state, f, false),
             Form::Const(_) => ill(R::ATTR_FORM_NOT_ALLOWED),
         };
     };
@@ -84,29 +83,18 @@ pub fn evaluate_attribute(attribute: Option<Attribute>, value: AttrValue<'_>, ct
         Attribute::UseLocation => 2,
         _ => 0,
     };
-    if ctx.initial_stack.len() < entries {
+    if state.initial_stack().len() < entries {
         return Outcome::Failed(Failure::EvalError { rule: R::ATTR_INITIAL_STACK_MISSING, at: None });
     }
-    // The common case needs no new context.
-    let plain = attr == Attribute::Location
-        && ctx.result_kind == Some(ResultKind::Location)
-        && ctx.object.is_none()
-        && ctx.initial_stack.is_empty();
-    let own;
-    let actx = if plain {
-        ctx
-    } else {
-        own = attribute_context(attr, ctx, entries);
-        &own
-    };
+    let scoped = attribute_state(attr, state, entries);
     if matches!(attr, Attribute::FrameBase | Attribute::StaticLink | Attribute::ReturnAddr) {
-        return single_memory(attr, actx, form);
+        return single_memory(attr, &scoped, form);
     }
     let out = match form {
-        Form::Const(b) if attr == Attribute::LlvmLanes => return lanes(ctx, b),
-        Form::Const(b) => return member_offset(actx, b),
-        Form::List(f) => list(actx, f, false),
-        Form::Expr(e) => evaluate(e, actx),
+        Form::Const(b) if attr == Attribute::LlvmLanes => return lanes(state, b),
+        Form::Const(b) => return member_offset(&scoped, b),
+        Form::List(f) => list(&scoped, f, false),
+        Form::Expr(e) => evaluate(e, &scoped),
     };
     match (attr, &out) {
         (Attribute::LlvmActiveLane, Outcome::Value(v)) if !v.ty.is_integral() => {
@@ -122,14 +110,14 @@ pub fn evaluate_attribute(attribute: Option<Attribute>, value: AttrValue<'_>, ct
 /// `attr.static-link.not-memory`, `attr.return-addr.not-memory`). The
 /// count is of the single location descriptions the evaluation produced
 /// (a location list's union included), before the outcome's normal form.
-fn single_memory(attr: Attribute, ctx: &Context, form: Form<'_>) -> Outcome {
+fn single_memory(attr: Attribute, state: &dyn MachineState, form: Form<'_>) -> Outcome {
     let fb = attr == Attribute::FrameBase;
     let mut s = Scratch::new();
-    let ev = Ev::new(ctx);
+    let evaluation = top_level(state);
     let l = match form {
-        Form::List(f) => ev.location_list(f, &mut s, fb),
+        Form::List(f) => evaluation.location_list(f, &mut s, fb),
         Form::Expr(e) => {
-            let p = Program::compile(e, ctx);
+            let p = Program::compile(e, state);
             match (&p.error, p.fbreg_at()) {
                 (Some(err), _) => {
                     return Outcome::Failed(Failure::IllFormed { rule: err.rule.clone(), at: Some(err.at) })
@@ -139,11 +127,13 @@ fn single_memory(attr: Attribute, ctx: &Context, form: Form<'_>) -> Outcome {
                 }
                 _ => {}
             }
-            for e in &ctx.initial_stack {
-                let ent: Ent = s.import(e);
-                s.stack.push(ent);
+            for e in state.initial_stack() {
+                let entry: Entry = s.import(e);
+                s.stack.push(entry);
             }
-            ev.exec(&p, &mut s).and_then(|()| ev.result_loc(&mut s).map_err(|fail| Stop { fail, at: None }))
+            evaluation
+                .exec(&p, &mut s)
+                .and_then(|()| evaluation.result_location(&mut s).map_err(|fail| Stop { fail, at: None }))
         }
         Form::Const(_) => return ill(R::ATTR_FORM_NOT_ALLOWED),
     };
@@ -157,11 +147,11 @@ fn single_memory(attr: Attribute, ctx: &Context, form: Form<'_>) -> Outcome {
         _ => R::ATTR_FRAME_BASE_NOT_MEMORY,
     };
     match l {
-        Loc::Mem { .. } => Outcome::Location(s.export_loc(&l)),
-        Loc::Multi { .. } if fb => ill(R::ATTR_FRAME_BASE_NOT_SINGLE),
-        Loc::Reg { regno, .. } if fb => match ev.reg_address(&mut s, regno) {
-            Ok(a) => match ev.mem_at(&mut s, a as u64) {
-                Ok(l) => Outcome::Location(s.export_loc(&l)),
+        Location::Memory { .. } => Outcome::Location(s.export_location(&l)),
+        Location::Multi { .. } if fb => ill(R::ATTR_FRAME_BASE_NOT_SINGLE),
+        Location::Register { regno, .. } if fb => match evaluation.register_address(&mut s, regno) {
+            Ok(a) => match evaluation.memory_at(&mut s, a as u64) {
+                Ok(l) => Outcome::Location(s.export_location(&l)),
                 Err(fail) => Stop { fail, at: None }.outcome(),
             },
             Err(fail) => Stop { fail, at: None }.outcome(),
@@ -171,41 +161,41 @@ fn single_memory(attr: Attribute, ctx: &Context, form: Form<'_>) -> Outcome {
 }
 
 /// A location list as the attribute's value, evaluated at depth 0.
-fn list(ctx: &Context, form: AttrValue<'_>, frame_base: bool) -> Outcome {
+fn list(state: &dyn MachineState, form: AttrValue<'_>, frame_base: bool) -> Outcome {
     let mut s = Scratch::new();
-    let ev = Ev::new(ctx);
-    match ev.location_list(form, &mut s, frame_base) {
-        Ok(l) => Outcome::Location(s.export_loc(&l)),
+    let evaluation = top_level(state);
+    match evaluation.location_list(form, &mut s, frame_base) {
+        Ok(l) => Outcome::Location(s.export_location(&l)),
         Err(stop) => stop.outcome(),
     }
 }
 
 /// `DW_AT_LLVM_lanes` N: N as a generic value (rules
 /// `attr.llvm-lanes.constant`, `attr.llvm-lanes.zero`).
-fn lanes(ctx: &Context, n: u64) -> Outcome {
+fn lanes(state: &dyn MachineState, n: u64) -> Outcome {
     if n == 0 {
         return ill(R::ATTR_LLVM_LANES_ZERO);
     }
-    let ty = ctx.generic_type();
+    let ty = state.generic_type();
     let mut bytes = n.to_le_bytes().to_vec();
     bytes.resize(ty.bytes(), 0);
-    Outcome::Value(Value { ty, bytes })
+    Outcome::Value(outcome::Value { ty, bytes })
 }
 
 /// `DW_AT_data_member_location` as a constant B: the containing object's
 /// location moved B bytes (rules `attr.data-member-location.constant`,
 /// `attr.data-member-location.offset-out-of-storage`).
-fn member_offset(ctx: &Context, b: u64) -> Outcome {
+fn member_offset(state: &dyn MachineState, b: u64) -> Outcome {
     let mut s = Scratch::new();
-    let ev = Ev::new(ctx);
+    let evaluation = top_level(state);
     let r = (|| {
-        let top = ctx.initial_stack.last().ok_or(Fail::Eval(R::ATTR_INITIAL_STACK_MISSING))?;
-        let e: Ent = s.import(top);
-        let l = ev.to_loc(&mut s, e)?;
-        ev.move_loc(&mut s, l, i128::from(b) * 8, R::ATTR_DATA_MEMBER_LOCATION_OFFSET_OUT_OF_STORAGE)
+        let top = state.initial_stack().last().ok_or(Fail::EvalError(R::ATTR_INITIAL_STACK_MISSING))?;
+        let e: Entry = s.import(top);
+        let l = evaluation.to_location(&mut s, e)?;
+        evaluation.move_location(&mut s, l, i128::from(b) * 8, R::ATTR_DATA_MEMBER_LOCATION_OFFSET_OUT_OF_STORAGE)
     })();
     match r {
-        Ok(l) => Outcome::Location(s.export_loc(&l)),
+        Ok(l) => Outcome::Location(s.export_location(&l)),
         Err(fail) => Stop { fail, at: None }.outcome(),
     }
 }

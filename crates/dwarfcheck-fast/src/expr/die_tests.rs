@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 /// x86-64, hetero-2020 opcodes, memory 0x1000.. holding bytes 0, 1, 2, ...,
 /// a version 5 unit at .debug_info offset 0x100 with a few DIEs.
-fn ctx() -> Context {
+fn state() -> Context {
     let mut c = Context::new(Arc::new(presets::x86_64()));
     c.vendor = VendorProfile::hetero_2020();
     c.registers.insert(7, 0x7ffc_0000u64.to_le_bytes().to_vec()); // rsp
@@ -74,7 +74,7 @@ fn reg(r: u64) -> Source {
 }
 
 fn case(c: Context, attribute: Option<Attribute>, form: Option<AttrForm>, expr: &[u8]) -> Case {
-    Case { attribute, form, expr: expr.to_vec(), ctx: c }
+    Case { attribute, form, expr: expr.to_vec(), state: c }
 }
 
 /// An attribute's value (`form`, or the exprloc `expr`) and its context.
@@ -82,37 +82,37 @@ struct Case {
     attribute: Option<Attribute>,
     form: Option<AttrForm>,
     expr: Vec<u8>,
-    ctx: Context,
+    state: Context,
 }
 
 fn evaluate_case(c: &Case) -> Outcome {
     let value = c.form.as_ref().map_or(AttrValue::Exprloc(&c.expr), AttrForm::as_value);
-    evaluate_attribute(c.attribute, value, &c.ctx)
+    evaluate_attribute(c.attribute, value, &c.state)
 }
 
 #[test]
 fn call_runs_exprloc_on_the_same_stack() {
     // lit4; call2 0x10 -> DIE 0x110 (unit offset 0x100 + 0x10) runs
     // lit3 plus on the same stack: 4 + 3 = 7 (op.call.exprloc-same-stack).
-    assert_eq!(evaluate(&[0x34, 0x98, 0x10, 0x00], &ctx()), g(7));
+    assert_eq!(evaluate(&[0x34, 0x98, 0x10, 0x00], &state()), g(7));
     // call4 with the same DIE.
-    assert_eq!(evaluate(&[0x34, 0x99, 0x10, 0, 0, 0], &ctx()), g(7));
+    assert_eq!(evaluate(&[0x34, 0x99, 0x10, 0, 0, 0], &state()), g(7));
     // call_ref names .debug_info offsets directly: 0x110.
-    assert_eq!(evaluate(&[0x34, 0x9a, 0x10, 0x01, 0, 0], &ctx()), g(7));
+    assert_eq!(evaluate(&[0x34, 0x9a, 0x10, 0x01, 0, 0], &state()), g(7));
 }
 
 #[test]
 fn call_const_value_no_attribute_and_missing_die() {
     // call2 0x20 -> DIE 0x120 with a const value: implicit storage "2a 00".
     let want = places(vec![Source::Implicit { bytes: vec![0x2a, 0], bit_offset: 0 }]);
-    assert_eq!(evaluate(&[0x98, 0x20, 0x00], &ctx()), want);
+    assert_eq!(evaluate(&[0x98, 0x20, 0x00], &state()), want);
     // lit1; call2 0x30 (no attribute): no effect, lit1 stays (op.call.no-attribute).
-    assert_eq!(evaluate(&[0x31, 0x98, 0x30, 0x00], &ctx()), g(1));
+    assert_eq!(evaluate(&[0x31, 0x98, 0x30, 0x00], &state()), g(1));
     // lit1; call2 0x31: no DIE there: ill-formed at the call (offset 1).
     let want = Outcome::Failed(Failure::IllFormed { rule: R::OP_CALL_DIE_MISSING, at: Some(1) });
-    assert_eq!(evaluate(&[0x31, 0x98, 0x31, 0x00], &ctx()), want);
+    assert_eq!(evaluate(&[0x31, 0x98, 0x31, 0x00], &state()), want);
     // Without a unit: ctx.cu-missing first.
-    let mut c = ctx();
+    let mut c = state();
     c.cu = None;
     assert_eq!(
         evaluate(&[0x98, 0x31, 0x00], &c),
@@ -125,14 +125,14 @@ fn recursive_call_runs_out_of_depth_at_the_outer_call() {
     // lit0; call2 0x40 calls itself forever: the depth budget stops it,
     // reported at the outermost call (offset 1; op.call.depth-budget).
     let want = Outcome::Failed(Failure::Budget { budget: BudgetKind::Depth, at: Some(1) });
-    assert_eq!(evaluate(&[0x30, 0x98, 0x40, 0x00], &ctx()), want);
+    assert_eq!(evaluate(&[0x30, 0x98, 0x40, 0x00], &state()), want);
 }
 
 #[test]
 fn call_of_a_location_list_pushes_its_location() {
     // pc = 0x40_001c is in [base+0x10, base+0x20) and [base+0x18,
     // base+0x30): both entries match, the union is {reg0, reg1}.
-    let mut c = ctx();
+    let mut c = state();
     c.pc = Some(0x40_001c);
     assert_eq!(evaluate(&[0x98, 0x60, 0x00], &c), places(vec![reg(0), reg(1)]));
     // pc = 0x40_0010: only the first.
@@ -149,7 +149,7 @@ fn call_of_a_location_list_pushes_its_location() {
 
 #[test]
 fn loclist_attribute_values() {
-    let mut c = ctx();
+    let mut c = state();
     c.pc = Some(0x40_0020);
     // Only the second entry holds 0x40_0020.
     let out = evaluate_case(&case(c.clone(), Some(Attribute::Location), Some(AttrForm::LocList { offset: 0 }), &[]));
@@ -180,7 +180,7 @@ fn debug_loc_for_version_4_units() {
     sec.extend_from_slice(&0x20u64.to_le_bytes());
     sec.extend_from_slice(&[2, 0, 0x77, 0x08]);
     sec.extend_from_slice(&[0; 16]);
-    let mut c = ctx();
+    let mut c = state();
     let cu = c.cu.as_mut().unwrap();
     cu.version = 4;
     cu.debug_loc = sec.into();
@@ -199,17 +199,17 @@ fn implicit_pointer_value_converts_back_to_its_die() {
     // deref again needs a location: DIE 0x150 is DW_OP_addr 0x1000, moved 4
     // bytes: 0x1004; 8 bytes there are 04..0b little-endian.
     let e = [0xa0, 0x50, 0x01, 0, 0, 0x04, 0x06, 0x06];
-    assert_eq!(evaluate(&e, &ctx()), g(0x0b0a_0908_0706_0504));
+    assert_eq!(evaluate(&e, &state()), g(0x0b0a_0908_0706_0504));
     // The same through DIE 0x130 (no attribute): evaluation error at the
     // second deref (offset 7).
     let e = [0xa0, 0x30, 0x01, 0, 0, 0x04, 0x06, 0x06];
     let want = Outcome::Failed(Failure::EvalError { rule: R::OP_IMPLICIT_POINTER_DIE_NO_LOCATION, at: Some(7) });
-    assert_eq!(evaluate(&e, &ctx()), want);
+    assert_eq!(evaluate(&e, &state()), want);
     // A const value DIE (2 bytes) moved 4 bytes is out of its storage.
     let e = [0xa0, 0x20, 0x01, 0, 0, 0x04, 0x06, 0x06];
     let want =
         Outcome::Failed(Failure::EvalError { rule: R::OP_IMPLICIT_POINTER_DISPLACEMENT_OUT_OF_STORAGE, at: Some(7) });
-    assert_eq!(evaluate(&e, &ctx()), want);
+    assert_eq!(evaluate(&e, &state()), want);
 }
 
 #[test]
@@ -217,17 +217,17 @@ fn aspace_implicit_pointer_zero_is_the_plain_one() {
     // lit0; DW_OP_LLVM_aspace_implicit_pointer 0x150 +4 (0xe9 under
     // hetero-2020) equals DW_OP_implicit_pointer 0x150 +4.
     let want = places(vec![Source::ImplicitPointer { die: 0x150, aspace: None, byte_displacement: 4, bit_offset: 0 }]);
-    assert_eq!(evaluate(&[0x30, 0xe9, 0x50, 0x01, 0, 0, 0x04], &ctx()), want);
+    assert_eq!(evaluate(&[0x30, 0xe9, 0x50, 0x01, 0, 0, 0x04], &state()), want);
     // lit9: x86-64 has no address space 9.
     let want =
         Outcome::Failed(Failure::IllFormed { rule: R::OP_ASPACE_IMPLICIT_POINTER_UNKNOWN_ADDRESS_SPACE, at: Some(1) });
-    assert_eq!(evaluate(&[0x39, 0xe9, 0x50, 0x01, 0, 0, 0x04], &ctx()), want);
+    assert_eq!(evaluate(&[0x39, 0xe9, 0x50, 0x01, 0, 0, 0x04], &state()), want);
 }
 
 /// A caller frame: rbx saved at CFA-16, rbp in rsi's (reg 4) place,
 /// everything else undefined; the current CFA is 0x1010.
 fn with_caller() -> Context {
-    let mut c = ctx();
+    let mut c = state();
     c.cfa = Some(0x1010);
     let mut rules = BTreeMap::new();
     rules.insert(3, RegisterRule::Offset { offset: -16 });
@@ -258,7 +258,7 @@ fn entry_value_reads_the_callers_register_through_cfi() {
     assert_eq!(evaluate(&[0xa3, 0x01, 0x51], &with_caller()), want);
     // No caller frame: frame.caller-missing.
     let want = Outcome::Failed(Failure::EvalError { rule: R::FRAME_CALLER_MISSING, at: Some(0) });
-    assert_eq!(evaluate(&[0xa3, 0x01, 0x53], &ctx()), want);
+    assert_eq!(evaluate(&[0xa3, 0x01, 0x53], &state()), want);
 }
 
 fn ctx_result(mut c: Context) -> Context {
@@ -279,19 +279,19 @@ fn call_frame_entry_reg_pushes_the_rule_location() {
 #[test]
 fn frame_base_attribute() {
     // DW_OP_reg7 as a frame base: DW_OP_bregx 7 0: the address rsp holds.
-    let out = evaluate_case(&case(ctx(), Some(Attribute::FrameBase), None, &[0x57]));
+    let out = evaluate_case(&case(state(), Some(Attribute::FrameBase), None, &[0x57]));
     assert_eq!(out, mem(0x7ffc_0000));
     // DW_OP_lit0 DW_OP_fbreg 0: fbreg is looked for before running, at 1.
-    let out = evaluate_case(&case(ctx(), Some(Attribute::FrameBase), None, &[0x30, 0x91, 0x00]));
+    let out = evaluate_case(&case(state(), Some(Attribute::FrameBase), None, &[0x30, 0x91, 0x00]));
     assert_eq!(out, Outcome::Failed(Failure::IllFormed { rule: R::ATTR_FRAME_BASE_FBREG, at: Some(1) }));
     // An empty expression: undefined is not a memory location.
-    let out = evaluate_case(&case(ctx(), Some(Attribute::FrameBase), None, &[]));
+    let out = evaluate_case(&case(state(), Some(Attribute::FrameBase), None, &[]));
     assert_eq!(out, Outcome::Failed(Failure::IllFormed { rule: R::ATTR_FRAME_BASE_NOT_MEMORY, at: None }));
 }
 
 #[test]
 fn member_location_use_location_and_constants() {
-    let mut c = ctx();
+    let mut c = state();
     // Containing object at 0x1000 (top of the case's initial stack).
     c.initial_stack = vec![Entry::Value(Value::from_u128(BaseType::generic(64, false), 5)), mem_entry(0x1000)];
     // Constant 8: 0x1008.
@@ -323,7 +323,7 @@ fn mem_entry(a: u64) -> Entry {
 
 #[test]
 fn dwarf64_operands_and_loclistx() {
-    let mut c = ctx();
+    let mut c = state();
     let cu = c.cu.as_mut().unwrap();
     cu.format = dwarfcheck_core::encoding::Format::Dwarf64;
     // .debug_loclists: loclists_base 8, offsets table of one 8-byte entry
@@ -364,7 +364,7 @@ fn location_list_union_is_read_in_normal_form_order() {
     // first, so DW_OP_deref_size 1 after DW_OP_call2 reads it first and
     // fails with reg.unknown-register-read (not op.deref.undefined-storage),
     // at the deref_size (offset 3).
-    let mut c = ctx();
+    let mut c = state();
     let cu = c.cu.as_mut().unwrap();
     cu.debug_loclists = vec![0x04, 0x00, 0x20, 0x00, 0x04, 0x00, 0x20, 0x02, 0x90, 0x7f, 0x00].into();
     c.pc = Some(0x40_0008);
@@ -377,7 +377,7 @@ fn a_typed_operation_checks_its_type_against_the_size_budget_first() {
     // DW_OP_convert <0x40: unsigned 128> on an empty stack with an 8-byte
     // size budget: the type's 16 bytes exceed it, an operand check that
     // comes before the stack check (ambiguities item 45).
-    let mut c = ctx();
+    let mut c = state();
     let mut bt = BTreeMap::new();
     bt.insert(0x40, BaseType::ate(dwarfcheck_core::encoding::ate::UNSIGNED, 128, false));
     c.cu.as_mut().unwrap().base_types = bt;

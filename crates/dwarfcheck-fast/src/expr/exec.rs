@@ -1,92 +1,68 @@
 //! The interpreter loop: executes a decoded [`Program`] on a [`Scratch`]
-//! stack (hetero-2020 "DWARF Operation Expressions" and the operation
-//! sections that follow it).
+//! stack, one operation at a time through the dispatch to the operation
+//! families, and turns the final stack into the outcome (hetero-2020 "DWARF
+//! Operation Expressions" and the operation sections that follow it).
 
 use super::arith;
 use super::decode::{Insn, Kind, BAD_TARGET, END, OUT_OF_RANGE};
-use super::machine::{mask, Ent, Loc, Scratch, Val, NONE};
-use super::place::complete_top;
-use super::Program;
-use dwarfcheck_core::context::MachineState;
-use dwarfcheck_core::context::{Context, ContextError, ResultKind};
-use dwarfcheck_core::outcome::Failure;
-use dwarfcheck_core::outcome::{BaseType, BudgetKind, Outcome};
+use super::evaluation::{fail_outcome, Evaluation, Fail, Result, Stop};
+use super::machine::{complete_top, Entry, Location, Scratch, Value};
+use super::program::Program;
+use dwarfcheck_core::context::{ContextError, Element, MachineState, ResultKind};
+use dwarfcheck_core::outcome::{BudgetKind, Failure, Outcome};
 use dwarfcheck_core::rules::id as R;
 use dwarfcheck_core::rules::RuleId;
 
-/// Why an operation stopped evaluation (the offset is attached by the loop).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Fail {
-    /// Ill-formed input.
-    Ill(RuleId),
-    /// Evaluation error.
-    Eval(RuleId),
-    /// A budget ran out.
-    Budget(BudgetKind),
-    /// Not implemented by this evaluator.
-    Unsupported(String),
-}
-
-/// A failure and the offset it is reported at.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Stop {
-    /// What happened.
-    pub fail: Fail,
-    /// Reported offset.
-    pub at: Option<u64>,
-}
-
-impl Stop {
-    /// The outcome this stop reports.
-    pub fn outcome(self) -> Outcome {
-        fail_outcome(self.fail, self.at)
+impl Program {
+    /// Evaluates the program in `state`, using `scratch` for all working
+    /// memory. Returns the same [`Outcome`] as `reference::expr::evaluate`.
+    pub fn run(&self, state: &dyn MachineState, scratch: &mut Scratch) -> Outcome {
+        if let Some(e) = &self.error {
+            return Outcome::Failed(Failure::IllFormed { rule: e.rule.clone(), at: Some(e.at) });
+        }
+        scratch.reset();
+        for e in state.initial_stack() {
+            let entry: Entry = scratch.import(e);
+            scratch.stack.push(entry);
+        }
+        let evaluation = top_level(state);
+        match evaluation.exec(self, scratch) {
+            Ok(()) => evaluation.finish(scratch),
+            Err(stop) => stop.outcome(),
+        }
     }
 }
 
-fn fail_outcome(fail: Fail, at: Option<u64>) -> Outcome {
-    match fail {
-        Fail::Ill(rule) => Outcome::Failed(Failure::IllFormed { rule, at }),
-        Fail::Eval(rule) => Outcome::Failed(Failure::EvalError { rule, at }),
-        Fail::Budget(budget) => Outcome::Failed(Failure::Budget { budget, at }),
-        Fail::Unsupported(what) => Outcome::Failed(Failure::Unsupported { what }),
+/// Evaluates the operation expression `expr` in `state` (one-off form of
+/// [`Program::compile`] + [`Program::run`]).
+pub fn evaluate(expr: &[u8], state: &dyn MachineState) -> Outcome {
+    thread_local! {
+        static CACHE: std::cell::RefCell<(Program, Scratch)> =
+            std::cell::RefCell::new((Program { insns: Vec::new(), bytes: Vec::new(), error: None }, Scratch::new()));
     }
+    CACHE.with(|c| match c.try_borrow_mut() {
+        Ok(mut guard) => {
+            let (p, s) = &mut *guard;
+            p.recompile(expr, state);
+            p.run(state, s)
+        }
+        Err(_) => Program::compile(expr, state).run(state, &mut Scratch::new()),
+    })
 }
 
-type Res<T> = Result<T, Fail>;
-
-/// Evaluation state of one (possibly nested) operation expression.
-pub struct Ev<'a> {
-    /// The context.
-    pub ctx: &'a Context,
-    /// Stack entries below this index belong to an outer evaluation.
-    pub base: usize,
-    /// Nesting depth (0 = the expression being evaluated).
-    pub depth: u32,
-    /// Offset every failure is reported at (nested evaluations).
-    pub at_override: Option<u64>,
-    /// The generic type.
-    pub gty: BaseType,
-    /// For an evaluation in a calling (non-top) frame: how its registers
-    /// are recovered from the frame it called (see `frame`).
-    pub up: Option<&'a super::frame::Up<'a>>,
+/// A top-level evaluation state in `state` whose nested evaluations run
+/// in this loop.
+pub(super) fn top_level(state: &dyn MachineState) -> Evaluation<'_> {
+    Evaluation::new(state, run_nested)
 }
 
-impl<'a> Ev<'a> {
-    /// A top-level evaluation state.
-    pub fn new(ctx: &'a Context) -> Self {
-        Ev { ctx, base: 0, depth: 0, at_override: None, gty: ctx.generic_type(), up: None }
-    }
+/// The loop as the operation families below it run a nested program
+/// ([`Evaluation::run`]).
+fn run_nested(evaluation: &Evaluation<'_>, prog: &Program, s: &mut Scratch) -> Result<(), Stop> {
+    evaluation.exec(prog, s)
+}
 
-    #[inline]
-    pub(super) fn gbits(&self) -> u32 {
-        self.gty.bits
-    }
-
-    #[inline]
-    pub(super) fn generic(&self, v: u128) -> Val {
-        Val { ty: self.gty, lo: mask(v, self.gty.bits), wide: NONE }
-    }
-
+impl Evaluation<'_> {
     /// Runs `prog` on the stack above `self.base`; leaves the entries there.
     pub fn exec(&self, prog: &Program, s: &mut Scratch) -> Result<(), Stop> {
         let insns = &prog.insns[..];
@@ -95,7 +71,7 @@ impl<'a> Ev<'a> {
             let ins = &insns[pc];
             let stop = |fail| Stop { fail, at: Some(self.at_override.unwrap_or(u64::from(ins.off))) };
             s.steps += 1;
-            if s.steps > self.ctx.budgets.steps {
+            if s.steps > self.budgets.steps {
                 return Err(stop(Fail::Budget(BudgetKind::Steps)));
             }
             let r = self.step(prog, ins, s);
@@ -105,132 +81,33 @@ impl<'a> Ev<'a> {
                 Ok(Some(t)) => pc = if t == END { insns.len() } else { t as usize },
                 Err(f) => return Err(stop(f)),
             }
-            if s.stack.len() - self.base > self.ctx.budgets.stack {
+            if s.stack.len() - self.base > self.budgets.stack {
                 return Err(stop(Fail::Budget(BudgetKind::Stack)));
             }
         }
         Ok(())
     }
 
-    // ----- stack access -------------------------------------------------
-
-    #[inline]
-    pub(super) fn avail(&self, s: &Scratch) -> usize {
-        s.stack.len() - self.base
-    }
-
-    /// Fails with `expr.stack.underflow` unless `n` entries are available.
-    #[inline]
-    pub(super) fn need(&self, s: &Scratch, n: usize) -> Res<()> {
-        if self.avail(s) < n {
-            return Err(Fail::Ill(R::EXPR_STACK_UNDERFLOW));
-        }
-        Ok(())
-    }
-
-    pub(super) fn is_incomplete(s: &Scratch, e: &Ent) -> bool {
-        matches!(e, Ent::Loc(Loc::Comp { idx, .. }) if !s.comps[*idx as usize].complete)
-    }
-
-    /// The entry with index `i` (0 = top) touched by a stack operation
-    /// (rule `op.stack.incomplete-composite`).
-    pub(super) fn touch(&self, s: &Scratch, i: usize) -> Res<Ent> {
-        let e = s.stack[s.stack.len() - 1 - i];
-        if Self::is_incomplete(s, &e) {
-            return Err(Fail::Ill(R::OP_STACK_INCOMPLETE_COMPOSITE));
-        }
-        Ok(e)
-    }
-
-    #[inline]
-    pub(super) fn pop_raw(&self, s: &mut Scratch) -> Ent {
-        s.stack.pop().unwrap_or(Ent::Loc(Loc::Undef))
-    }
-
-    /// Pops an entry required to be a value.
-    pub(super) fn pop_val(&self, s: &mut Scratch) -> Res<Val> {
-        self.need(s, 1)?;
-        let e = self.pop_raw(s);
-        self.to_val(s, e)
-    }
-
-    /// Entry `e` where a value is required (rules
-    /// `loc.convert.memory-to-value`, `loc.convert.location-not-value`).
-    pub(super) fn to_val(&self, s: &Scratch, e: Ent) -> Res<Val> {
-        match e {
-            Ent::Val(v) => Ok(v),
-            Ent::Ipv(_) => Err(Fail::Eval(R::OP_IMPLICIT_POINTER_VALUE_MISUSE)),
-            Ent::Loc(Loc::Comp { idx, .. }) if !s.comps[idx as usize].complete => {
-                Err(Fail::Ill(R::LOC_INCOMPLETE_COMPOSITE_NOT_LOCATION))
-            }
-            Ent::Loc(Loc::Mem { aspace: 0, bit, .. }) if bit % 8 == 0 => Ok(self.generic(bit / 8)),
-            Ent::Loc(_) => Err(Fail::Ill(R::LOC_CONVERT_LOCATION_NOT_VALUE)),
-        }
-    }
-
-    pub(super) fn pop_integral(&self, s: &mut Scratch, rule: RuleId) -> Res<Val> {
-        let v = self.pop_val(s)?;
-        if !v.ty.is_integral() {
-            return Err(Fail::Ill(rule));
-        }
-        Ok(v)
-    }
-
-    /// Pops an entry required to be a location description.
-    pub(super) fn pop_loc(&self, s: &mut Scratch) -> Res<Loc> {
-        self.need(s, 1)?;
-        let e = self.pop_raw(s);
-        self.to_loc(s, e)
-    }
-
-    /// Entry `e` where a location description is required (rules
-    /// `loc.convert.generic-value-to-memory`, `loc.convert.value-not-generic`).
-    pub(super) fn to_loc(&self, s: &mut Scratch, e: Ent) -> Res<Loc> {
-        match e {
-            Ent::Loc(Loc::Comp { idx, .. }) if !s.comps[idx as usize].complete => {
-                Err(Fail::Ill(R::LOC_INCOMPLETE_COMPOSITE_NOT_LOCATION))
-            }
-            Ent::Loc(l) => Ok(l),
-            Ent::Val(v) if v.ty == self.gty => self.mem0(v.lo),
-            Ent::Val(_) => Err(Fail::Ill(R::LOC_CONVERT_VALUE_NOT_GENERIC)),
-            Ent::Ipv(p) => self.ipv_location(s, p),
-        }
-    }
-
-    #[inline]
-    pub(super) fn push(&self, s: &mut Scratch, e: Ent) {
-        s.stack.push(e);
-    }
-
-    /// Pushes the memory location of byte `addr` (modulo the generic size)
-    /// in the default address space.
-    #[inline]
-    pub(super) fn push_mem(&self, s: &mut Scratch, addr: u128) -> Res<()> {
-        let l = self.mem0(mask(addr, self.gbits()))?;
-        s.stack.push(Ent::Loc(l));
-        Ok(())
-    }
-
     // ----- one operation ------------------------------------------------
 
     /// Executes one instruction; returns a branch target if control moves.
-    pub(super) fn step(&self, prog: &Program, ins: &Insn, s: &mut Scratch) -> Res<Option<u64>> {
+    pub(super) fn step(&self, prog: &Program, ins: &Insn, s: &mut Scratch) -> Result<Option<u64>> {
         match ins.kind {
             Kind::Const => {
                 let v = self.generic(u128::from(ins.a));
-                self.push(s, Ent::Val(v));
+                self.push(s, Entry::Value(v));
             }
-            Kind::Addr => self.push_mem(s, u128::from(ins.a))?,
+            Kind::Addr => self.push_memory(s, u128::from(ins.a))?,
             Kind::Addrx | Kind::Constx => {
-                let a = self.ctx.debug_addr(ins.a).map_err(|e| match e {
-                    ContextError::Missing(dwarfcheck_core::context::Element::Unit) => Fail::Eval(R::CTX_CU_MISSING),
-                    _ => Fail::Eval(R::OP_DEBUG_ADDR_ENTRY_MISSING),
+                let a = self.state.debug_addr(ins.a).map_err(|e| match e {
+                    ContextError::Missing(Element::Unit) => Fail::EvalError(R::CTX_CU_MISSING),
+                    _ => Fail::EvalError(R::OP_DEBUG_ADDR_ENTRY_MISSING),
                 })?;
                 if ins.kind == Kind::Addrx {
-                    self.push_mem(s, u128::from(a))?;
+                    self.push_memory(s, u128::from(a))?;
                 } else {
                     let v = self.generic(u128::from(a));
-                    self.push(s, Ent::Val(v));
+                    self.push(s, Entry::Value(v));
                 }
             }
             Kind::Dup => {
@@ -251,7 +128,7 @@ impl<'a> Ev<'a> {
             Kind::Pick => {
                 let i = ins.a as usize;
                 if i >= self.avail(s) {
-                    return Err(Fail::Ill(R::OP_PICK_INDEX_OUT_OF_RANGE));
+                    return Err(Fail::IllFormed(R::OP_PICK_INDEX_OUT_OF_RANGE));
                 }
                 let e = self.touch(s, i)?;
                 self.push(s, e);
@@ -276,22 +153,22 @@ impl<'a> Ev<'a> {
                 s.stack[n - 3] = top;
             }
             Kind::Deref => {
-                let l = self.pop_loc(s)?;
-                let e = self.deref(s, &l, self.gty)?;
+                let l = self.pop_location(s)?;
+                let e = self.deref(s, &l, self.generic_type)?;
                 self.push(s, e);
             }
             Kind::DerefSize => {
-                let l = self.pop_loc(s)?;
+                let l = self.pop_location(s)?;
                 let e = self.deref_size(s, &l, ins.a)?;
                 self.push(s, e);
             }
             Kind::DerefType => {
                 let t = self.base_type(ins.b)?;
                 if t.bytes() as u64 != ins.a {
-                    return Err(Fail::Ill(R::OP_DEREF_TYPE_SIZE_MISMATCH));
+                    return Err(Fail::IllFormed(R::OP_DEREF_TYPE_SIZE_MISMATCH));
                 }
                 self.within_size(t)?;
-                let l = self.pop_loc(s)?;
+                let l = self.pop_location(s)?;
                 let e = self.deref(s, &l, t)?;
                 self.push(s, e);
             }
@@ -299,11 +176,11 @@ impl<'a> Ev<'a> {
                 let t = if ins.kind == Kind::XderefType {
                     let t = self.base_type(ins.b)?;
                     if t.bytes() as u64 != ins.a {
-                        return Err(Fail::Ill(R::OP_DEREF_TYPE_SIZE_MISMATCH));
+                        return Err(Fail::IllFormed(R::OP_DEREF_TYPE_SIZE_MISMATCH));
                     }
                     t
                 } else {
-                    self.gty
+                    self.generic_type
                 };
                 self.need(s, 2)?;
                 let a = self.pop_integral(s, R::OP_XDEREF_REQUIRES_INTEGRAL)?;
@@ -314,9 +191,9 @@ impl<'a> Ev<'a> {
                 self.push(s, e);
             }
             Kind::Abs | Kind::Neg | Kind::Not => {
-                let v = self.pop_val(s)?;
+                let v = self.pop_value(s)?;
                 let r = arith::unary(ins.kind, v)?;
-                self.push(s, Ent::Val(r));
+                self.push(s, Entry::Value(r));
             }
             Kind::And
             | Kind::Div
@@ -336,34 +213,34 @@ impl<'a> Ev<'a> {
             | Kind::Lt
             | Kind::Ne => {
                 self.need(s, 2)?;
-                let b = self.pop_val(s)?;
-                let a = self.pop_val(s)?;
+                let b = self.pop_value(s)?;
+                let a = self.pop_value(s)?;
                 let r = arith::binary(self, ins.kind, a, b)?;
-                self.push(s, Ent::Val(r));
+                self.push(s, Entry::Value(r));
             }
             Kind::PlusUconst => {
-                let v = self.pop_val(s)?;
+                let v = self.pop_value(s)?;
                 let r = arith::plus_uconst(self, v, ins.a)?;
-                self.push(s, Ent::Val(r));
+                self.push(s, Entry::Value(r));
             }
             Kind::Skip => return self.branch(ins.a, R::OP_SKIP_TARGET_OUT_OF_RANGE, R::OP_SKIP_TARGET_NOT_OP_START),
             Kind::Bra => {
-                let v = self.pop_val(s)?;
+                let v = self.pop_value(s)?;
                 if !arith::is_zero(s, &v) {
                     return self.branch(ins.a, R::OP_BRA_TARGET_OUT_OF_RANGE, R::OP_BRA_TARGET_NOT_OP_START);
                 }
             }
             Kind::Reg => {
-                let l = self.reg_loc(s, ins.a)?;
-                self.push(s, Ent::Loc(l));
+                let l = self.register_location(s, ins.a)?;
+                self.push(s, Entry::Location(l));
             }
             Kind::Breg => {
-                let r = self.reg_address(s, ins.a)?;
-                self.push_mem(s, r.wrapping_add(ins.b as i64 as i128 as u128))?;
+                let r = self.register_address(s, ins.a)?;
+                self.push_memory(s, r.wrapping_add(ins.b as i64 as i128 as u128))?;
             }
             Kind::Fbreg => {
                 let l = self.fbreg(ins, s)?;
-                self.push(s, Ent::Loc(l));
+                self.push(s, Entry::Location(l));
             }
             Kind::Piece => self.piece(s, ins.a.saturating_mul(8), None)?,
             Kind::BitPiece => self.piece(s, ins.a, Some(ins.b))?,
@@ -379,37 +256,45 @@ impl<'a> Ev<'a> {
             | Kind::Extend
             | Kind::SelectBitPiece => self.ext(ins, s)?,
             Kind::PushObjectAddress => {
-                let o = self.ctx.object.as_ref().ok_or(Fail::Eval(R::CTX_OBJECT_MISSING))?;
+                let o = self.state.object().ok_or(Fail::EvalError(R::CTX_OBJECT_MISSING))?;
                 let e = s.import(o);
                 self.push(s, e);
             }
             Kind::FormTlsAddress => {
                 let v = self.pop_integral(s, R::OP_FORM_TLS_ADDRESS_REQUIRES_INTEGRAL)?;
-                let base = self.ctx.tls_base.ok_or(Fail::Eval(R::CTX_TLS_BASE_MISSING))?;
+                let base = self.state.tls_base().ok_or(Fail::EvalError(R::CTX_TLS_BASE_MISSING))?;
                 let ta = s.low128(&v);
-                self.push_mem(s, u128::from(base).wrapping_add(ta))?;
+                self.push_memory(s, u128::from(base).wrapping_add(ta))?;
             }
             Kind::CallFrameCfa => {
-                // In the CFA's own address space (`ctx.cfa_aspace`).
-                let l = self.cfa_loc()?;
-                self.push(s, Ent::Loc(l));
+                // In the CFA's own address space.
+                let l = self.cfa_location()?;
+                self.push(s, Entry::Location(l));
             }
             Kind::ImplicitValue => {
                 let (st, len) = (ins.a as usize, ins.b as usize);
-                if ins.b > self.ctx.budgets.size_bytes {
+                if ins.b > self.budgets.size_bytes {
                     return Err(Fail::Budget(BudgetKind::Size));
                 }
                 let start = s.store(&prog.bytes[st..st + len]);
-                self.push(s, Ent::Loc(Loc::Imp { start, len: len as u32, bit: 0 }));
+                self.push(s, Entry::Location(Location::Implicit { start, len: len as u32, bit: 0 }));
             }
             Kind::StackValue => {
                 self.need(s, 1)?;
                 let e = self.pop_raw(s);
-                if let Ent::Ipv(p) = e {
-                    self.push(s, Ent::Loc(Loc::ImpPtr { die: p.die, disp: p.disp, aspace: p.aspace, bit: 0 }));
+                if let Entry::ImplicitPointer(p) = e {
+                    self.push(
+                        s,
+                        Entry::Location(Location::ImplicitPointer {
+                            die: p.die,
+                            disp: p.disp,
+                            aspace: p.aspace,
+                            bit: 0,
+                        }),
+                    );
                     return Ok(None);
                 }
-                let v = self.to_val(s, e)?;
+                let v = self.to_value(s, e)?;
                 let mut tmp = std::mem::take(&mut s.tmp);
                 s.value_bytes(&v, &mut tmp);
                 if v.ty.big_endian {
@@ -417,46 +302,49 @@ impl<'a> Ev<'a> {
                 }
                 let start = s.store(&tmp);
                 s.tmp = tmp;
-                self.push(s, Ent::Loc(Loc::Imp { start, len: v.ty.bytes() as u32, bit: 0 }));
+                self.push(s, Entry::Location(Location::Implicit { start, len: v.ty.bytes() as u32, bit: 0 }));
             }
             Kind::ImplicitPointer => {
-                self.push(s, Ent::Loc(Loc::ImpPtr { die: ins.a, disp: ins.b as i64, aspace: None, bit: 0 }));
+                self.push(
+                    s,
+                    Entry::Location(Location::ImplicitPointer { die: ins.a, disp: ins.b as i64, aspace: None, bit: 0 }),
+                );
             }
             Kind::ConstType => {
                 let t = self.base_type(ins.a)?;
                 if t.bytes() as u64 != u64::from(ins.c) {
-                    return Err(Fail::Ill(R::OP_CONST_TYPE_SIZE_MISMATCH));
+                    return Err(Fail::IllFormed(R::OP_CONST_TYPE_SIZE_MISMATCH));
                 }
                 self.within_size(t)?;
                 let blk = &prog.bytes[ins.b as usize..ins.b as usize + ins.c as usize];
-                let v = self.val_from_memory_order(s, t, blk);
-                self.push(s, Ent::Val(v));
+                let v = self.value_from_memory_order(s, t, blk);
+                self.push(s, Entry::Value(v));
             }
             Kind::RegvalType => {
                 let t = self.within_size(self.base_type(ins.b)?)?;
-                let l = self.reg_loc(s, ins.a)?;
+                let l = self.register_location(s, ins.a)?;
                 let e = self.deref(s, &l, t)?;
                 self.push(s, e);
             }
             Kind::Convert | Kind::Reinterpret => {
                 let t = self.within_size(self.base_type(ins.a)?)?;
                 self.need(s, 1)?;
-                let v = self.pop_val(s)?;
+                let v = self.pop_value(s)?;
                 let r = if ins.kind == Kind::Convert {
                     arith::convert(v, t)?
                 } else {
                     if t.bits != v.ty.bits {
-                        return Err(Fail::Ill(R::OP_REINTERPRET_SIZE_MISMATCH));
+                        return Err(Fail::IllFormed(R::OP_REINTERPRET_SIZE_MISMATCH));
                     }
-                    Val { ty: t, ..v }
+                    Value { ty: t, ..v }
                 };
-                self.push(s, Ent::Val(r));
+                self.push(s, Entry::Value(r));
             }
             Kind::Call => self.call(ins, s)?,
             Kind::EntryValue => self.entry_value(prog, ins, s)?,
             Kind::CallFrameEntryReg => {
                 let l = self.call_frame_entry_reg(s, ins.a, ins.off)?;
-                self.push(s, Ent::Loc(l));
+                self.push(s, Entry::Location(l));
             }
             Kind::AspaceImplicitPointer => self.aspace_implicit_pointer(ins, s)?,
             Kind::Unsupported => {
@@ -468,35 +356,11 @@ impl<'a> Ev<'a> {
 
     // ----- helpers ------------------------------------------------------
 
-    pub(super) fn branch(&self, target: u64, out_of_range: RuleId, not_start: RuleId) -> Res<Option<u64>> {
+    pub(super) fn branch(&self, target: u64, out_of_range: RuleId, not_start: RuleId) -> Result<Option<u64>> {
         match target {
-            OUT_OF_RANGE => Err(Fail::Ill(out_of_range)),
-            BAD_TARGET => Err(Fail::Ill(not_start)),
+            OUT_OF_RANGE => Err(Fail::IllFormed(out_of_range)),
+            BAD_TARGET => Err(Fail::IllFormed(not_start)),
             t => Ok(Some(t)),
-        }
-    }
-
-    /// The base type at unit offset `die`; 0 is the generic type (rule
-    /// `op.typed.die-zero-generic`).
-    pub(super) fn base_type(&self, die: u64) -> Res<BaseType> {
-        if die == 0 {
-            return Ok(self.gty);
-        }
-        let t = self.ctx.base_type(die).map_err(|e| match e {
-            ContextError::Missing(dwarfcheck_core::context::Element::Unit) => Fail::Eval(R::CTX_CU_MISSING),
-            _ => Fail::Ill(R::OP_TYPED_NOT_BASE_TYPE),
-        })?;
-        if t.vector_size == 0 {
-            return Err(Fail::Ill(R::ATTR_LLVM_VECTOR_SIZE_NOT_POSITIVE));
-        }
-        Ok(t)
-    }
-
-    pub(super) fn top(&self, s: &Scratch) -> Option<Ent> {
-        if s.stack.len() > self.base {
-            s.stack.last().copied()
-        } else {
-            None
         }
     }
 
@@ -507,23 +371,23 @@ impl<'a> Ev<'a> {
         if let Some(e) = &top {
             complete_top(s, e);
         }
-        let r = match (self.ctx.result_kind, top) {
-            (Some(ResultKind::Value), None) => Err(Fail::Ill(R::EXPR_RESULT_VALUE_EMPTY_STACK)),
-            (_, None) => Ok(Ent::Loc(Loc::Undef)),
+        let r = match (self.state.result_kind(), top) {
+            (Some(ResultKind::Value), None) => Err(Fail::IllFormed(R::EXPR_RESULT_VALUE_EMPTY_STACK)),
+            (_, None) => Ok(Entry::Location(Location::Undefined)),
             (Some(ResultKind::Location), Some(e)) => {
-                self.to_loc_as(s, e, R::EXPR_RESULT_LOCATION_NOT_CONVERTIBLE).map(Ent::Loc)
+                self.to_location_as(s, e, R::EXPR_RESULT_LOCATION_NOT_CONVERTIBLE).map(Entry::Location)
             }
             (Some(ResultKind::Value), Some(e)) => self
-                .to_val(s, e)
-                .map(Ent::Val)
+                .to_value(s, e)
+                .map(Entry::Value)
                 .map_err(|f| remap(f, &R::LOC_CONVERT_LOCATION_NOT_VALUE, R::EXPR_RESULT_VALUE_NOT_CONVERTIBLE)),
-            (None, Some(Ent::Ipv(_))) => Err(Fail::Eval(R::OP_IMPLICIT_POINTER_VALUE_MISUSE)),
+            (None, Some(Entry::ImplicitPointer(_))) => Err(Fail::EvalError(R::OP_IMPLICIT_POINTER_VALUE_MISUSE)),
             (None, Some(e)) => Ok(e),
         };
         match r {
-            Ok(Ent::Val(v)) => Outcome::Value(s.export_val(&v)),
-            Ok(Ent::Loc(l)) => Outcome::Location(s.export_loc(&l)),
-            Ok(Ent::Ipv(_)) => fail_outcome(Fail::Eval(R::OP_IMPLICIT_POINTER_VALUE_MISUSE), None),
+            Ok(Entry::Value(v)) => Outcome::Value(s.export_value(&v)),
+            Ok(Entry::Location(l)) => Outcome::Location(s.export_location(&l)),
+            Ok(Entry::ImplicitPointer(_)) => fail_outcome(Fail::EvalError(R::OP_IMPLICIT_POINTER_VALUE_MISUSE), None),
             Err(f) => fail_outcome(f, None),
         }
     }
@@ -531,7 +395,7 @@ impl<'a> Ev<'a> {
 
 fn remap(f: Fail, from: &RuleId, to: RuleId) -> Fail {
     match f {
-        Fail::Ill(r) if r == *from => Fail::Ill(to),
+        Fail::IllFormed(r) if r == *from => Fail::IllFormed(to),
         f => f,
     }
 }

@@ -4,7 +4,7 @@
 //! every recursion over parts shallow (hetero-2020 "Composite Location
 //! Description Operations").
 
-use super::machine::{Loc, Scratch, NONE};
+use super::machine::{Location, Part, Scratch, NONE};
 use dwarfcheck_core::outcome::{NormalLocation, Piece, SingleLocation, Source};
 use std::collections::{BTreeSet, HashMap};
 
@@ -20,7 +20,7 @@ type Memo = HashMap<(u32, u64, u64), Vec<Piece>>;
 impl Scratch {
     /// The normal form of any location description (several places,
     /// composites at any offset, nested composites).
-    pub(super) fn normal_form(&self, l: &Loc) -> NormalLocation {
+    pub(super) fn normal_form(&self, l: &Location) -> NormalLocation {
         let mut memo = Memo::new();
         let mut places = Vec::new();
         self.places_of(l, &mut memo, &mut places);
@@ -32,15 +32,15 @@ impl Scratch {
         NormalLocation { places }
     }
 
-    fn places_of(&self, l: &Loc, memo: &mut Memo, out: &mut Vec<SingleLocation>) {
+    fn places_of(&self, l: &Location, memo: &mut Memo, out: &mut Vec<SingleLocation>) {
         match *l {
-            Loc::Multi { start, len } => {
+            Location::Multi { start, len } => {
                 for i in start..start + len {
                     self.places_of(&self.multi[i as usize], memo, out);
                 }
             }
-            Loc::Comp { idx, bit } => {
-                let total = self.comps[idx as usize].total_bits;
+            Location::Composite { idx, bit } => {
+                let total = self.composites[idx as usize].total_bits;
                 out.push(SingleLocation::Composite(self.window(idx, bit, total.saturating_sub(bit), memo)));
             }
             _ => out.push(SingleLocation::Simple(self.source(l))),
@@ -56,13 +56,13 @@ impl Scratch {
         let mut out: Vec<Piece> = Vec::new();
         let end = start.saturating_add(len);
         let mut pos = 0u64;
-        let mut p = self.comps[idx as usize].first;
+        let mut p = self.composites[idx as usize].first;
         while p != NONE && pos < end {
             let part = &self.parts[p as usize];
             let pend = pos.saturating_add(part.bits);
             let (lo, hi) = (pos.max(start), pend.min(end));
             if lo < hi {
-                for piece in self.segments(&part.loc, lo - pos, hi - lo, memo) {
+                for piece in self.segments(&part.location, lo - pos, hi - lo, memo) {
                     push_merged(&mut out, piece);
                 }
             }
@@ -78,10 +78,10 @@ impl Scratch {
     }
 
     /// The pieces of `n` bits of location `l` from `skip` bits on.
-    fn segments(&self, l: &Loc, skip: u64, n: u64, memo: &mut Memo) -> Vec<Piece> {
+    fn segments(&self, l: &Location, skip: u64, n: u64, memo: &mut Memo) -> Vec<Piece> {
         match *l {
-            Loc::Comp { idx, bit } => self.window(idx, bit.saturating_add(skip), n, memo),
-            Loc::Multi { start, len } => {
+            Location::Composite { idx, bit } => self.window(idx, bit.saturating_add(skip), n, memo),
+            Location::Multi { start, len } => {
                 let alts: Vec<Vec<Piece>> =
                     (start..start + len).map(|i| self.segments(&self.multi[i as usize], skip, n, memo)).collect();
                 union(n, &alts)
@@ -90,26 +90,82 @@ impl Scratch {
         }
     }
 
-    /// Composite nesting depth of a location (0: not a composite).
-    pub(super) fn nesting(&self, l: &Loc) -> u32 {
-        match *l {
-            Loc::Comp { idx, .. } => self.comps[idx as usize].depth,
-            Loc::Multi { start, len } => {
-                (start..start + len).map(|i| self.nesting(&self.multi[i as usize])).max().unwrap_or(0)
-            }
-            _ => 0,
-        }
-    }
-
     /// `l` as the location of a part of `bits` bits: itself, or, when it
     /// nests composites [`MAX_NESTING`] deep, a new complete composite of
     /// the pieces those bits are made of.
-    pub(super) fn shallow(&mut self, l: Loc, bits: u64) -> Loc {
+    pub(super) fn shallow(&mut self, l: Location, bits: u64) -> Location {
         if self.nesting(&l) < MAX_NESTING {
             return l;
         }
         let pieces = self.segments(&l, 0, bits, &mut Memo::new());
         self.import_single(&SingleLocation::Composite(pieces))
+    }
+
+    /// Appends a part of `bits` bits at `location` to composite `idx`.
+    /// A part location nesting composites 64 deep is first flattened to
+    /// a composite of the pieces its bits are made of (same normal form).
+    pub fn append_part(&mut self, idx: u32, bits: u64, location: Location) {
+        let location = self.shallow(location, bits);
+        let depth = self.nesting(&location) + 1;
+        let c = &mut self.composites[idx as usize];
+        c.depth = c.depth.max(depth);
+        let p = self.parts.len() as u32;
+        self.parts.push(Part { bits, location, next: NONE });
+        let c = &mut self.composites[idx as usize];
+        if c.first == NONE {
+            c.first = p;
+        } else {
+            self.parts[c.last as usize].next = p;
+        }
+        let c = &mut self.composites[idx as usize];
+        c.last = p;
+        c.total_bits = c.total_bits.saturating_add(bits);
+    }
+
+    /// The normalised outcome form of a location description.
+    pub fn export_location(&self, l: &Location) -> NormalLocation {
+        match l {
+            Location::Composite { idx, bit: 0 } => match self.export_flat_composite(*idx) {
+                Some(pieces) => NormalLocation { places: vec![SingleLocation::Composite(pieces)] },
+                None => self.normal_form(l),
+            },
+            Location::Multi { .. } | Location::Composite { .. } => self.normal_form(l),
+            // One place in non-composite storage is already normal.
+            _ => NormalLocation { places: vec![SingleLocation::Simple(self.source(l))] },
+        }
+    }
+
+    /// The normal form of a composite at bit offset 0 whose parts are all
+    /// single places in non-composite storage (the common DWARF 5 shape),
+    /// built directly: zero-length parts dropped, parts that continue the
+    /// previous part's storage merged, exactly as `RawLocation::normalize`
+    /// does. `None` for any other composite.
+    fn export_flat_composite(&self, idx: u32) -> Option<Vec<Piece>> {
+        let mut pieces: Vec<Piece> = Vec::with_capacity(4);
+        let mut p = self.composites[idx as usize].first;
+        while p != NONE {
+            let part = &self.parts[p as usize];
+            p = part.next;
+            if matches!(part.location, Location::Composite { .. } | Location::Multi { .. }) {
+                return None;
+            }
+            if part.bits == 0 {
+                continue;
+            }
+            let src = self.source(&part.location);
+            if let Some(last) = pieces.last_mut() {
+                if last.sources.first().is_some_and(|prev| prev.advanced(last.bits) == src) {
+                    last.bits += part.bits;
+                    continue;
+                }
+            }
+            // (`insert` into an empty set is much cheaper than `from([..])`,
+            // which sorts.)
+            let mut sources = BTreeSet::new();
+            sources.insert(src);
+            pieces.push(Piece { bits: part.bits, sources });
+        }
+        Some(pieces)
     }
 }
 

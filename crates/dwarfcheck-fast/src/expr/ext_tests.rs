@@ -35,7 +35,7 @@ const SGPR1: [u8; 2] = [0x90, 33];
 /// `DW_OP_const_type <float64> 8 bytes of 1.0`.
 const FLOAT_1: [u8; 11] = [0xa4, 0x31, 0x08, 0, 0, 0, 0, 0, 0, 0xf0, 0x3f];
 
-fn ctx() -> Context {
+fn state() -> Context {
     let mut c = Context::new(Arc::new(presets::amdgpu_wave64()));
     c.thread = Some(7);
     c.lane = Some(3);
@@ -89,7 +89,7 @@ fn err(rule: RuleId, at: u64) -> Outcome {
 
 #[test]
 fn form_aspace_address_binds_thread_and_lane() {
-    let mut c = ctx();
+    let mut c = state();
     // lit16 lit5 form_aspace_address: A = 16 (next), AS = 5 (top); 5 is per
     // thread and per lane, so thread 7 / lane 3 are bound.
     let e = [0x40, 0x35, FORM];
@@ -114,7 +114,7 @@ fn form_aspace_address_binds_thread_and_lane() {
 
 #[test]
 fn form_aspace_address_context_errors() {
-    let mut c = ctx();
+    let mut c = state();
     let e = [0x40, 0x35, FORM];
     // Lane 64 is not a lane of a wave64 target (lanes 0..63).
     c.lane = Some(64);
@@ -130,7 +130,7 @@ fn form_aspace_address_context_errors() {
 
 #[test]
 fn form_aspace_address_operands() {
-    let c = ctx();
+    let c = state();
     // const8u 0x1_0000_0010, lit3: A truncated to local's 32 bits -> 0x10.
     let e = cat(&[&[0x0e], &0x1_0000_0010u64.to_le_bytes(), &[0x33, FORM]]);
     assert_eq!(evaluate(&e, &c), loc(mem(3, 0x10, None, None)));
@@ -150,7 +150,7 @@ fn form_aspace_address_operands() {
 
 #[test]
 fn xderef_reads_the_current_lane() {
-    let mut c = ctx();
+    let mut c = state();
     // lit5 lit17 xderef_size 2: AS = 5 (next), A = 17 (top): bytes a1 a2 of
     // lane 3's storage, little-endian -> 0xa2a1.
     let e = [0x35, 0x41, 0x95, 0x02];
@@ -164,7 +164,7 @@ fn xderef_reads_the_current_lane() {
 
 #[test]
 fn push_lane() {
-    let mut c = ctx();
+    let mut c = state();
     assert_eq!(evaluate(&[PUSH_LANE], &c), g(3));
     c.lane = None;
     assert_eq!(evaluate(&[PUSH_LANE], &c), err(R::CTX_LANE_MISSING, 0));
@@ -174,7 +174,7 @@ fn push_lane() {
 
 #[test]
 fn offsets_move_inside_storage() {
-    let c = ctx();
+    let c = state();
     // sgpr0 lit2 offset: 2 bytes = bit 16 of the 32-bit register.
     assert_eq!(evaluate(&cat(&[&SGPR0, &[0x32, OFFSET]]), &c), loc(reg(32, 16)));
     // sgpr0 lit4 offset: bit 32 = the register's size: out of storage (at 3).
@@ -202,7 +202,7 @@ fn offsets_move_inside_storage() {
 
 #[test]
 fn offset_signedness_and_operands() {
-    let c = ctx();
+    let c = state();
     // const_type <unsigned8> 0xff: an unsigned displacement of 255 bits,
     // past sgpr0's 32 bits (not -1).
     let e = cat(&[&SGPR0, &[0xa4, 0x50, 0x01, 0xff, BIT_OFFSET]]);
@@ -223,7 +223,7 @@ fn offset_signedness_and_operands() {
 
 #[test]
 fn offsets_of_undefined_multiple_and_composite_locations() {
-    let mut c = ctx();
+    let mut c = state();
     // undefined offset_uconst 100: undefined has no size and stays as it is.
     assert_eq!(evaluate(&[UNDEFINED, OFFSET_UCONST, 100], &c), loc(Source::Undefined));
     // undefined alone.
@@ -250,7 +250,7 @@ fn offsets_of_undefined_multiple_and_composite_locations() {
 
 #[test]
 fn aspace_bregx() {
-    let mut c = ctx();
+    let mut c = state();
     // lit5 aspace_bregx sgpr0 4: sgpr0 (0x10) read as 32 bits + 4, in
     // private_lane bound to thread 7 / lane 3.
     assert_eq!(evaluate(&[0x35, ASPACE_BREGX, 32, 4], &c), loc(mem(5, 0x14, Some(7), Some(3))));
@@ -279,7 +279,7 @@ fn aspace_bregx() {
 
 #[test]
 fn piece_end_completes() {
-    let c = ctx();
+    let c = state();
     // sgpr0 piece 4 sgpr1 piece 4: one composite of both.
     let e = cat(&[&SGPR0, &[0x93, 0x04], &SGPR1, &[0x93, 0x04]]);
     assert_eq!(evaluate(&e, &c), composite(&[(32, reg(32, 0)), (32, reg(33, 0))]));
@@ -300,7 +300,7 @@ fn piece_end_completes() {
 
 #[test]
 fn extend_repeats_a_location() {
-    let mut c = ctx();
+    let mut c = state();
     // sgpr0 extend 8 4: four 8-bit parts, each bits 0..7 of sgpr0 (not
     // consecutive bits, so no two pieces merge).
     let e = cat(&[&SGPR0, &[EXTEND, 8, 4]]);
@@ -340,7 +340,7 @@ fn extend_too_large_for_a_small_target() {
 
 #[test]
 fn select_bit_piece() {
-    let c = ctx();
+    let c = state();
     // sgpr0 (L0) sgpr1 (L1) lit5 (M = 0b0101) select_bit_piece 8 4:
     // part N is L1 when bit N of M is set, moved N*8 bits:
     // sgpr1@0, sgpr0@8, sgpr1@16, sgpr0@24.
@@ -390,14 +390,14 @@ fn default_address_space_per_thread() {
 fn fbreg_keeps_the_frame_base_binding() {
     // Frame base: lit16 lit6 form_aspace_address (private_wave, thread 7);
     // fbreg 2 adds 2 to that byte address and keeps the storage.
-    let mut c = ctx();
+    let mut c = state();
     c.frame_base = Some(vec![0x40, 0x36, FORM]);
     assert_eq!(evaluate(&[0x91, 0x02], &c), loc(mem(6, 0x12, Some(7), None)));
 }
 
 #[test]
 fn offset_edges() {
-    let mut c = ctx();
+    let mut c = state();
     // Register 99 is not a wave64 register: no known size, not checked.
     assert_eq!(evaluate(&[0x90, 99, 0x38, OFFSET], &c), loc(reg(99, 64)));
     // A 256-bit displacement is not computed (Unsupported, as arithmetic).
@@ -419,7 +419,7 @@ fn offset_edges() {
 
 #[test]
 fn extend_does_not_move_its_part_location() {
-    let c = ctx();
+    let c = state();
     // implicit_value 0 (empty storage, 0 bits) extend 8 1: DW_OP_LLVM_extend
     // moves nothing; its one 8-bit part does not fit a 0-bit storage, which
     // op.extend.creates-composite makes composite.part-exceeds-storage
@@ -436,7 +436,7 @@ fn parts_are_weighed_by_their_pieces() {
     // op.extend.size-limits: every part costs 8 bytes per normal-form piece
     // it covers. L = sgpr0 piece 1 sgpr1 piece 1 piece_end: a complete
     // 16-bit composite of two pieces (bytes 0..8 of the expression).
-    let mut c = ctx();
+    let mut c = state();
     c.budgets.size_bytes = 40;
     let l: Vec<u8> = cat(&[&SGPR0, &[0x93, 0x01], &SGPR1, &[0x93, 0x01, PIECE_END]]);
     // extend 16 2: 2 parts x 2 pieces x 8 = 32 bytes <= 40.
@@ -469,7 +469,7 @@ fn deeply_nested_composites() {
     // is bits 0..7 of sgpr0, 20000 composites deep. Its normal form is one
     // 8-bit piece of sgpr0, and deref_size 1 reads sgpr0's low byte, 0x10.
     // Nothing may recurse 20000 deep.
-    let c = ctx();
+    let c = state();
     let mut e = SGPR0.to_vec();
     for _ in 0..20000 {
         e.extend([EXTEND, 8, 1]);

@@ -3,9 +3,9 @@
 //! per operation (hetero-2020 "DWARF Expression Value", "DWARF Location
 //! Description").
 
-use dwarfcheck_core::context::Entry as CtxEntry;
-use dwarfcheck_core::outcome::{BaseType, NormalLocation, Piece, SingleLocation, Source, Value};
-use std::collections::BTreeSet;
+use super::program::Program;
+use dwarfcheck_core::context;
+use dwarfcheck_core::outcome::{self, BaseType, NormalLocation, SingleLocation, Source};
 
 /// Sentinel for "no arena index".
 pub const NONE: u32 = u32::MAX;
@@ -15,7 +15,7 @@ pub const NONE: u32 = u32::MAX;
 /// [`Scratch::bytes`] at `wide` (`ty.bytes()` bytes, least significant
 /// byte first).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Val {
+pub struct Value {
     /// Base type (generic or a `DW_ATE_*` type).
     pub ty: BaseType,
     /// The value when `ty.bits <= 128`.
@@ -28,14 +28,14 @@ pub struct Val {
 ///
 /// Bit offsets are in **bits** from the start of the storage.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Loc {
+pub enum Location {
     /// Undefined storage.
-    Undef,
+    Undefined,
     /// Memory storage of address space `aspace`; `bit` = byte address × 8 + bit.
     /// For a per-thread / per-lane address space, the storage of the thread
     /// and lane bound when the location was created (hetero-2020 "Memory
     /// Location Description Operations > DW_OP_LLVM_form_aspace_address").
-    Mem {
+    Memory {
         /// Address space.
         aspace: u64,
         /// Bit position.
@@ -46,7 +46,7 @@ pub enum Loc {
         lane: Option<u32>,
     },
     /// Register storage.
-    Reg {
+    Register {
         /// DWARF register number.
         regno: u64,
         /// Bit offset.
@@ -54,7 +54,7 @@ pub enum Loc {
     },
     /// Implicit storage: `len` bytes at `start` in [`Scratch::bytes`], in
     /// target memory order.
-    Imp {
+    Implicit {
         /// Arena start.
         start: u32,
         /// Length in **bytes**.
@@ -63,7 +63,7 @@ pub enum Loc {
         bit: u64,
     },
     /// Implicit pointer storage (`DW_OP_implicit_pointer`).
-    ImpPtr {
+    ImplicitPointer {
         /// `.debug_info` offset of the DIE.
         die: u64,
         /// Byte displacement.
@@ -73,8 +73,8 @@ pub enum Loc {
         /// Bit offset.
         bit: u64,
     },
-    /// Composite storage number `idx` in [`Scratch::comps`].
-    Comp {
+    /// Composite storage number `idx` in [`Scratch::composites`].
+    Composite {
         /// Composite index.
         idx: u32,
         /// Bit offset.
@@ -93,7 +93,7 @@ pub enum Loc {
 /// pointer storage pushes (hetero-2020 "Implicit Location Description
 /// Operations > DW_OP_implicit_pointer"; rule `op.implicit-pointer.deref-whole`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Ipv {
+pub struct ImplicitPointer {
     /// `.debug_info` offset of the DIE.
     pub die: u64,
     /// Byte displacement.
@@ -104,18 +104,18 @@ pub struct Ipv {
 
 /// A stack entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Ent {
+pub enum Entry {
     /// A value.
-    Val(Val),
+    Value(Value),
     /// A location description.
-    Loc(Loc),
+    Location(Location),
     /// An implicit pointer value.
-    Ipv(Ipv),
+    ImplicitPointer(ImplicitPointer),
 }
 
 /// Composite location storage: a linked list of parts in [`Scratch::parts`].
 #[derive(Debug, Clone, Copy)]
-pub struct Comp {
+pub struct Composite {
     /// First part index ([`NONE`] when empty).
     pub first: u32,
     /// Last part index.
@@ -134,25 +134,25 @@ pub struct Part {
     /// Part size in **bits**.
     pub bits: u64,
     /// Part location description.
-    pub loc: Loc,
+    pub location: Location,
     /// Next part index or [`NONE`].
     pub next: u32,
 }
 
 /// Reusable evaluation memory: the stack and the arenas entries point into.
-/// Create one per thread and pass it to every [`super::Program::run`].
+/// Create one per thread and pass it to every [`Program::run`].
 #[derive(Debug, Default)]
 pub struct Scratch {
     /// The evaluation stack (nested evaluations push above a base index).
-    pub stack: Vec<Ent>,
+    pub stack: Vec<Entry>,
     /// Byte arena: wide values and implicit storage.
     pub bytes: Vec<u8>,
     /// Composite storages.
-    pub comps: Vec<Comp>,
+    pub composites: Vec<Composite>,
     /// Composite parts.
     pub parts: Vec<Part>,
     /// Single locations of multi-place locations.
-    pub multi: Vec<Loc>,
+    pub multi: Vec<Location>,
     /// Temporary buffer for reads.
     pub tmp: Vec<u8>,
     /// Operations executed so far (step budget, nested evaluations included).
@@ -160,8 +160,8 @@ pub struct Scratch {
     /// Index of the last operation executed by the innermost evaluation
     /// that ran (`DW_OP_entry_value` asks whether it was a `DW_OP_reg*`).
     pub last: u32,
-    /// Decoded frame base programs, reused while `ctx.frame_base` is unchanged.
-    pub(crate) frame_base: Option<Box<(Vec<u8>, super::Program)>>,
+    /// Decoded frame base programs, reused while `state.frame_base` is unchanged.
+    pub(crate) frame_base: Option<Box<(Vec<u8>, Program)>>,
     /// Registers of calling frames found by unwinding whose location is
     /// being computed: (frame identity, register number) (`unwind.cyclic`).
     pub(crate) unwound_in_progress: Vec<(usize, u64)>,
@@ -177,7 +177,7 @@ impl Scratch {
     pub fn reset(&mut self) {
         self.stack.clear();
         self.bytes.clear();
-        self.comps.clear();
+        self.composites.clear();
         self.parts.clear();
         self.multi.clear();
         self.unwound_in_progress.clear();
@@ -192,34 +192,13 @@ impl Scratch {
     }
 
     /// A new empty incomplete composite; returns its index.
-    pub fn new_comp(&mut self) -> u32 {
-        self.comps.push(Comp { first: NONE, last: NONE, total_bits: 0, complete: false, depth: 1 });
-        (self.comps.len() - 1) as u32
-    }
-
-    /// Appends a part of `bits` bits at `loc` to composite `idx`.
-    /// A part location nesting composites too deep is first flattened
-    /// (see [`super::export::MAX_NESTING`]).
-    pub fn append_part(&mut self, idx: u32, bits: u64, loc: Loc) {
-        let loc = self.shallow(loc, bits);
-        let depth = self.nesting(&loc) + 1;
-        let c = &mut self.comps[idx as usize];
-        c.depth = c.depth.max(depth);
-        let p = self.parts.len() as u32;
-        self.parts.push(Part { bits, loc, next: NONE });
-        let c = &mut self.comps[idx as usize];
-        if c.first == NONE {
-            c.first = p;
-        } else {
-            self.parts[c.last as usize].next = p;
-        }
-        let c = &mut self.comps[idx as usize];
-        c.last = p;
-        c.total_bits = c.total_bits.saturating_add(bits);
+    pub fn new_composite(&mut self) -> u32 {
+        self.composites.push(Composite { first: NONE, last: NONE, total_bits: 0, complete: false, depth: 1 });
+        (self.composites.len() - 1) as u32
     }
 
     /// The bytes of a value, least significant first (`ty.bytes()` long).
-    pub fn value_bytes(&self, v: &Val, out: &mut Vec<u8>) {
+    pub fn value_bytes(&self, v: &Value, out: &mut Vec<u8>) {
         out.clear();
         let n = v.ty.bytes();
         if v.wide == NONE {
@@ -230,7 +209,7 @@ impl Scratch {
     }
 
     /// The low 128 bits of a value of any width.
-    pub fn low128(&self, v: &Val) -> u128 {
+    pub fn low128(&self, v: &Value) -> u128 {
         if v.wide == NONE {
             return v.lo;
         }
@@ -240,7 +219,7 @@ impl Scratch {
     }
 
     /// The value as an unsigned number if it fits in 64 bits.
-    pub fn as_u64(&self, v: &Val) -> Option<u64> {
+    pub fn as_u64(&self, v: &Value) -> Option<u64> {
         if v.wide != NONE && self.bytes[v.wide as usize + 16..v.wide as usize + v.ty.bytes()].iter().any(|&b| b != 0) {
             return None;
         }
@@ -249,147 +228,131 @@ impl Scratch {
 
     /// A value of type `ty` from its bytes, least significant first.
     /// `le` must be at least `ty.bytes()` long; bits above `ty.bits` are cleared.
-    pub fn make_val(&mut self, ty: BaseType, le: &[u8]) -> Val {
+    pub fn make_value(&mut self, ty: BaseType, le: &[u8]) -> Value {
         if ty.bits <= 128 {
             let mut b = [0u8; 16];
             let n = ty.bytes().min(16);
             b[..n].copy_from_slice(&le[..n]);
-            Val { ty, lo: mask(u128::from_le_bytes(b), ty.bits), wide: NONE }
+            Value { ty, lo: mask(u128::from_le_bytes(b), ty.bits), wide: NONE }
         } else {
             let start = self.bytes.len();
             self.bytes.extend_from_slice(&le[..ty.bytes()]);
             dwarfcheck_core::outcome::value::mask_top(&mut self.bytes[start..], ty.bits);
-            Val { ty, lo: 0, wide: start as u32 }
+            Value { ty, lo: 0, wide: start as u32 }
         }
     }
 
     /// Imports a context entry (initial stack, current object).
-    pub fn import(&mut self, e: &CtxEntry) -> Ent {
+    pub fn import(&mut self, e: &context::Entry) -> Entry {
         match e {
-            CtxEntry::Value(v) => {
+            context::Entry::Value(v) => {
                 let mut le = v.bytes.clone();
                 le.resize(v.ty.bytes(), 0);
-                Ent::Val(self.make_val(v.ty, &le))
+                Entry::Value(self.make_value(v.ty, &le))
             }
-            CtxEntry::Location(l) => Ent::Loc(self.import_location(l)),
+            context::Entry::Location(l) => Entry::Location(self.import_location(l)),
         }
     }
 
-    fn import_location(&mut self, l: &NormalLocation) -> Loc {
-        let singles: Vec<Loc> = l.places.iter().map(|p| self.import_single(p)).collect();
+    fn import_location(&mut self, l: &NormalLocation) -> Location {
+        let singles: Vec<Location> = l.places.iter().map(|p| self.import_single(p)).collect();
         self.multi_of(&singles)
     }
 
-    pub(super) fn multi_of(&mut self, singles: &[Loc]) -> Loc {
+    pub(super) fn multi_of(&mut self, singles: &[Location]) -> Location {
         match singles {
-            [] => Loc::Undef,
+            [] => Location::Undefined,
             [one] => *one,
             many => {
                 let start = self.multi.len() as u32;
                 self.multi.extend_from_slice(many);
-                Loc::Multi { start, len: many.len() as u32 }
+                Location::Multi { start, len: many.len() as u32 }
             }
         }
     }
 
-    pub(super) fn import_single(&mut self, s: &SingleLocation) -> Loc {
+    pub(super) fn import_single(&mut self, s: &SingleLocation) -> Location {
         match s {
             SingleLocation::Simple(src) => self.import_source(src),
             SingleLocation::Composite(pieces) => {
-                let idx = self.new_comp();
+                let idx = self.new_composite();
                 for p in pieces {
-                    let locs: Vec<Loc> = p.sources.iter().map(|s| self.import_source(s)).collect();
-                    let loc = self.multi_of(&locs);
-                    self.append_part(idx, p.bits, loc);
+                    let locs: Vec<Location> = p.sources.iter().map(|s| self.import_source(s)).collect();
+                    let location = self.multi_of(&locs);
+                    self.link_part(idx, p.bits, location);
                 }
-                self.comps[idx as usize].complete = true;
-                Loc::Comp { idx, bit: 0 }
+                self.composites[idx as usize].complete = true;
+                Location::Composite { idx, bit: 0 }
             }
         }
     }
 
-    pub(super) fn import_source(&mut self, s: &Source) -> Loc {
+    pub(super) fn import_source(&mut self, s: &Source) -> Location {
         match s {
             Source::Memory { aspace, bit_addr, thread, lane } => {
-                Loc::Mem { aspace: *aspace, bit: *bit_addr, thread: *thread, lane: *lane }
+                Location::Memory { aspace: *aspace, bit: *bit_addr, thread: *thread, lane: *lane }
             }
-            Source::Register { regno, bit_offset } => Loc::Reg { regno: *regno, bit: *bit_offset },
+            Source::Register { regno, bit_offset } => Location::Register { regno: *regno, bit: *bit_offset },
             Source::Implicit { bytes, bit_offset } => {
                 let start = self.store(bytes);
-                Loc::Imp { start, len: bytes.len() as u32, bit: *bit_offset }
+                Location::Implicit { start, len: bytes.len() as u32, bit: *bit_offset }
             }
             Source::ImplicitPointer { die, aspace, byte_displacement, bit_offset } => {
-                Loc::ImpPtr { die: *die, disp: *byte_displacement, aspace: *aspace, bit: *bit_offset }
+                Location::ImplicitPointer { die: *die, disp: *byte_displacement, aspace: *aspace, bit: *bit_offset }
             }
-            Source::Undefined => Loc::Undef,
+            Source::Undefined => Location::Undefined,
         }
     }
 
     /// The outcome form of a value.
-    pub fn export_val(&self, v: &Val) -> Value {
+    pub fn export_value(&self, v: &Value) -> outcome::Value {
         let mut bytes = Vec::with_capacity(v.ty.bytes());
         self.value_bytes(v, &mut bytes);
-        Value { ty: v.ty, bytes }
+        outcome::Value { ty: v.ty, bytes }
     }
 
-    /// The normalised outcome form of a location description.
-    pub fn export_loc(&self, l: &Loc) -> NormalLocation {
-        match l {
-            Loc::Comp { idx, bit: 0 } => match self.export_flat_comp(*idx) {
-                Some(pieces) => NormalLocation { places: vec![SingleLocation::Composite(pieces)] },
-                None => self.normal_form(l),
-            },
-            Loc::Multi { .. } | Loc::Comp { .. } => self.normal_form(l),
-            // One place in non-composite storage is already normal.
-            _ => NormalLocation { places: vec![SingleLocation::Simple(self.source(l))] },
-        }
-    }
-
-    /// The normal form of a composite at bit offset 0 whose parts are all
-    /// single places in non-composite storage (the common DWARF 5 shape),
-    /// built directly: zero-length parts dropped, parts that continue the
-    /// previous part's storage merged, exactly as `RawLocation::normalize`
-    /// does. `None` for any other composite.
-    fn export_flat_comp(&self, idx: u32) -> Option<Vec<Piece>> {
-        let mut pieces: Vec<Piece> = Vec::with_capacity(4);
-        let mut p = self.comps[idx as usize].first;
-        while p != NONE {
-            let part = &self.parts[p as usize];
-            p = part.next;
-            if matches!(part.loc, Loc::Comp { .. } | Loc::Multi { .. }) {
-                return None;
-            }
-            if part.bits == 0 {
-                continue;
-            }
-            let src = self.source(&part.loc);
-            if let Some(last) = pieces.last_mut() {
-                if last.sources.first().is_some_and(|prev| prev.advanced(last.bits) == src) {
-                    last.bits += part.bits;
-                    continue;
-                }
-            }
-            // (`insert` into an empty set is much cheaper than `from([..])`,
-            // which sorts.)
-            let mut sources = BTreeSet::new();
-            sources.insert(src);
-            pieces.push(Piece { bits: part.bits, sources });
-        }
-        Some(pieces)
-    }
-
-    pub(super) fn source(&self, l: &Loc) -> Source {
+    pub(super) fn source(&self, l: &Location) -> Source {
         match *l {
-            Loc::Undef | Loc::Comp { .. } | Loc::Multi { .. } => Source::Undefined,
-            Loc::Mem { aspace, bit, thread, lane } => Source::Memory { aspace, bit_addr: bit, thread, lane },
-            Loc::Reg { regno, bit } => Source::Register { regno, bit_offset: bit },
-            Loc::Imp { start, len, bit } => Source::Implicit {
+            Location::Undefined | Location::Composite { .. } | Location::Multi { .. } => Source::Undefined,
+            Location::Memory { aspace, bit, thread, lane } => Source::Memory { aspace, bit_addr: bit, thread, lane },
+            Location::Register { regno, bit } => Source::Register { regno, bit_offset: bit },
+            Location::Implicit { start, len, bit } => Source::Implicit {
                 bytes: self.bytes[start as usize..start as usize + len as usize].to_vec(),
                 bit_offset: bit,
             },
-            Loc::ImpPtr { die, disp, aspace, bit } => {
+            Location::ImplicitPointer { die, disp, aspace, bit } => {
                 Source::ImplicitPointer { die, aspace, byte_displacement: disp, bit_offset: bit }
             }
+        }
+    }
+
+    /// Appends a part of `bits` bits at `location` to composite `idx` as it
+    /// is (no flattening: see `Scratch::append_part`).
+    pub fn link_part(&mut self, idx: u32, bits: u64, location: Location) {
+        let depth = self.nesting(&location) + 1;
+        let c = &mut self.composites[idx as usize];
+        c.depth = c.depth.max(depth);
+        let p = self.parts.len() as u32;
+        self.parts.push(Part { bits, location, next: NONE });
+        let c = &mut self.composites[idx as usize];
+        if c.first == NONE {
+            c.first = p;
+        } else {
+            self.parts[c.last as usize].next = p;
+        }
+        let c = &mut self.composites[idx as usize];
+        c.last = p;
+        c.total_bits = c.total_bits.saturating_add(bits);
+    }
+
+    /// Composite nesting depth of a location (0: not a composite).
+    pub(super) fn nesting(&self, l: &Location) -> u32 {
+        match *l {
+            Location::Composite { idx, .. } => self.composites[idx as usize].depth,
+            Location::Multi { start, len } => {
+                (start..start + len).map(|i| self.nesting(&self.multi[i as usize])).max().unwrap_or(0)
+            }
+            _ => 0,
         }
     }
 }
@@ -401,5 +364,13 @@ pub fn mask(v: u128, bits: u32) -> u128 {
         v
     } else {
         v & ((1u128 << bits) - 1)
+    }
+}
+
+/// An incomplete composite left on top at the end of an evaluation becomes
+/// complete (rule `expr.result.incomplete-composite-completed`).
+pub fn complete_top(s: &mut Scratch, e: &Entry) {
+    if let Entry::Location(Location::Composite { idx, .. }) = e {
+        s.composites[*idx as usize].complete = true;
     }
 }

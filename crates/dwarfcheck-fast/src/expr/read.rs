@@ -2,28 +2,25 @@
 //! `DW_OP_regval_type`, register contents for `DW_OP_breg*` (hetero-2020
 //! "Special Value Operations", rules `op.deref*`, `op.implicit-pointer.*`).
 
-use super::exec::{Ev, Fail};
-use super::machine::{Ent, Ipv, Loc, Scratch, Val, NONE};
-use dwarfcheck_core::context::MachineState;
+use super::evaluation::{Evaluation, Fail, Result};
+use super::machine::{Entry, ImplicitPointer, Location, Scratch, Value, NONE};
 use dwarfcheck_core::context::{ContextError, MemoryStorage};
 use dwarfcheck_core::encoding::ate;
 use dwarfcheck_core::outcome::BaseType;
 use dwarfcheck_core::rules::id as R;
 
-type Res<T> = Result<T, Fail>;
-
 /// Tracks reads of implicit pointer storage during one `DW_OP_deref*`
 /// (rules `op.implicit-pointer.deref-whole`, `op.implicit-pointer.partial-read`).
 #[derive(Default)]
-struct IpTrack {
-    ip: Option<Ipv>,
+struct ImplicitPointerTrack {
+    pointer: Option<ImplicitPointer>,
     consistent: bool,
     other: bool,
 }
 
-impl Ev<'_> {
+impl Evaluation<'_> {
     /// A value of `t` from bytes in the type's memory byte order.
-    pub(super) fn val_from_memory_order(&self, s: &mut Scratch, t: BaseType, b: &[u8]) -> Val {
+    pub(super) fn value_from_memory_order(&self, s: &mut Scratch, t: BaseType, b: &[u8]) -> Value {
         let n = t.bytes();
         if n <= 16 {
             let mut le = [0u8; 16];
@@ -31,33 +28,33 @@ impl Ev<'_> {
             if t.big_endian {
                 le[..n].reverse();
             }
-            s.make_val(t, &le)
+            s.make_value(t, &le)
         } else {
             let mut le = b[..n].to_vec();
             if t.big_endian {
                 le.reverse();
             }
-            s.make_val(t, &le)
+            s.make_value(t, &le)
         }
     }
 
     /// `DW_OP_deref_size` (rules `op.deref-size.zero-extends`, `op.deref-size.zero`).
-    pub(super) fn deref_size(&self, s: &mut Scratch, l: &Loc, size: u64) -> Res<Ent> {
+    pub(super) fn deref_size(&self, s: &mut Scratch, l: &Location, size: u64) -> Result<Entry> {
         if size == 0 {
-            return Ok(Ent::Val(self.generic(0)));
+            return Ok(Entry::Value(self.generic(0)));
         }
-        let g = self.gbits();
+        let g = self.generic_bits();
         let ts = (size.saturating_mul(8)).min(u64::from(g)) as u32;
-        let t = if ts < g { BaseType::ate(ate::UNSIGNED, ts, self.gty.big_endian) } else { self.gty };
+        let t = if ts < g { BaseType::ate(ate::UNSIGNED, ts, self.generic_type.big_endian) } else { self.generic_type };
         match self.deref(s, l, t)? {
-            Ent::Val(v) => Ok(Ent::Val(self.generic(v.lo))),
+            Entry::Value(v) => Ok(Entry::Value(self.generic(v.lo))),
             other => Ok(other),
         }
     }
 
     /// Retrieves `t.bits` bits from `l`: a value of type `t`, or an
     /// implicit pointer value (rule `op.deref-type.reads-location`).
-    pub fn deref(&self, s: &mut Scratch, l: &Loc, t: BaseType) -> Res<Ent> {
+    pub fn deref(&self, s: &mut Scratch, l: &Location, t: BaseType) -> Result<Entry> {
         // Typed operations check their type against the size budget with
         // their operands (`within_size`); the untyped reads (generic,
         // deref_size, a register's address) are at most generic-sized.
@@ -68,19 +65,19 @@ impl Ev<'_> {
         let mut buf = std::mem::take(&mut s.tmp);
         buf.clear();
         buf.resize(n, 0);
-        let mut track = IpTrack::default();
+        let mut track = ImplicitPointerTrack::default();
         let r = self.read_bits(s, l, 0, u64::from(t.bits), &mut buf, 0, &mut track);
-        let out = r.and_then(|()| match track.ip {
+        let out = r.and_then(|()| match track.pointer {
             // Retrieved bits are in storage order; a big-endian type of whole
             // bytes is then byte-reversed, others are taken as they are.
-            None if t.bits.is_multiple_of(8) => Ok(Ent::Val(self.val_from_memory_order(s, t, &buf))),
-            None => Ok(Ent::Val(s.make_val(t, &buf))),
-            Some(ip) => {
-                let whole = self.ip_bits(&ip);
+            None if t.bits.is_multiple_of(8) => Ok(Entry::Value(self.value_from_memory_order(s, t, &buf))),
+            None => Ok(Entry::Value(s.make_value(t, &buf))),
+            Some(pointer) => {
+                let whole = self.implicit_pointer_bits(&pointer);
                 if track.consistent && !track.other && u64::from(t.bits) == whole {
-                    Ok(Ent::Ipv(ip))
+                    Ok(Entry::ImplicitPointer(pointer))
                 } else {
-                    Err(Fail::Eval(R::OP_IMPLICIT_POINTER_PARTIAL_READ))
+                    Err(Fail::EvalError(R::OP_IMPLICIT_POINTER_PARTIAL_READ))
                 }
             }
         });
@@ -92,32 +89,32 @@ impl Ev<'_> {
     /// most 16) from a byte-aligned memory or register location. `None`
     /// when the general path must be taken. Same checks, same order.
     #[inline]
-    pub(super) fn deref_fast(&self, l: &Loc, t: BaseType) -> Option<Res<Ent>> {
+    pub(super) fn deref_fast(&self, l: &Location, t: BaseType) -> Option<Result<Entry>> {
         if t.bits == 0 || t.bits > 128 || !t.bits.is_multiple_of(8) {
             return None;
         }
         let n = (t.bits / 8) as usize;
         let mut b = [0u8; 16];
         let r = match *l {
-            Loc::Mem { aspace, bit, thread, lane } if bit % 8 == 0 => {
-                let size_bits = self.storage_bits_mem(aspace);
+            Location::Memory { aspace, bit, thread, lane } if bit % 8 == 0 => {
+                let size_bits = self.memory_storage_bits(aspace);
                 if bit.checked_add(u128::from(t.bits)).is_none_or(|e| e > size_bits) {
-                    return Some(Err(Fail::Eval(R::OP_DEREF_PAST_STORAGE_END)));
+                    return Some(Err(Fail::EvalError(R::OP_DEREF_PAST_STORAGE_END)));
                 }
-                self.ctx
+                self.state
                     .read_memory(MemoryStorage { aspace, thread, lane }, (bit / 8) as u64, &mut b[..n])
-                    .map_err(|_| Fail::Eval(R::OP_DEREF_MEMORY_UNREADABLE))
+                    .map_err(|_| Fail::EvalError(R::OP_DEREF_MEMORY_UNREADABLE))
             }
-            Loc::Reg { regno, bit } if bit % 8 == 0 && !self.big_endian_target() => {
-                let Some(reg) = self.ctx.target.register(regno) else {
-                    return Some(Err(Fail::Eval(R::REG_UNKNOWN_REGISTER_READ)));
+            Location::Register { regno, bit } if bit % 8 == 0 && !self.big_endian_target() => {
+                let Some(reg) = self.target.register(regno) else {
+                    return Some(Err(Fail::EvalError(R::REG_UNKNOWN_REGISTER_READ)));
                 };
                 if bit.checked_add(u64::from(t.bits)).is_none_or(|e| e > u64::from(reg.bits)) {
-                    return Some(Err(Fail::Eval(R::OP_DEREF_PAST_STORAGE_END)));
+                    return Some(Err(Fail::EvalError(R::OP_DEREF_PAST_STORAGE_END)));
                 }
-                self.ctx.read_register(regno, (bit / 8) as usize, &mut b[..n]).map_err(|e| match e {
-                    ContextError::NoSuchRegister(_) => Fail::Eval(R::REG_UNKNOWN_REGISTER_READ),
-                    _ => Fail::Eval(R::CTX_REGISTER_UNAVAILABLE),
+                self.state.read_register(regno, (bit / 8) as usize, &mut b[..n]).map_err(|e| match e {
+                    ContextError::NoSuchRegister(_) => Fail::EvalError(R::REG_UNKNOWN_REGISTER_READ),
+                    _ => Fail::EvalError(R::CTX_REGISTER_UNAVAILABLE),
                 })
             }
             _ => return None,
@@ -126,46 +123,14 @@ impl Ev<'_> {
             if t.big_endian {
                 b[..n].reverse();
             }
-            Ent::Val(Val { ty: t, lo: u128::from_le_bytes(b), wide: NONE })
+            Entry::Value(Value { ty: t, lo: u128::from_le_bytes(b), wide: NONE })
         }))
     }
 
     /// Whether the target stores multi-byte values most significant byte first.
     #[inline]
     fn big_endian_target(&self) -> bool {
-        self.ctx.target.endian == dwarfcheck_core::target::Endian::Big
-    }
-
-    /// Size in **bits** of the memory storage of address space `aspace`.
-    #[inline]
-    pub(super) fn storage_bits_mem(&self, aspace: u64) -> u128 {
-        let abits = if aspace == 0 {
-            self.gbits()
-        } else {
-            self.ctx.target.address_space(aspace).map(|a| a.address_bits).unwrap_or(64)
-        };
-        1u128 << (abits.min(120) + 3)
-    }
-
-    /// Size in **bits** of implicit pointer storage: the address size of its space.
-    pub(super) fn ip_bits(&self, ip: &Ipv) -> u64 {
-        match ip.aspace {
-            None => u64::from(self.gbits()),
-            Some(a) => u64::from(self.ctx.target.address_space(a).map(|x| x.address_bits).unwrap_or(self.gbits())),
-        }
-    }
-
-    /// Size in **bits** of the storage of a non-composite single location
-    /// (`None`: unbounded/undefined).
-    pub(super) fn storage_bits(&self, s: &Scratch, l: &Loc) -> Option<u128> {
-        match *l {
-            Loc::Undef | Loc::Multi { .. } => None,
-            Loc::Mem { aspace, .. } => Some(self.storage_bits_mem(aspace)),
-            Loc::Reg { regno, .. } => self.ctx.target.register(regno).map(|r| u128::from(r.bits)),
-            Loc::Imp { len, .. } => Some(u128::from(len) * 8),
-            Loc::ImpPtr { die, disp, aspace, .. } => Some(u128::from(self.ip_bits(&Ipv { die, disp, aspace }))),
-            Loc::Comp { idx, .. } => Some(u128::from(s.comps[idx as usize].total_bits)),
-        }
+        self.target.endian == dwarfcheck_core::target::Endian::Big
     }
 
     /// Copies `n` bits starting `extra` bits after `l`'s position into
@@ -174,46 +139,46 @@ impl Ev<'_> {
     fn read_bits(
         &self,
         s: &mut Scratch,
-        l: &Loc,
+        l: &Location,
         extra: u64,
         n: u64,
         dst: &mut [u8],
         dst_bit: u64,
-        track: &mut IpTrack,
-    ) -> Res<()> {
+        track: &mut ImplicitPointerTrack,
+    ) -> Result<()> {
         if n == 0 {
             return Ok(());
         }
         match *l {
-            Loc::Undef => Err(Fail::Eval(R::OP_DEREF_UNDEFINED_STORAGE)),
-            Loc::Mem { aspace, bit, thread, lane } => {
+            Location::Undefined => Err(Fail::EvalError(R::OP_DEREF_UNDEFINED_STORAGE)),
+            Location::Memory { aspace, bit, thread, lane } => {
                 track.other = true;
                 let size_bits = self.storage_bits(s, l).unwrap_or(u128::MAX);
-                let start = bit.checked_add(u128::from(extra)).ok_or(Fail::Eval(R::OP_DEREF_PAST_STORAGE_END))?;
+                let start = bit.checked_add(u128::from(extra)).ok_or(Fail::EvalError(R::OP_DEREF_PAST_STORAGE_END))?;
                 if start.checked_add(u128::from(n)).is_none_or(|e| e > size_bits) {
-                    return Err(Fail::Eval(R::OP_DEREF_PAST_STORAGE_END));
+                    return Err(Fail::EvalError(R::OP_DEREF_PAST_STORAGE_END));
                 }
                 let first = (start / 8) as u64;
                 let sub = (start % 8) as u64;
                 let count = (sub + n).div_ceil(8) as usize;
                 with_buf(count, |buf| {
-                    self.ctx
+                    self.state
                         .read_memory(MemoryStorage { aspace, thread, lane }, first, buf)
-                        .map_err(|_| Fail::Eval(R::OP_DEREF_MEMORY_UNREADABLE))?;
+                        .map_err(|_| Fail::EvalError(R::OP_DEREF_MEMORY_UNREADABLE))?;
                     copy_bits(buf, sub, dst, dst_bit, n);
                     Ok(())
                 })
             }
-            Loc::Reg { regno, bit } => {
+            Location::Register { regno, bit } => {
                 track.other = true;
-                let reg = self.ctx.target.register(regno).ok_or(Fail::Eval(R::REG_UNKNOWN_REGISTER_READ))?;
-                let start = bit.checked_add(extra).ok_or(Fail::Eval(R::OP_DEREF_PAST_STORAGE_END))?;
+                let reg = self.target.register(regno).ok_or(Fail::EvalError(R::REG_UNKNOWN_REGISTER_READ))?;
+                let start = bit.checked_add(extra).ok_or(Fail::EvalError(R::OP_DEREF_PAST_STORAGE_END))?;
                 if start.checked_add(n).is_none_or(|e| e > u64::from(reg.bits)) {
-                    return Err(Fail::Eval(R::OP_DEREF_PAST_STORAGE_END));
+                    return Err(Fail::EvalError(R::OP_DEREF_PAST_STORAGE_END));
                 }
                 let reg_err = |e| match e {
-                    ContextError::NoSuchRegister(_) => Fail::Eval(R::REG_UNKNOWN_REGISTER_READ),
-                    _ => Fail::Eval(R::CTX_REGISTER_UNAVAILABLE),
+                    ContextError::NoSuchRegister(_) => Fail::EvalError(R::REG_UNKNOWN_REGISTER_READ),
+                    _ => Fail::EvalError(R::CTX_REGISTER_UNAVAILABLE),
                 };
                 if !self.big_endian_target() {
                     // Little-endian: target byte order is significance order.
@@ -221,7 +186,7 @@ impl Ev<'_> {
                     let sub = start % 8;
                     let count = (sub + n).div_ceil(8) as usize;
                     return with_buf(count, |buf| {
-                        self.ctx.read_register(regno, first, buf).map_err(reg_err)?;
+                        self.state.read_register(regno, first, buf).map_err(reg_err)?;
                         copy_bits(buf, sub, dst, dst_bit, n);
                         Ok(())
                     });
@@ -232,7 +197,7 @@ impl Ev<'_> {
                 // size (whole bytes: most significant byte first).
                 let size = (reg.bits / 8) as usize;
                 let mut whole = vec![0u8; size];
-                self.ctx.read_register(regno, 0, &mut whole).map_err(reg_err)?;
+                self.state.read_register(regno, 0, &mut whole).map_err(reg_err)?;
                 whole.reverse();
                 let mut part = vec![0u8; n.div_ceil(8) as usize];
                 copy_bits(&whole, start, &mut part, 0, n);
@@ -242,38 +207,38 @@ impl Ev<'_> {
                 copy_bits(&part, 0, dst, dst_bit, n);
                 Ok(())
             }
-            Loc::Imp { start, len, bit } => {
+            Location::Implicit { start, len, bit } => {
                 track.other = true;
-                let st = bit.checked_add(extra).ok_or(Fail::Eval(R::OP_DEREF_PAST_STORAGE_END))?;
+                let st = bit.checked_add(extra).ok_or(Fail::EvalError(R::OP_DEREF_PAST_STORAGE_END))?;
                 if st.checked_add(n).is_none_or(|e| e > u64::from(len) * 8) {
-                    return Err(Fail::Eval(R::OP_DEREF_PAST_STORAGE_END));
+                    return Err(Fail::EvalError(R::OP_DEREF_PAST_STORAGE_END));
                 }
                 let src = &s.bytes[start as usize..(start + len) as usize];
                 copy_bits(src, st, dst, dst_bit, n);
                 Ok(())
             }
-            Loc::ImpPtr { die, disp, aspace, bit } => {
-                let ip = Ipv { die, disp, aspace };
+            Location::ImplicitPointer { die, disp, aspace, bit } => {
+                let pointer = ImplicitPointer { die, disp, aspace };
                 // Reading past its end is also a read that is not the whole storage.
-                let st = bit.checked_add(extra).ok_or(Fail::Eval(R::OP_IMPLICIT_POINTER_PARTIAL_READ))?;
-                if st.checked_add(n).is_none_or(|e| e > self.ip_bits(&ip)) {
-                    return Err(Fail::Eval(R::OP_IMPLICIT_POINTER_PARTIAL_READ));
+                let st = bit.checked_add(extra).ok_or(Fail::EvalError(R::OP_IMPLICIT_POINTER_PARTIAL_READ))?;
+                if st.checked_add(n).is_none_or(|e| e > self.implicit_pointer_bits(&pointer)) {
+                    return Err(Fail::EvalError(R::OP_IMPLICIT_POINTER_PARTIAL_READ));
                 }
-                match track.ip {
+                match track.pointer {
                     None => {
-                        track.ip = Some(ip);
+                        track.pointer = Some(pointer);
                         track.consistent = st == dst_bit;
                     }
-                    Some(prev) => track.consistent &= prev == ip && st == dst_bit,
+                    Some(prev) => track.consistent &= prev == pointer && st == dst_bit,
                 }
                 Ok(())
             }
-            Loc::Multi { start, len } => self.read_multi(s, start, len, extra, n, dst, dst_bit, track),
-            Loc::Comp { idx, bit } => {
-                let c = s.comps[idx as usize];
-                let st = bit.checked_add(extra).ok_or(Fail::Eval(R::OP_DEREF_PAST_STORAGE_END))?;
+            Location::Multi { start, len } => self.read_multi(s, start, len, extra, n, dst, dst_bit, track),
+            Location::Composite { idx, bit } => {
+                let c = s.composites[idx as usize];
+                let st = bit.checked_add(extra).ok_or(Fail::EvalError(R::OP_DEREF_PAST_STORAGE_END))?;
                 if st.checked_add(n).is_none_or(|e| e > c.total_bits) {
-                    return Err(Fail::Eval(R::OP_DEREF_PAST_STORAGE_END));
+                    return Err(Fail::EvalError(R::OP_DEREF_PAST_STORAGE_END));
                 }
                 let end = st + n;
                 let mut pos = 0u64;
@@ -284,7 +249,7 @@ impl Ev<'_> {
                     let lo = pos.max(st);
                     let hi = pend.min(end);
                     if lo < hi {
-                        self.read_bits(s, &part.loc, lo - pos, hi - lo, dst, dst_bit + (lo - st), track)?;
+                        self.read_bits(s, &part.location, lo - pos, hi - lo, dst, dst_bit + (lo - st), track)?;
                     }
                     pos = pend;
                     p = part.next;
@@ -306,8 +271,8 @@ impl Ev<'_> {
         n: u64,
         dst: &mut [u8],
         dst_bit: u64,
-        track: &mut IpTrack,
-    ) -> Res<()> {
+        track: &mut ImplicitPointerTrack,
+    ) -> Result<()> {
         let mut first: Option<Vec<u8>> = None;
         for i in start..start + len {
             let single = s.multi[i as usize];
@@ -317,7 +282,7 @@ impl Ev<'_> {
                 None => first = Some(tmp),
                 Some(f) => {
                     if (0..n).any(|k| get_bit(f, dst_bit + k) != get_bit(&tmp, dst_bit + k)) {
-                        return Err(Fail::Ill(R::EXPR_LOC_PLACES_MUST_AGREE));
+                        return Err(Fail::IllFormed(R::EXPR_LOC_PLACES_MUST_AGREE));
                     }
                 }
             }
@@ -326,17 +291,6 @@ impl Ev<'_> {
             dst.copy_from_slice(&f);
         }
         Ok(())
-    }
-
-    /// Reads register `regno` as an unsigned generic-sized value (rule
-    /// `op.breg.register-plus-offset`).
-    pub(super) fn reg_address(&self, s: &mut Scratch, regno: u64) -> Res<u128> {
-        let t = BaseType::ate(ate::UNSIGNED, self.gbits(), self.gty.big_endian);
-        let l = self.reg_loc(s, regno)?;
-        match self.deref(s, &l, t)? {
-            Ent::Val(v) => Ok(v.lo),
-            _ => Ok(0),
-        }
     }
 }
 

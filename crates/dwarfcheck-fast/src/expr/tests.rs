@@ -11,7 +11,7 @@ use dwarfcheck_core::target::presets;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-fn ctx() -> Context {
+fn state() -> Context {
     let mut c = Context::new(Arc::new(presets::x86_64()));
     c.registers.insert(7, 0x7ffc_0000u64.to_le_bytes().to_vec()); // rsp
     c.registers.insert(0, 0x1122_3344_5566_7788u64.to_le_bytes().to_vec()); // rax
@@ -49,7 +49,7 @@ fn piece(bits: u64, s: Source) -> Piece {
 
 #[test]
 fn literals_and_arithmetic() {
-    let c = ctx();
+    let c = state();
     // lit5 lit3 minus = 2
     assert_eq!(evaluate(&[0x35, 0x33, 0x1c], &c), g(2));
     // const1s -1 lit1 plus wraps to 0 (generic arithmetic modulo 2^64)
@@ -76,7 +76,7 @@ fn literals_and_arithmetic() {
 
 #[test]
 fn decoding_is_static() {
-    let c = ctx();
+    let c = state();
     // lit1, then 0xe5: not a GNU opcode -> unknown at 1.
     assert_eq!(evaluate(&[0x31, 0xe5], &c), ill(dwarfcheck_core::rules::id::EXPR_DECODE_UNKNOWN_OPCODE, 1));
     // const2u with one operand byte: truncated at 0, even after a div by zero.
@@ -93,7 +93,7 @@ fn decoding_is_static() {
 
 #[test]
 fn branches() {
-    let c = ctx();
+    let c = state();
     // lit1 bra +1 lit2 lit3: taken branch skips lit2 -> 3 on top.
     assert_eq!(evaluate(&[0x31, 0x28, 0x01, 0x00, 0x32, 0x33], &c), g(3));
     // lit0 bra +1 lit2 lit3: not taken -> 3 on top, 2 below; the branch
@@ -106,7 +106,7 @@ fn branches() {
     // skip +0 to one past the end: complete, empty stack -> undefined.
     assert_eq!(evaluate(&[0x2f, 0x00, 0x00], &c), loc(Source::Undefined));
     // skip -3: an endless loop; the 11th operation exceeds a budget of 10.
-    let mut c2 = ctx();
+    let mut c2 = state();
     c2.budgets.steps = 10;
     assert_eq!(
         evaluate(&[0x2f, 0xfd, 0xff], &c2),
@@ -116,7 +116,7 @@ fn branches() {
 
 #[test]
 fn locations() {
-    let c = ctx();
+    let c = state();
     // breg7 16: rsp + 16, a memory location (not a value).
     assert_eq!(evaluate(&[0x77, 0x10], &c), mem(0x7ffc_0010));
     // addr 0x1000
@@ -141,7 +141,7 @@ fn locations() {
 
 #[test]
 fn composite_from_the_brief() {
-    let c = ctx();
+    let c = state();
     // reg0 piece 4; piece 2; breg7 16 piece 2
     let e = [0x50, 0x93, 0x04, 0x93, 0x02, 0x77, 0x10, 0x93, 0x02];
     let want = Outcome::Location(NormalLocation {
@@ -172,7 +172,7 @@ fn composite_from_the_brief() {
 
 #[test]
 fn dereferences() {
-    let c = ctx();
+    let c = state();
     // addr 0x1000 deref: bytes 00..07 little-endian.
     assert_eq!(evaluate(&[0x03, 0x00, 0x10, 0, 0, 0, 0, 0, 0, 0x06], &c), g(0x0706_0504_0302_0100));
     // const2u 0x1004 deref_size 2 -> 0x0504
@@ -201,7 +201,7 @@ fn dereferences() {
 
 #[test]
 fn typed_values() {
-    let c = ctx();
+    let c = state();
     // const_type float64 2.5; const_type float64 4.0; mul; -> 10.0
     let mut e = vec![0xa4, 0x31, 0x08];
     e.extend(2.5f64.to_le_bytes());
@@ -233,7 +233,7 @@ fn typed_values() {
 
 #[test]
 fn result_kinds() {
-    let mut c = ctx();
+    let mut c = state();
     c.result_kind = Some(ResultKind::Value);
     // breg7 0 as a value: the memory location converts to its address.
     assert_eq!(evaluate(&[0x77, 0x00], &c), g(0x7ffc_0000));
@@ -249,7 +249,7 @@ fn result_kinds() {
 
 #[test]
 fn frame_base() {
-    let mut c = ctx();
+    let mut c = state();
     c.cfa = Some(0x2000);
     c.frame_base = Some(vec![0x9c]); // DW_OP_call_frame_cfa
                                      // fbreg -8 -> memory 0x1ff8
@@ -310,7 +310,7 @@ fn big_endian_registers_count_from_the_low_end() {
 #[test]
 fn scratch_reuse_gives_identical_outcomes() {
     use super::{Program, Scratch};
-    let c = ctx();
+    let c = state();
     let exprs: [&[u8]; 4] = [
         &[0x50, 0x93, 0x04, 0x93, 0x02, 0x77, 0x10, 0x93, 0x02],
         &[0x35, 0x9f],
@@ -339,12 +339,12 @@ fn compiled_programs_are_shareable_across_threads() {
     send_sync::<super::Program>();
     send::<super::Scratch>();
     // One program, evaluated on two threads with their own scratch areas.
-    let c = Arc::new(ctx());
-    let p = Arc::new(super::Program::compile(&[0x77, 0x10], &c));
+    let c = Arc::new(state());
+    let p = Arc::new(super::Program::compile(&[0x77, 0x10], &*c));
     let handles: Vec<_> = (0..2)
         .map(|_| {
             let (p, c) = (p.clone(), c.clone());
-            std::thread::spawn(move || p.run(&c, &mut super::Scratch::new()))
+            std::thread::spawn(move || p.run(&*c, &mut super::Scratch::new()))
         })
         .collect();
     for h in handles {

@@ -3,10 +3,11 @@
 //! caller's registers (rules `unwind.cfa.*`, `unwind.step.registers`,
 //! `unwind.step.value`, `unwind.cyclic`, `frame.rule.*`).
 
-use super::exec::{Ev, Fail, Stop};
-use super::frame::{Known, Up};
-use super::machine::{mask, Ent, Loc, Scratch};
-use dwarfcheck_core::context::Context;
+use super::evaluation::{Evaluation, Fail, FrameRegisters, Stop, UnwindingFrame};
+use super::exec::top_level;
+use super::machine::{mask, Entry, Location, Scratch};
+use super::program::compiled;
+use dwarfcheck_core::context::MachineState;
 use dwarfcheck_core::encoding::ate;
 use dwarfcheck_core::outcome::cfi::RegisterRule;
 use dwarfcheck_core::outcome::unwind::CallerRegister;
@@ -47,11 +48,11 @@ pub struct Cfa {
 /// area, frame k's registers (imported from the step before) and frame
 /// k's row rules. Allocates only when a buffer grows.
 #[derive(Debug, Default)]
-pub struct FrameEval {
+pub struct FrameEvaluation {
     scratch: Scratch,
-    regs: Vec<(u64, Result<Loc, Fail>)>,
+    regs: Vec<(u64, Result<Location, Fail>)>,
     /// Frame k's row rules, sorted by register number (set by the caller
-    /// through [`FrameEval::rules_mut`]).
+    /// through [`FrameEvaluation::rules_mut`]).
     rules: Vec<(u64, RegisterRule)>,
     top: bool,
     /// Registers of frame k+1 under way (`unwind.cyclic`), reused.
@@ -68,8 +69,8 @@ pub struct FrameEval {
 /// offset).
 pub(crate) fn fail_of(o: &Outcome) -> Fail {
     match o {
-        Outcome::Failed(Failure::IllFormed { rule, .. }) => Fail::Ill(rule.clone()),
-        Outcome::Failed(Failure::EvalError { rule, .. }) => Fail::Eval(rule.clone()),
+        Outcome::Failed(Failure::IllFormed { rule, .. }) => Fail::IllFormed(rule.clone()),
+        Outcome::Failed(Failure::EvalError { rule, .. }) => Fail::EvalError(rule.clone()),
         Outcome::Failed(Failure::Budget { budget, .. }) => Fail::Budget(*budget),
         Outcome::Failed(Failure::Unsupported { what }) => Fail::Unsupported(what.clone()),
         other => Fail::Unsupported(format!("register location {other}")),
@@ -79,7 +80,7 @@ pub(crate) fn fail_of(o: &Outcome) -> Fail {
 /// The outcome of a stop; `unwind.cyclic` is reported without offset.
 fn outcome_of(stop: Stop) -> Outcome {
     match stop.fail {
-        Fail::Ill(r) if r == R::UNWIND_CYCLIC => Outcome::Failed(Failure::IllFormed { rule: r, at: None }),
+        Fail::IllFormed(r) if r == R::UNWIND_CYCLIC => Outcome::Failed(Failure::IllFormed { rule: r, at: None }),
         f => Stop { fail: f, at: stop.at }.outcome(),
     }
 }
@@ -88,13 +89,13 @@ fn plain(fail: Fail) -> Stop {
     Stop { fail, at: None }
 }
 
-impl FrameEval {
+impl FrameEvaluation {
     /// A fresh working state.
     pub fn new() -> Self {
         Self::default()
     }
 
-    /// Starts frame k: its registers are the context's (`callee: None`,
+    /// Starts frame k: its registers are the machine state's (`callee: None`,
     /// frame 0) or the caller registers of step k-1. Clears the rules.
     pub fn begin(&mut self, callee: Option<&BTreeMap<u64, CallerRegister>>) {
         self.scratch.reset();
@@ -118,7 +119,7 @@ impl FrameEval {
     }
 
     /// Frame k's row rules (frame k+1's registers), to be filled sorted by
-    /// register number after [`FrameEval::begin`].
+    /// register number after [`FrameEvaluation::begin`].
     pub fn rules_mut(&mut self) -> &mut Vec<(u64, RegisterRule)> {
         &mut self.rules
     }
@@ -129,93 +130,122 @@ impl FrameEval {
         &self.rules
     }
 
-    /// Computes frame k's CFA in `ctx` (frame k's context: its `cfa` is
-    /// ignored). Errors: the fault that ends the unwinding (rules
+    /// Computes frame k's CFA in `state` (frame k's state: its CFA is not
+    /// asked for). Errors: the fault that ends the unwinding (rules
     /// `unwind.cfa.*`, `unwind.cyclic`; register-offset faults without
     /// offset, expression faults at their offset in the expression).
-    pub fn cfa(&mut self, ctx: &Context, spec: CfaSpec<'_>) -> Result<(Cfa, NormalLocation), Outcome> {
-        let FrameEval { scratch: s, regs, rules, top, progress, fault_at: _ } = self;
+    pub fn cfa(&mut self, state: &dyn MachineState, spec: CfaSpec<'_>) -> Result<(Cfa, NormalLocation), Outcome> {
+        let FrameEvaluation { scratch: s, regs, rules, top, progress, fault_at: _ } = self;
         progress.borrow_mut().clear();
         let known = known(*top, regs, rules, progress, true);
-        let up = Up::Known(&known);
-        let ev = Ev { up: Some(&up), ..Ev::new(ctx) };
+        let frame = FrameRegisters::Unwinding(&known);
+        let evaluation = Evaluation { frame: Some(&frame), ..top_level(state) };
         s.steps = 0;
         let base = s.stack.len();
-        let loc = match spec {
-            CfaSpec::Reg { reg, off, aspace } => reg_offset(&ev, s, reg, off, aspace).map_err(|f| outcome_of(plain(f))),
+        let location = match spec {
+            CfaSpec::Reg { reg, off, aspace } => {
+                register_offset(&evaluation, s, reg, off, aspace).map_err(|f| outcome_of(plain(f)))
+            }
             CfaSpec::Expr(e) => {
-                let prog = super::calls::compiled(e, ctx);
+                let prog = compiled(e, state);
                 match &prog.error {
                     Some(d) => Err(Outcome::Failed(Failure::IllFormed { rule: d.rule.clone(), at: Some(d.at) })),
-                    None => match ev.exec(&prog, s) {
+                    None => match evaluation.exec(&prog, s) {
                         Err(stop) => Err(outcome_of(stop)),
-                        Ok(()) => ev.result_loc(s).map_err(|f| outcome_of(plain(f))),
+                        Ok(()) => evaluation.result_location(s).map_err(|f| outcome_of(plain(f))),
                     },
                 }
             }
         };
         s.stack.truncate(base);
-        let loc = loc?;
-        match loc {
-            Loc::Mem { aspace, bit, .. } if bit % 8 == 0 && bit / 8 <= u128::from(u64::MAX) => {
-                Ok((Cfa { addr: (bit / 8) as u64, aspace }, s.export_loc(&loc)))
+        let location = location?;
+        match location {
+            Location::Memory { aspace, bit, .. } if bit % 8 == 0 && bit / 8 <= u128::from(u64::MAX) => {
+                Ok((Cfa { addr: (bit / 8) as u64, aspace }, s.export_location(&location)))
             }
             _ => Err(Outcome::Failed(Failure::IllFormed { rule: R::UNWIND_CFA_NOT_MEMORY, at: None })),
         }
     }
 
-    /// The caller register `regno` by frame k's row rule, evaluated in
-    /// `ctx` (frame k's context with its CFA set): its location and its
-    /// value bytes (rules `unwind.step.registers`, `unwind.step.value`).
-    /// The second result is whether the location is exactly the undefined
-    /// location description (`unwind.base-of-stack`).
-    pub fn register(&mut self, ctx: &Context, regno: u64) -> (CallerRegister, bool) {
-        let FrameEval { scratch: s, regs, rules, top, progress, fault_at } = self;
-        {
-            let mut p = progress.borrow_mut();
-            p.clear();
-            p.push(regno);
-        }
+    /// The caller registers by frame k's row rules, evaluated in `state`
+    /// (frame k's state with its CFA set): the register of each rule in
+    /// register number order, then `extra` if given, each handed to `each`
+    /// with its location and its value bytes (rules
+    /// `unwind.step.registers`, `unwind.step.value`) and whether the
+    /// location is exactly the undefined location description
+    /// (`unwind.base-of-stack`). The evaluation state is set up once for
+    /// all of them.
+    pub fn registers(
+        &mut self,
+        state: &dyn MachineState,
+        extra: Option<u64>,
+        mut each: impl FnMut(u64, CallerRegister, bool),
+    ) {
+        let FrameEvaluation { scratch: s, regs, rules, top, progress, fault_at } = self;
         let known = known(*top, regs, rules, progress, false);
-        let up = Up::Known(&known);
-        let ev = Ev { up: Some(&up), ..Ev::new(ctx) };
-        s.steps = 0;
-        let base = s.stack.len();
-        let rule = known_rule(rules, regno);
-        let reg_bits = ctx.target.register(regno).map(|r| r.bits);
-        let r = match rule {
-            RegisterRule::Expression { expr } => ev.expr_rule(s, expr, None, None, 0),
-            RegisterRule::ValExpression { expr } => ev.expr_rule(s, expr, Some(reg_bits), None, 0),
-            rule => ev.rule_loc(s, rule, regno, None, 0).map_err(|f| {
-                // A register / same value rule whose register of frame k
-                // failed: that fault, with its offset.
-                // Not when the rule failed its own size check
-                // (frame.register.size-mismatch comes before the read).
-                let led_to = match rule {
-                    RegisterRule::SameValue => Some(regno),
-                    RegisterRule::Register { register } => {
-                        let other = ctx.target.register(*register).map(|r| r.bits);
-                        let own_fault = reg_bits.is_some() && other.is_some() && reg_bits != other;
-                        (!own_fault).then_some(*register)
-                    }
-                    _ => None,
-                };
-                let carried = led_to.and_then(|r| {
-                    let i = regs.binary_search_by_key(&r, |(x, _)| *x).ok()?;
-                    let same = regs[i].1.as_ref().err() == Some(&f);
-                    same.then(|| fault_at.iter().find(|(x, _)| *x == r).map(|(_, a)| *a)).flatten()
-                });
-                Stop { fail: f, at: carried }
-            }),
-        };
-        s.stack.truncate(base);
-        match r {
-            Err(stop) => (CallerRegister { location: outcome_of(stop), bytes: None }, false),
-            Ok(l) => {
-                let bytes = read_bytes(&ev, s, &l, reg_bits.unwrap_or(ev.gty.bits));
-                s.stack.truncate(base);
-                (CallerRegister { location: Outcome::Location(s.export_loc(&l)), bytes }, matches!(l, Loc::Undef))
+        let frame = FrameRegisters::Unwinding(&known);
+        let evaluation = Evaluation { frame: Some(&frame), ..top_level(state) };
+        for regno in rules.iter().map(|(r, _)| *r).chain(extra) {
+            {
+                let mut p = progress.borrow_mut();
+                p.clear();
+                p.push(regno);
             }
+            let (register, undefined) = caller_register(&evaluation, s, rules, regs, fault_at, regno);
+            each(regno, register, undefined);
+        }
+    }
+}
+
+/// The caller register `regno` by frame k's row rule `rules[regno]`, in
+/// `evaluation` (see [`FrameEvaluation::registers`]).
+fn caller_register(
+    evaluation: &Evaluation<'_>,
+    s: &mut Scratch,
+    rules: &[(u64, RegisterRule)],
+    regs: &[(u64, Result<Location, Fail>)],
+    fault_at: &[(u64, u64)],
+    regno: u64,
+) -> (CallerRegister, bool) {
+    s.steps = 0;
+    let base = s.stack.len();
+    let rule = known_rule(rules, regno);
+    let reg_bits = evaluation.target.register(regno).map(|r| r.bits);
+    let r = match rule {
+        RegisterRule::Expression { expr } => evaluation.expr_rule(s, expr, None, None, 0),
+        RegisterRule::ValExpression { expr } => evaluation.expr_rule(s, expr, Some(reg_bits), None, 0),
+        rule => evaluation.rule_location(s, rule, regno, None, 0).map_err(|f| {
+            // A register / same value rule whose register of frame k
+            // failed: that fault, with its offset.
+            // Not when the rule failed its own size check
+            // (frame.register.size-mismatch comes before the read).
+            let led_to = match rule {
+                RegisterRule::SameValue => Some(regno),
+                RegisterRule::Register { register } => {
+                    let other = evaluation.target.register(*register).map(|r| r.bits);
+                    let own_fault = reg_bits.is_some() && other.is_some() && reg_bits != other;
+                    (!own_fault).then_some(*register)
+                }
+                _ => None,
+            };
+            let carried = led_to.and_then(|r| {
+                let i = regs.binary_search_by_key(&r, |(x, _)| *x).ok()?;
+                let same = regs[i].1.as_ref().err() == Some(&f);
+                same.then(|| fault_at.iter().find(|(x, _)| *x == r).map(|(_, a)| *a)).flatten()
+            });
+            Stop { fail: f, at: carried }
+        }),
+    };
+    s.stack.truncate(base);
+    match r {
+        Err(stop) => (CallerRegister { location: outcome_of(stop), bytes: None }, false),
+        Ok(l) => {
+            let bytes = read_bytes(evaluation, s, &l, reg_bits.unwrap_or(evaluation.generic_type.bits));
+            s.stack.truncate(base);
+            (
+                CallerRegister { location: Outcome::Location(s.export_location(&l)), bytes },
+                matches!(l, Location::Undefined),
+            )
         }
     }
 }
@@ -223,12 +253,12 @@ impl FrameEval {
 /// Frame k as its expressions see it.
 fn known<'a>(
     top: bool,
-    regs: &'a [(u64, Result<Loc, Fail>)],
+    regs: &'a [(u64, Result<Location, Fail>)],
     rules: &'a [(u64, RegisterRule)],
     in_progress: &'a RefCell<Vec<u64>>,
     cfa_in_progress: bool,
-) -> Known<'a> {
-    Known { regs: (!top).then_some(regs), rules, in_progress, cfa_in_progress: Cell::new(cfa_in_progress) }
+) -> UnwindingFrame<'a> {
+    UnwindingFrame { regs: (!top).then_some(regs), rules, in_progress, cfa_in_progress: Cell::new(cfa_in_progress) }
 }
 
 /// Frame k's rule for register `regno` (default: undefined).
@@ -240,11 +270,11 @@ fn known_rule(rules: &[(u64, RegisterRule)], regno: u64) -> &RegisterRule {
 }
 
 /// A normalised location imported into the scratch area.
-fn import(s: &mut Scratch, nl: &NormalLocation) -> Loc {
+fn import(s: &mut Scratch, nl: &NormalLocation) -> Location {
     match &nl.places[..] {
         [one] => s.import_single(one),
         many => {
-            let singles: Vec<Loc> = many.iter().map(|p| s.import_single(p)).collect();
+            let singles: Vec<Location> = many.iter().map(|p| s.import_single(p)).collect();
             s.multi_of(&singles)
         }
     }
@@ -253,28 +283,35 @@ fn import(s: &mut Scratch, nl: &NormalLocation) -> Loc {
 /// `DW_OP_constu AS; DW_OP_LLVM_aspace_bregx R, B` in frame k
 /// (`unwind.cfa.register-offset`): R read as an unsigned integer of AS's
 /// address size, plus B, modulo that size.
-fn reg_offset(ev: &Ev<'_>, s: &mut Scratch, reg: u64, off: i64, aspace: u64) -> Result<Loc, Fail> {
-    let space = ev.ctx.target.address_space(aspace).ok_or(Fail::Ill(R::OP_ASPACE_BREGX_UNKNOWN_ADDRESS_SPACE))?;
+fn register_offset(
+    evaluation: &Evaluation<'_>,
+    s: &mut Scratch,
+    reg: u64,
+    off: i64,
+    aspace: u64,
+) -> Result<Location, Fail> {
+    let space =
+        evaluation.target.address_space(aspace).ok_or(Fail::IllFormed(R::OP_ASPACE_BREGX_UNKNOWN_ADDRESS_SPACE))?;
     let bits = space.address_bits;
-    let t = BaseType::ate(ate::UNSIGNED, bits, ev.gty.big_endian);
-    let l = ev.reg_loc(s, reg)?;
-    let r = match ev.deref(s, &l, t)? {
-        Ent::Val(v) => v.lo,
+    let t = BaseType::ate(ate::UNSIGNED, bits, evaluation.generic_type.big_endian);
+    let l = evaluation.register_location(s, reg)?;
+    let r = match evaluation.deref(s, &l, t)? {
+        Entry::Value(v) => v.lo,
         _ => 0,
     };
     let addr = mask(r.wrapping_add(off as i128 as u128), bits);
-    ev.bound_mem(aspace, addr)
+    evaluation.bound_memory(aspace, addr)
 }
 
 /// `bits` bits read through `l` as target-order bytes, or `None` when
 /// any of them cannot be read (`unwind.step.value`).
-fn read_bytes(ev: &Ev<'_>, s: &mut Scratch, l: &Loc, bits: u32) -> Option<Vec<u8>> {
-    let t = BaseType::ate(ate::UNSIGNED, bits, ev.gty.big_endian);
-    match ev.deref(s, l, t) {
-        Ok(Ent::Val(v)) => {
+fn read_bytes(evaluation: &Evaluation<'_>, s: &mut Scratch, l: &Location, bits: u32) -> Option<Vec<u8>> {
+    let t = BaseType::ate(ate::UNSIGNED, bits, evaluation.generic_type.big_endian);
+    match evaluation.deref(s, l, t) {
+        Ok(Entry::Value(v)) => {
             let mut out = Vec::with_capacity(t.bytes());
             s.value_bytes(&v, &mut out);
-            if ev.ctx.target.endian == Endian::Big {
+            if evaluation.target.endian == Endian::Big {
                 out.reverse();
             }
             Some(out)

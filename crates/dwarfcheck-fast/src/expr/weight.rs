@@ -1,7 +1,7 @@
 //! Size-budget weight of the parts `DW_OP_LLVM_extend` and
 //! `DW_OP_LLVM_select_bit_piece` build (rule `op.extend.size-limits`).
 
-use super::machine::{Loc, Scratch};
+use super::machine::{Location, Scratch};
 use dwarfcheck_core::outcome::SingleLocation;
 
 /// Weighs parts cut from one part location (as moved for each part).
@@ -14,18 +14,19 @@ pub(super) enum Weigher {
     /// One non-composite place: weight 1.
     One,
     /// A composite: start bit of each piece of its normal form at offset 0.
-    Comp(Vec<u64>),
+    Composite(Vec<u64>),
     /// Several places: the moved location's normal form, each time.
     Exact,
 }
 
 impl Weigher {
     /// The weigher of part location `l` (before any move).
-    pub(super) fn new(s: &Scratch, l: &Loc) -> Self {
+    pub(super) fn new(s: &Scratch, l: &Location) -> Self {
         match *l {
-            Loc::Comp { idx, .. } => {
+            Location::Composite { idx, .. } => {
                 let mut starts = Vec::new();
-                if let [SingleLocation::Composite(pieces)] = s.export_loc(&Loc::Comp { idx, bit: 0 }).places.as_slice()
+                if let [SingleLocation::Composite(pieces)] =
+                    s.export_location(&Location::Composite { idx, bit: 0 }).places.as_slice()
                 {
                     let mut pos = 0u64;
                     for p in pieces {
@@ -33,19 +34,19 @@ impl Weigher {
                         pos += p.bits;
                     }
                 }
-                Weigher::Comp(starts)
+                Weigher::Composite(starts)
             }
-            Loc::Multi { .. } => Weigher::Exact,
+            Location::Multi { .. } => Weigher::Exact,
             _ => Weigher::One,
         }
     }
 
     /// The weight of a part of `bits` **bits** at `l`, this weigher's
     /// location moved (or not).
-    pub(super) fn weight(&self, s: &Scratch, l: &Loc, bits: u64) -> u128 {
+    pub(super) fn weight(&self, s: &Scratch, l: &Location, bits: u64) -> u128 {
         match (self, l) {
             (Weigher::One, _) => 1,
-            (Weigher::Comp(starts), Loc::Comp { bit, .. }) => {
+            (Weigher::Composite(starts), Location::Composite { bit, .. }) => {
                 // Pieces overlapping [bit, bit + bits): slicing a normal form
                 // keeps its piece boundaries.
                 let first = starts.partition_point(|&x| x <= *bit).saturating_sub(1);
@@ -58,8 +59,8 @@ impl Weigher {
 }
 
 /// The weight from `l`'s normal form.
-fn exact(s: &Scratch, l: &Loc, bits: u64) -> u128 {
-    let places = s.export_loc(l).places;
+fn exact(s: &Scratch, l: &Location, bits: u64) -> u128 {
+    let places = s.export_location(l).places;
     places
         .iter()
         .map(|p| match p {

@@ -4,27 +4,34 @@
 //!
 //! Written apart from `reference::unwind`, with the same outcomes. What a
 //! debugger would embed: [`Unwinder::new`] indexes a section's FDEs once
-//! (sorted address ranges, binary search), then [`Unwinder::start`] takes
-//! a machine state and [`Unwinder::step`] unwinds one frame at a time,
-//! reusing the row builder, the evaluation scratch area and the rule
-//! buffers: the only allocations per step are the [`Step`] it returns
-//! (its register map, locations and value bytes) and a copy of the bytes
-//! of each rule that is a DWARF expression. [`unwind`] walks to the end.
-//! Addresses are byte addresses, register values bytes in target order.
+//! (sorted address ranges, binary search), then [`Unwinder::start`] gives
+//! the top frame of a machine state and [`Unwinder::step`] unwinds one
+//! frame at a time, reusing the row builder, the evaluation scratch area
+//! and the rule buffers: the only allocations per step are the [`Step`] it
+//! returns (its register map, locations and value bytes) and a copy of the
+//! bytes of each rule that is a DWARF expression. [`unwind`] walks to the
+//! end. The machine state is only asked ([`MachineState`]): registers and
+//! memory are never copied. Addresses are byte addresses, register values
+//! bytes in target order.
 //!
 //! Every location a step reports is in terms of the top frame's storage
 //! (`frame.registers-through-cfi`): frame k's registers are read through
 //! the locations step k-1 gave, never re-derived.
+//!
+//! [`UnwoundFrames`] gives an expression evaluation the CFA and calling
+//! frames that virtually unwinding its machine state finds
+//! (`unwind.context-from-cfi`).
 
-pub mod chain;
+mod frames;
 mod index;
 
+pub use frames::UnwoundFrames;
 pub use index::FdeIndex;
 
 use crate::cfi::{to_rule, Builder, Cfa, RowSink, Rule};
-use crate::expr::unwind_frame::{CfaSpec, FrameEval};
+use crate::expr::unwind_frame::{CfaSpec, FrameEvaluation};
 use dwarfcheck_core::cfi::{CfiSection, AARCH64_RA_SIGN_STATE};
-use dwarfcheck_core::context::Context;
+use dwarfcheck_core::context::{self, ContextError, Element, MachineState, Overlay, ResultKind};
 use dwarfcheck_core::outcome::cfi::{CfiOutcome, RegisterRule};
 use dwarfcheck_core::outcome::unwind::{Step, Unwind, UnwindEnd};
 use dwarfcheck_core::outcome::Failure;
@@ -33,13 +40,13 @@ use dwarfcheck_core::rules::id as R;
 use dwarfcheck_core::target::{Arch, Endian};
 use std::collections::BTreeMap;
 
-/// Virtually unwinds through `section` from the machine state `ctx` (its
-/// `pc`, registers and memory are the top frame's), making at most `limit`
-/// steps (`None`: until the base of the stack, bounded by
-/// `ctx.budgets.frames`). Indexes the section once per call; to unwind
+/// Virtually unwinds through `section` from the machine state `state` (its
+/// program location, registers and memory are the top frame's), making at
+/// most `limit` steps (`None`: until the base of the stack, bounded by the
+/// state's `frames` budget). Indexes the section once per call; to unwind
 /// many times, keep an [`Unwinder`].
-pub fn unwind(section: &CfiSection, ctx: &Context, limit: Option<u32>) -> Unwind {
-    Unwinder::new(section).unwind(ctx, limit)
+pub fn unwind(section: &CfiSection, state: &dyn MachineState, limit: Option<u32>) -> Unwind {
+    Unwinder::new(section).unwind(state, limit)
 }
 
 /// A frame to unwind.
@@ -87,10 +94,7 @@ pub struct Unwinder<'a> {
     index: FdeIndex,
     builder: Builder,
     row: RowAt,
-    pub(crate) frame: FrameEval,
-    /// The machine state being unwound (no unit, object, stack or caller),
-    /// its `pc`/`cfa` set per frame.
-    ctx: Option<Context>,
+    pub(crate) frame: FrameEvaluation,
 }
 
 /// Captures the row that holds one address.
@@ -139,8 +143,7 @@ impl<'a> Unwinder<'a> {
             index: FdeIndex::build(sec),
             builder: Builder::new(),
             row: RowAt::default(),
-            frame: FrameEval::new(),
-            ctx: None,
+            frame: FrameEvaluation::new(),
         }
     }
 
@@ -149,35 +152,30 @@ impl<'a> Unwinder<'a> {
         &self.index
     }
 
-    /// Takes the machine state to unwind from (registers, memory, thread,
-    /// lane, target, budgets of `ctx`) and returns the top frame. Errors:
-    /// `ctx.pc-missing` when `ctx` has no program location.
-    pub fn start(&mut self, ctx: &Context) -> Result<Frame<'static>, Outcome> {
-        let pc = ctx.pc.ok_or(eval_error(R::CTX_PC_MISSING))?;
-        self.ctx = Some(Context {
-            cu: None,
-            object: None,
-            initial_stack: Vec::new(),
-            caller: None,
-            cfi: None,
-            cfa: None,
-            cfa_aspace: 0,
-            frame_base: None,
-            result_kind: Some(dwarfcheck_core::context::ResultKind::Location),
-            ..ctx.clone()
-        });
+    /// The top frame of the machine state `state`: its program location.
+    /// Forgets the working state of an earlier walk. Errors:
+    /// `ctx.pc-missing` when `state` has no program location.
+    pub fn start(&mut self, state: &dyn MachineState) -> Result<Frame<'static>, Outcome> {
+        let pc = state.pc().ok_or(eval_error(R::CTX_PC_MISSING))?;
+        self.frame.begin(None);
         Ok(Frame { pc, lookup: pc, callee: None })
     }
 
     /// Unwinds `frame` one step (rule `unwind.step`): finds its FDE, the
-    /// row at `frame.lookup`, its CFA and its caller's registers. Errors:
-    /// the fault that ends the unwinding without a step (`unwind.no-fde`,
-    /// a table fault, a CFA fault); an `Unsupported` outcome if
-    /// [`Unwinder::start`] was not called.
-    pub fn step(&mut self, frame: &Frame<'_>) -> Result<Stepped, Outcome> {
-        let Some(ctx) = self.ctx.as_mut() else {
-            return Err(Outcome::Failed(Failure::Unsupported { what: "unwinding step before start".into() }));
-        };
+    /// row at `frame.lookup`, its CFA and its caller's registers. `state`
+    /// is the machine state the walk started from ([`Unwinder::start`]):
+    /// its registers and memory are the top frame's, read through the
+    /// locations the steps before gave; its target, thread, lane, TLS base
+    /// and budgets hold for every frame. Errors: the fault that ends the
+    /// unwinding without a step (`unwind.no-fde`, a table fault, a CFA
+    /// fault).
+    pub fn step(&mut self, state: &dyn MachineState, frame: &Frame<'_>) -> Result<Stepped, Outcome> {
+        self.step_from(&walk_state(state), frame)
+    }
+
+    /// [`Unwinder::step`] in `walk`, the [`walk_state`] of the machine
+    /// state the walk started from (built once per walk).
+    pub(super) fn step_from(&mut self, walk: &dyn MachineState, frame: &Frame<'_>) -> Result<Stepped, Outcome> {
         let sec = self.sec;
         let fde = self.index.find(frame.lookup).ok_or(eval_error(R::UNWIND_NO_FDE))?;
         let cie = &self.index.cies[fde.cie as usize];
@@ -209,33 +207,29 @@ impl<'a> Unwinder<'a> {
         }
         let ra = cie.return_address_register;
         let ra_listed = rules.binary_search_by_key(&ra, |(r, _)| *r).is_ok();
-        let columns = rules.len();
+
+        // Frame k's state: the walk's, at frame k's pc.
+        let frame_state = Overlay::new(walk).with_pc(Some(frame.pc));
 
         // Frame k's CFA (`unwind.cfa.*`).
-        ctx.pc = Some(frame.pc);
-        ctx.cfa = None;
-        ctx.cfa_aspace = 0;
         let spec = match cfa_rule {
             Cfa::Reg { reg, off, aspace } => CfaSpec::Reg { reg, off, aspace },
             Cfa::Expr(s, l) => CfaSpec::Expr(&sec.bytes[s as usize..(s + l) as usize]),
             Cfa::None => return Err(Outcome::Failed(Failure::Unsupported { what: "row without CFA rule".into() })),
         };
-        let (cfa, cfa_loc) = self.frame.cfa(ctx, spec)?;
-        ctx.cfa = Some(cfa.addr);
-        ctx.cfa_aspace = cfa.aspace;
+        let frame_state = frame_state.with_cfa(Err(ContextError::Missing(Element::Cfa)));
+        let (cfa, cfa_location) = self.frame.cfa(&frame_state, spec)?;
+        let frame_state = frame_state.with_cfa(Ok(context::Cfa { address: cfa.addr, aspace: cfa.aspace }));
 
         // The caller's registers (`unwind.step.registers`, `unwind.sp-is-cfa`).
         let mut registers = BTreeMap::new();
         let mut ra_undefined = false;
-        let wanted = (0..columns).map(Some).chain(std::iter::once(None).filter(|_| !ra_listed));
-        for i in wanted {
-            let r = i.map_or(ra, |i| self.frame.rules()[i].0);
-            let (c, undefined) = self.frame.register(ctx, r);
+        self.frame.registers(&frame_state, (!ra_listed).then_some(ra), |r, c, undefined| {
             if r == ra {
                 ra_undefined = undefined;
             }
             registers.insert(r, c);
-        }
+        });
 
         // The caller pc (`unwind.return-address`, `unwind.base-of-stack`).
         let big = sec.target.endian == Endian::Big;
@@ -253,16 +247,24 @@ impl<'a> Unwinder<'a> {
                 (fault, _) => (None, Some(UnwindEnd::Fault { outcome: fault.clone() })),
             },
         };
-        let step =
-            Step { pc: frame.pc, lookup: frame.lookup, fde_offset: fde.fde.offset, cfa: cfa_loc, registers, caller_pc };
+        let step = Step {
+            pc: frame.pc,
+            lookup: frame.lookup,
+            fde_offset: fde.fde.offset,
+            cfa: cfa_location,
+            registers,
+            caller_pc,
+        };
         Ok(Stepped { step, signal_frame: cie.signal_frame, cfa_address: cfa.addr, cfa_aspace: cfa.aspace, end })
     }
 
-    /// Unwinds from `ctx` to the end (rules `unwind.*`): at most `limit`
-    /// steps (end `Limit`), at most `ctx.budgets.frames` steps (end
-    /// `Budget { Frames }`, `unwind.frames-budget`).
-    pub fn unwind(&mut self, ctx: &Context, limit: Option<u32>) -> Unwind {
-        let top = match self.start(ctx) {
+    /// Unwinds from `state` to the end (rules `unwind.*`): at most `limit`
+    /// steps (end `Limit`), at most the state's `frames` budget of steps
+    /// (end `Budget { Frames }`, `unwind.frames-budget`).
+    pub fn unwind(&mut self, state: &dyn MachineState, limit: Option<u32>) -> Unwind {
+        let frames = state.budgets().frames;
+        let walk = walk_state(state);
+        let top = match self.start(state) {
             Ok(f) => f,
             Err(o) => return Unwind::fault(o),
         };
@@ -273,13 +275,13 @@ impl<'a> Unwinder<'a> {
             if Some(k) == limit {
                 break UnwindEnd::Limit;
             }
-            if k == ctx.budgets.frames {
+            if k == frames {
                 break UnwindEnd::Fault {
                     outcome: Outcome::Failed(Failure::Budget { budget: BudgetKind::Frames, at: None }),
                 };
             }
             let frame = Frame { pc, lookup, callee: steps.last() };
-            match self.step(&frame) {
+            match self.step_from(&walk, &frame) {
                 Err(outcome) => break UnwindEnd::Fault { outcome },
                 Ok(st) => {
                     let next = st.caller().map(|f| (f.pc, f.lookup));
@@ -295,6 +297,22 @@ impl<'a> Unwinder<'a> {
         };
         Unwind { steps, end }
     }
+}
+
+/// The state every frame of a walk from `state` is evaluated in, before
+/// its program location and CFA: the top frame's registers and memory
+/// (frame k's registers are read through the locations the steps before
+/// gave), the target, thread, lane, TLS base and budgets of `state`; no
+/// unit, object, initial stack, frame base, result kind other than a
+/// location, or caller.
+fn walk_state(state: &dyn MachineState) -> Overlay<'_> {
+    Overlay::new(state)
+        .without_unit()
+        .with_object(None)
+        .with_initial_stack(&[])
+        .with_frame_base(None)
+        .with_caller(Err(ContextError::Missing(Element::Caller)))
+        .with_result_kind(Some(ResultKind::Location))
 }
 
 /// Register bytes in target order as an unsigned integer (its low 64 bits).
