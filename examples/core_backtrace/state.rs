@@ -1,0 +1,241 @@
+//! The machine state of one frame of one thread, as the fast evaluator and
+//! unwinder ask for it ([`MachineState`]): registers from the core's notes
+//! (frame 0) or from unwinding (outer frames), memory read straight from
+//! the core and the mapped files, the frame's pc, CFA and frame base, its
+//! calling frame, and the executable's DWARF for the unit, base types,
+//! DIEs, `.debug_addr` and location lists.
+//!
+//! Register numbers are DWARF's for x86-64 (System V psABI, "DWARF
+//! Register Number Mapping"): 0 rax, 1 rdx, 2 rcx, 3 rbx, 4 rsi, 5 rdi,
+//! 6 rbp, 7 rsp, 8-15 r8-r15, 16 the return address (rip), 17-32 xmm0-15,
+//! 33-40 st0-7, 49 rflags, 50-55 es, cs, ss, ds, fs, gs, 58 fs.base,
+//! 59 gs.base, 64 mxcsr, 65 fcw, 66 fsw.
+
+use crate::core_file::{Thread, FPREGSET_BYTES};
+use crate::die::{at, tag};
+use crate::process::Process;
+use crate::scope::Where;
+use crate::types;
+use dwarfcheck_core::context::{
+    AttrForm, CallerFrame, Cfa, ContextError, DebugSection, Die, Element, MachineState, MemoryStorage, UnitInfo,
+};
+use dwarfcheck_core::encoding::format::Format;
+use dwarfcheck_core::outcome::BaseType;
+use dwarfcheck_core::target::Target;
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// DWARF numbers of the general registers in `NT_PRSTATUS` order
+/// ([`crate::core_file::GREG_NAMES`]); `None` for those DWARF does not
+/// number (`orig_rax`).
+const GREG_DWARF: [Option<u64>; 27] = [
+    Some(15), // r15
+    Some(14), // r14
+    Some(13), // r13
+    Some(12), // r12
+    Some(6),  // rbp
+    Some(3),  // rbx
+    Some(11), // r11
+    Some(10), // r10
+    Some(9),  // r9
+    Some(8),  // r8
+    Some(0),  // rax
+    Some(2),  // rcx
+    Some(1),  // rdx
+    Some(4),  // rsi
+    Some(5),  // rdi
+    None,     // orig_rax
+    Some(16), // rip (the return address column)
+    Some(51), // cs
+    Some(49), // eflags (rflags)
+    Some(7),  // rsp
+    Some(52), // ss
+    Some(58), // fs_base
+    Some(59), // gs_base
+    Some(53), // ds
+    Some(50), // es
+    Some(54), // fs
+    Some(55), // gs
+];
+
+/// The registers of one frame by DWARF number: bytes in target order, or
+/// `None` when the register's value is not known in this frame.
+pub type Registers = BTreeMap<u64, Option<Vec<u8>>>;
+
+/// Frame 0's registers from a thread's notes: the general registers of
+/// `NT_PRSTATUS` (each as wide as the target's register), and from
+/// `NT_FPREGSET` xmm0-15 (16 bytes each from byte 160), st0-7 (10 bytes
+/// of each 16-byte slot from byte 32), mxcsr (byte 24), fcw (0), fsw (2).
+pub fn frame0_registers(thread: &Thread, target: &Target) -> Registers {
+    let mut regs = Registers::new();
+    for (i, dw) in GREG_DWARF.iter().enumerate() {
+        if let Some(n) = dw {
+            let size = target.register(*n).map_or(8, |r| (r.bits / 8) as usize);
+            let bytes = thread.gregs[i].to_le_bytes();
+            regs.insert(*n, Some(bytes[..size.min(8)].to_vec()));
+        }
+    }
+    if let Some(fp) = thread.fpregs.as_deref().filter(|f| f.len() >= FPREGSET_BYTES) {
+        for k in 0..16u64 {
+            let at = 160 + 16 * k as usize;
+            regs.insert(17 + k, Some(fp[at..at + 16].to_vec()));
+        }
+        for k in 0..8u64 {
+            // The st registers are 16 bytes wide in the target (GCC's
+            // 16-byte long double); the upper 6 bytes of each slot are 0.
+            let at = 32 + 16 * k as usize;
+            let mut b = fp[at..at + 16].to_vec();
+            b[10..].fill(0);
+            regs.insert(33 + k, Some(b));
+        }
+        regs.insert(64, Some(fp[24..28].to_vec()));
+        regs.insert(65, Some(fp[0..2].to_vec()));
+        regs.insert(66, Some(fp[2..4].to_vec()));
+    }
+    regs
+}
+
+/// The machine state of one frame.
+pub struct FrameState<'p> {
+    /// The process (memory, DWARF, target).
+    pub process: &'p Process,
+    /// The frame's registers.
+    pub registers: Arc<Registers>,
+    /// The program location the frame is looked up at: its pc for frame
+    /// 0, pc - 1 (inside the call instruction) for the others.
+    pub lookup_pc: u64,
+    /// The frame's CFA (byte address), once its unwinding step is made.
+    pub cfa: Option<u64>,
+    /// The subprogram DIE holding `lookup_pc`, if the DWARF has one.
+    pub subprogram: Option<usize>,
+    /// The calling frame, for `DW_OP_entry_value`.
+    pub caller: Option<Arc<CallerFrame>>,
+    /// The thread's LWP id.
+    pub thread: u64,
+}
+
+impl<'p> FrameState<'p> {
+    /// The unit holding the frame's subprogram.
+    fn unit_index(&self) -> Option<usize> {
+        self.subprogram.map(|s| self.process.program.info.dies[s].unit)
+    }
+
+    /// The bytes of register `regno` in this frame, if known.
+    pub fn register(&self, regno: u64) -> Option<&[u8]> {
+        self.registers.get(&regno)?.as_deref()
+    }
+}
+
+impl MachineState for FrameState<'_> {
+    fn target(&self) -> &Target {
+        &self.process.target
+    }
+
+    /// Errors: `NoSuchRegister` for numbers x86-64 does not define,
+    /// `RegisterUnavailable` for registers unknown in this frame (or a
+    /// range past the register's end).
+    fn read_register(&self, regno: u64, offset: usize, out: &mut [u8]) -> Result<(), ContextError> {
+        let reg = self.process.target.register(regno).ok_or(ContextError::NoSuchRegister(regno))?;
+        let size = (reg.bits / 8) as usize;
+        let end = offset.checked_add(out.len()).filter(|&e| e <= size);
+        let bytes = self.register(regno).ok_or(ContextError::RegisterUnavailable(regno))?;
+        let src = end.and_then(|e| bytes.get(offset..e)).ok_or(ContextError::RegisterUnavailable(regno))?;
+        out.copy_from_slice(src);
+        Ok(())
+    }
+
+    /// Address space 0 only (x86-64 has one); errors name the first byte
+    /// that neither the core nor a mapped file holds.
+    fn read_memory(&self, storage: MemoryStorage, address: u64, out: &mut [u8]) -> Result<(), ContextError> {
+        if storage.aspace != 0 {
+            return Err(ContextError::MemoryUnreadable { aspace: storage.aspace, address });
+        }
+        self.process.core.read_memory(address, out).map_err(|a| ContextError::MemoryUnreadable { aspace: 0, address: a })
+    }
+
+    fn thread(&self) -> Option<u64> {
+        Some(self.thread)
+    }
+
+    fn pc(&self) -> Option<u64> {
+        Some(self.lookup_pc)
+    }
+
+    fn cfa(&self) -> Result<Cfa, ContextError> {
+        self.cfa.map(|address| Cfa { address, aspace: 0 }).ok_or(ContextError::Missing(Element::Cfa))
+    }
+
+    fn frame_base(&self) -> Option<&[u8]> {
+        self.process.program.frame_base(self.subprogram?)
+    }
+
+    fn caller(&self) -> Result<Arc<CallerFrame>, ContextError> {
+        self.caller.clone().ok_or(ContextError::Missing(Element::Caller))
+    }
+
+    fn unit(&self) -> Option<UnitInfo> {
+        let u = &self.process.program.info.units[self.unit_index()?];
+        Some(UnitInfo {
+            version: u.version,
+            format: if u.dwarf64 { Format::Dwarf64 } else { Format::Dwarf32 },
+            address_size: u.address_size,
+            offset: u.offset,
+            addr_base: u.addr_base,
+            loclists_base: u.loclists_base,
+            base_address: u.low_pc,
+        })
+    }
+
+    /// The `DW_TAG_base_type` at unit offset `die`: its encoding and size
+    /// (`DW_AT_byte_size` × 8 **bits**), little-endian.
+    fn base_type(&self, die: u64) -> Result<BaseType, ContextError> {
+        let unit = self.unit_index().ok_or(ContextError::Missing(Element::Unit))?;
+        let info = &self.process.program.info;
+        let missing = ContextError::Missing(Element::BaseType);
+        let i = info.units[unit].offset.checked_add(die).and_then(|o| info.die_at(o)).ok_or(missing.clone())?;
+        if info.dies[i].tag != tag::BASE_TYPE {
+            return Err(missing);
+        }
+        let encoding = info.udata(i, at::ENCODING).and_then(|e| u8::try_from(e).ok()).ok_or(missing.clone())?;
+        let bits = info.udata(i, at::BYTE_SIZE).and_then(|s| u32::try_from(s.checked_mul(8)?).ok()).ok_or(missing)?;
+        Ok(BaseType::ate(encoding, bits, false))
+    }
+
+    /// A DIE's location, constant value and its type's size in **bytes**
+    /// (targets of `DW_OP_call*` and `DW_OP_implicit_pointer`).
+    fn die(&self, offset: u64) -> Option<Cow<'_, Die>> {
+        let program = &self.process.program;
+        let i = program.info.die_at(offset)?;
+        let (location, const_value) = match program.location(i) {
+            Where::Expr(e) => (Some(AttrForm::Exprloc(e.to_vec())), None),
+            Where::List(o) => (Some(AttrForm::LocList { offset: o }), None),
+            Where::ListX(x) => (Some(AttrForm::LocListX { index: x }), None),
+            Where::Const(b) => (None, Some(b)),
+            Where::Nowhere => (None, None),
+        };
+        let address_size = program.info.units[program.info.dies[i].unit].address_size;
+        let byte_size = program.info.type_of(i).and_then(|t| types::size_of(&program.info, t, address_size));
+        let const_value = match (const_value, byte_size) {
+            (Some(mut b), Some(n)) => {
+                b.resize(usize::try_from(n).ok().filter(|&n| n <= 4096)?, 0);
+                Some(b)
+            }
+            (c, _) => c,
+        };
+        Some(Cow::Owned(Die { location, const_value, byte_size }))
+    }
+
+    fn debug_addr(&self, index: u64) -> Result<u64, ContextError> {
+        let unit = self.unit_index().ok_or(ContextError::Missing(Element::Unit))?;
+        self.process.program.info.debug_addr(unit, index).ok_or(ContextError::Missing(Element::DebugAddrEntry))
+    }
+
+    fn section(&self, section: DebugSection) -> &[u8] {
+        let s = &self.process.program.info.sections;
+        match section {
+            DebugSection::DebugLoclists => &s.loclists,
+            DebugSection::DebugLoc => &s.loc,
+        }
+    }
+}
