@@ -78,13 +78,6 @@ pub struct Thread {
     pub fpregs: Option<Vec<u8>>,
 }
 
-impl Thread {
-    /// General register `name` ([`GREG_NAMES`]), if there is one.
-    pub fn greg(&self, name: &str) -> Option<u64> {
-        GREG_NAMES.iter().position(|n| *n == name).map(|i| self.gregs[i])
-    }
-}
-
 /// One file-backed mapping of the process (`NT_FILE`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Mapping {
@@ -98,12 +91,12 @@ pub struct Mapping {
     pub path: PathBuf,
 }
 
-/// A `PT_LOAD` segment of the core: `memsz` bytes of memory at `vaddr`,
-/// of which the first `filesz` are in the core at `offset`.
+/// A `PT_LOAD` segment of the core: memory at `vaddr` of which the first
+/// `filesz` bytes are in the core at `offset` (the rest, if any, is left
+/// to the mapped file).
 #[derive(Debug, Clone, Copy)]
 struct Segment {
     vaddr: u64,
-    memsz: u64,
     filesz: u64,
     offset: u64,
 }
@@ -158,7 +151,6 @@ impl Core {
             if kind == elf::PT_LOAD {
                 segments.push(Segment {
                     vaddr: ph.p_vaddr(endian),
-                    memsz: ph.p_memsz(endian),
                     filesz: ph.p_filesz(endian).min(ph.p_memsz(endian)),
                     offset: ph.p_offset(endian),
                 });
@@ -353,7 +345,8 @@ mod tests {
         // rip is register 16 of the note.
         d[112 + 16 * 8..112 + 17 * 8].copy_from_slice(&0x401000u64.to_le_bytes());
         let t = prstatus(&d).unwrap();
-        assert_eq!((t.lwp, t.signal, t.greg("rip")), (4242, 6, Some(0x401000)));
+        assert_eq!((t.lwp, t.signal, t.gregs[16]), (4242, 6, 0x401000));
+        assert_eq!(GREG_NAMES[16], "rip");
         assert!(prstatus(&d[..200]).is_err());
     }
 }

@@ -23,7 +23,6 @@ pub mod tag {
     pub const MEMBER: u16 = 0x0d;
     pub const POINTER_TYPE: u16 = 0x0f;
     pub const REFERENCE_TYPE: u16 = 0x10;
-    pub const COMPILE_UNIT: u16 = 0x11;
     pub const STRUCTURE_TYPE: u16 = 0x13;
     pub const TYPEDEF: u16 = 0x16;
     pub const UNION_TYPE: u16 = 0x17;
@@ -31,12 +30,10 @@ pub mod tag {
     pub const SUBRANGE_TYPE: u16 = 0x21;
     pub const BASE_TYPE: u16 = 0x24;
     pub const CONST_TYPE: u16 = 0x26;
-    pub const ENUMERATOR: u16 = 0x28;
     pub const SUBPROGRAM: u16 = 0x2e;
     pub const VARIABLE: u16 = 0x34;
     pub const VOLATILE_TYPE: u16 = 0x35;
     pub const RESTRICT_TYPE: u16 = 0x37;
-    pub const PARTIAL_UNIT: u16 = 0x3c;
     pub const RVALUE_REFERENCE_TYPE: u16 = 0x42;
     pub const ATOMIC_TYPE: u16 = 0x47;
     pub const CALL_SITE: u16 = 0x48;
@@ -152,8 +149,6 @@ pub struct Unit {
     pub dwarf64: bool,
     /// Address size in **bytes**.
     pub address_size: u8,
-    /// Index of the unit DIE in [`Info::dies`].
-    pub root: usize,
     /// `DW_AT_low_pc` of the unit DIE (the base address of its lists).
     pub low_pc: Option<u64>,
     /// `DW_AT_str_offsets_base` (byte offset in `.debug_str_offsets`).
@@ -307,7 +302,7 @@ impl Info {
         let table = &tables[&abbrev_offset];
         let unit_index = self.units.len();
         let mut unit =
-            Unit { offset: start as u64, version, dwarf64, address_size, root: self.dies.len(), ..Unit::default() };
+            Unit { offset: start as u64, version, dwarf64, address_size, ..Unit::default() };
         let mut r = Reader::at(&data[..end], r.pos);
         // Open DIEs with children: their indices.
         let mut open: Vec<usize> = Vec::new();
@@ -594,7 +589,7 @@ mod tests {
         assert_eq!(info.units.len(), 1);
         assert_eq!(info.units[0].low_pc, Some(0x1000));
         let tags: Vec<u16> = info.dies.iter().map(|d| d.tag).collect();
-        assert_eq!(tags, vec![tag::COMPILE_UNIT, tag::SUBPROGRAM, tag::FORMAL_PARAMETER, tag::BASE_TYPE]);
+        assert_eq!(tags, vec![0x11, tag::SUBPROGRAM, tag::FORMAL_PARAMETER, tag::BASE_TYPE]);
         assert_eq!(info.dies[0].end, 4);
         assert_eq!(info.dies[1].end, 3);
         assert_eq!(info.dies[2].parent, Some(1));

@@ -35,6 +35,8 @@
 //! one dimension; bit fields and values of more than 4096 bytes are not
 //! read.
 
+#![warn(missing_docs)]
+
 mod backtrace;
 mod core_file;
 mod die;

@@ -40,8 +40,6 @@ pub enum Where<'a> {
 /// A variable or formal parameter in scope.
 #[derive(Debug, Clone)]
 pub struct Variable<'a> {
-    /// Its DIE.
-    pub die: usize,
     /// Its name (`?` when it has none).
     pub name: String,
     /// Whether it is a formal parameter.
@@ -92,9 +90,10 @@ impl Program {
                     i = if r.is_empty() || ranges::contains(&r, pc) { i + 1 } else { next };
                     continue;
                 }
+                // Their variables belong to the inlined frame, not shown.
+                tag::INLINED_SUBROUTINE | tag::SUBPROGRAM => {}
                 tag::VARIABLE | tag::FORMAL_PARAMETER if d.attr(at::DECLARATION).is_none() => {
                     out.push(Variable {
-                        die: i,
                         name: info.name(i).unwrap_or_else(|| "?".into()),
                         parameter: d.tag == tag::FORMAL_PARAMETER,
                         ty: info.type_of(i),

@@ -11,7 +11,7 @@
 //! 33-40 st0-7, 49 rflags, 50-55 es, cs, ss, ds, fs, gs, 58 fs.base,
 //! 59 gs.base, 64 mxcsr, 65 fcw, 66 fsw.
 
-use crate::core_file::{Thread, FPREGSET_BYTES};
+use crate::core_file::{Thread, FPREGSET_BYTES, GREG_NAMES};
 use crate::die::{at, tag};
 use crate::process::Process;
 use crate::scope::Where;
@@ -26,38 +26,39 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-/// DWARF numbers of the general registers in `NT_PRSTATUS` order
-/// ([`crate::core_file::GREG_NAMES`]); `None` for those DWARF does not
-/// number (`orig_rax`).
-const GREG_DWARF: [Option<u64>; 27] = [
-    Some(15), // r15
-    Some(14), // r14
-    Some(13), // r13
-    Some(12), // r12
-    Some(6),  // rbp
-    Some(3),  // rbx
-    Some(11), // r11
-    Some(10), // r10
-    Some(9),  // r9
-    Some(8),  // r8
-    Some(0),  // rax
-    Some(2),  // rcx
-    Some(1),  // rdx
-    Some(4),  // rsi
-    Some(5),  // rdi
-    None,     // orig_rax
-    Some(16), // rip (the return address column)
-    Some(51), // cs
-    Some(49), // eflags (rflags)
-    Some(7),  // rsp
-    Some(52), // ss
-    Some(58), // fs_base
-    Some(59), // gs_base
-    Some(53), // ds
-    Some(50), // es
-    Some(54), // fs
-    Some(55), // gs
-];
+/// The DWARF number of general register `name` of `NT_PRSTATUS`
+/// ([`GREG_NAMES`]); `None` for those DWARF does not number (`orig_rax`).
+fn dwarf_number(name: &str) -> Option<u64> {
+    Some(match name {
+        "rax" => 0,
+        "rdx" => 1,
+        "rcx" => 2,
+        "rbx" => 3,
+        "rsi" => 4,
+        "rdi" => 5,
+        "rbp" => 6,
+        "rsp" => 7,
+        "r8" => 8,
+        "r9" => 9,
+        "r10" => 10,
+        "r11" => 11,
+        "r12" => 12,
+        "r13" => 13,
+        "r14" => 14,
+        "r15" => 15,
+        "rip" => 16,
+        "eflags" => 49,
+        "es" => 50,
+        "cs" => 51,
+        "ss" => 52,
+        "ds" => 53,
+        "fs" => 54,
+        "gs" => 55,
+        "fs_base" => 58,
+        "gs_base" => 59,
+        _ => return None,
+    })
+}
 
 /// The registers of one frame by DWARF number: bytes in target order, or
 /// `None` when the register's value is not known in this frame.
@@ -69,11 +70,10 @@ pub type Registers = BTreeMap<u64, Option<Vec<u8>>>;
 /// of each 16-byte slot from byte 32), mxcsr (byte 24), fcw (0), fsw (2).
 pub fn frame0_registers(thread: &Thread, target: &Target) -> Registers {
     let mut regs = Registers::new();
-    for (i, dw) in GREG_DWARF.iter().enumerate() {
-        if let Some(n) = dw {
-            let size = target.register(*n).map_or(8, |r| (r.bits / 8) as usize);
-            let bytes = thread.gregs[i].to_le_bytes();
-            regs.insert(*n, Some(bytes[..size.min(8)].to_vec()));
+    for (name, value) in GREG_NAMES.iter().zip(thread.gregs) {
+        if let Some(n) = dwarf_number(name) {
+            let size = target.register(n).map_or(8, |r| (r.bits / 8) as usize);
+            regs.insert(n, Some(value.to_le_bytes()[..size.min(8)].to_vec()));
         }
     }
     if let Some(fp) = thread.fpregs.as_deref().filter(|f| f.len() >= FPREGSET_BYTES) {

@@ -275,22 +275,6 @@ pub enum Scalar {
     Missing(Missing),
 }
 
-impl Scalar {
-    /// The scalar in the canonical text the test compares with GDB's:
-    /// integers, characters, booleans and pointers in decimal, floats as
-    /// `f` and their bits in hex, a missing value as `?`.
-    pub fn canonical(&self) -> String {
-        match self {
-            Scalar::Int(v) | Scalar::Char(v) => v.to_string(),
-            Scalar::Uint(v) | Scalar::Bool(v) => v.to_string(),
-            Scalar::Float { bits, .. } => format!("f{bits:x}"),
-            Scalar::Pointer(p) => p.to_string(),
-            Scalar::Raw(b) => b.iter().rev().map(|x| format!("{x:02x}")).collect(),
-            Scalar::Missing(_) => "?".into(),
-        }
-    }
-}
-
 impl std::fmt::Display for Scalar {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
@@ -432,13 +416,9 @@ pub fn render(tokens: &[Token]) -> String {
     render_with(tokens, |s| s.to_string(), " = ", ", ")
 }
 
-/// Tokens in the canonical text the test compares with GDB's:
-/// `{x=-10,y=300}`, `[1,2]`, scalars as [`Scalar::canonical`].
-pub fn canonical(tokens: &[Token]) -> String {
-    render_with(tokens, Scalar::canonical, "=", ",")
-}
-
-fn render_with(tokens: &[Token], leaf: impl Fn(&Scalar) -> String, eq: &str, sep: &str) -> String {
+/// Tokens as text with `leaf` showing scalars, `eq` between a member's
+/// name and value and `sep` between members or elements.
+pub fn render_with(tokens: &[Token], leaf: impl Fn(&Scalar) -> String, eq: &str, sep: &str) -> String {
     let mut out = String::new();
     let mut first = true;
     for t in tokens {
