@@ -262,11 +262,8 @@ fn check(gcc: &Path, gdb: &Path, opt: &str) {
 
     for (lwp, gdb_frames) in &gdb_threads {
         let trace = mine[lwp];
-        let program: &[&str] = if *lwp == main_lwp {
-            &["raise_abort", "level3", "level2", "level1", "main"]
-        } else {
-            &["park", "worker"]
-        };
+        let program: &[&str] =
+            if *lwp == main_lwp { &["raise_abort", "level3", "level2", "level1", "main"] } else { &["park", "worker"] };
         // GDB's program frames are the source's call chain.
         let gdb_names: Vec<&str> = gdb_frames.iter().take(program.len()).map(|f| f.name.as_str()).collect();
         assert_eq!(gdb_names, program, "GDB's frames of thread {lwp}");
@@ -289,7 +286,12 @@ fn check(gcc: &Path, gdb: &Path, opt: &str) {
             assert_eq!(by_name.keys().collect::<Vec<_>>(), names, "variables of frame {k} of thread {lwp}\n{context}");
             for (name, value) in &g.values {
                 if !value.contains('?') {
-                    assert_eq!(&by_name[name.as_str()], value, "{name} in frame {k} ({}), thread {lwp}\n{context}", g.name);
+                    assert_eq!(
+                        &by_name[name.as_str()],
+                        value,
+                        "{name} in frame {k} ({}), thread {lwp}\n{context}",
+                        g.name
+                    );
                 }
             }
             for (_, var, want) in values.iter().filter(|(f, _, _)| *f == g.name) {

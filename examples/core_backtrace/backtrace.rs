@@ -97,7 +97,8 @@ pub fn backtrace(process: &Process) -> Vec<ThreadTrace> {
         .threads
         .iter()
         .map(|t| {
-            let (raw, end) = unwind_thread(process, &mut unwinders, frame0_registers(t, &process.target), u64::from(t.lwp));
+            let (raw, end) =
+                unwind_thread(process, &mut unwinders, frame0_registers(t, &process.target), u64::from(t.lwp));
             let states = frame_states(process, &raw, u64::from(t.lwp));
             let frames = raw
                 .iter()
@@ -128,7 +129,8 @@ fn cfa_address(loc: &NormalLocation) -> Option<u64> {
 /// unwinding stopped.
 fn unwind_thread(process: &Process, unwinders: &mut Unwinders<'_>, regs0: Registers, lwp: u64) -> (Vec<Raw>, String) {
     let mut frames: Vec<Raw> = Vec::new();
-    let Some(pc0) = regs0.get(&16).cloned().flatten().map(|b| u64::from_le_bytes(b[..8].try_into().unwrap_or([0; 8]))) else {
+    let pc0 = regs0.get(&16).and_then(|b| b.as_deref()?.get(..8)?.try_into().ok()).map(u64::from_le_bytes);
+    let Some(pc0) = pc0 else {
         return (frames, "no pc".into());
     };
     let mut regs = Arc::new(regs0);
@@ -252,8 +254,9 @@ fn variables(process: &Process, state: &FrameState<'_>) -> Vec<Shown> {
         .variables(sub, state.lookup_pc)
         .into_iter()
         .map(|v| {
-            let size = v.ty.and_then(|t| types::size_of(info, t, address_size)).unwrap_or(0).min(types::MAX_OBJECT_BYTES)
-                as usize;
+            let size =
+                v.ty.and_then(|t| types::size_of(info, t, address_size)).unwrap_or(0).min(types::MAX_OBJECT_BYTES)
+                    as usize;
             let (bytes, source) = object_bytes(state, &v.location, size);
             let value = match v.ty {
                 Some(t) => types::lay_out(info, t, &bytes, address_size),

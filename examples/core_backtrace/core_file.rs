@@ -192,14 +192,7 @@ impl Core {
         }
         segments.sort_by_key(|s| s.vaddr);
         mappings.sort_by_key(|m: &Mapping| m.start);
-        Ok(Core {
-            file,
-            segments,
-            threads,
-            mappings,
-            substitutes: HashMap::new(),
-            opened: Mutex::new(HashMap::new()),
-        })
+        Ok(Core { file, segments, threads, mappings, substitutes: HashMap::new(), opened: Mutex::new(HashMap::new()) })
     }
 
     /// Reads mapped bytes of the file `NT_FILE` calls `named` from `actual`
@@ -284,7 +277,12 @@ fn prstatus(desc: &[u8]) -> Result<Thread, CoreError> {
     for (i, g) in gregs.iter_mut().enumerate() {
         *g = u64_at(desc, PRSTATUS_REGS + 8 * i).unwrap_or(0);
     }
-    let lwp = u32::from_le_bytes([desc[PRSTATUS_PID], desc[PRSTATUS_PID + 1], desc[PRSTATUS_PID + 2], desc[PRSTATUS_PID + 3]]);
+    let lwp = u32::from_le_bytes([
+        desc[PRSTATUS_PID],
+        desc[PRSTATUS_PID + 1],
+        desc[PRSTATUS_PID + 2],
+        desc[PRSTATUS_PID + 3],
+    ]);
     let signal = u16::from_le_bytes([desc[PRSTATUS_CURSIG], desc[PRSTATUS_CURSIG + 1]]);
     Ok(Thread { lwp, signal, gregs, fpregs: None })
 }

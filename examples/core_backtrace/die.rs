@@ -301,8 +301,7 @@ impl Info {
         }
         let table = &tables[&abbrev_offset];
         let unit_index = self.units.len();
-        let mut unit =
-            Unit { offset: start as u64, version, dwarf64, address_size, ..Unit::default() };
+        let mut unit = Unit { offset: start as u64, version, dwarf64, address_size, ..Unit::default() };
         let mut r = Reader::at(&data[..end], r.pos);
         // Open DIEs with children: their indices.
         let mut open: Vec<usize> = Vec::new();
@@ -326,7 +325,14 @@ impl Info {
                 attrs.push((name, v));
             }
             let index = self.dies.len();
-            self.dies.push(Die { offset, tag: ab.tag, unit: unit_index, parent: open.last().copied(), end: index + 1, attrs });
+            self.dies.push(Die {
+                offset,
+                tag: ab.tag,
+                unit: unit_index,
+                parent: open.last().copied(),
+                end: index + 1,
+                attrs,
+            });
             if first {
                 first = false;
                 set_bases(&mut unit, &self.dies[index]);
@@ -465,7 +471,13 @@ fn set_bases(unit: &mut Unit, root: &Die) {
 
 /// Reads one attribute value of `form` (DWARF 5 §7.5.6 and the GNU
 /// extensions gcc emits).
-fn read_form(r: &mut Reader<'_>, form: u16, implicit: i64, unit: &Unit, sections: &Sections) -> Result<Value, Truncated> {
+fn read_form(
+    r: &mut Reader<'_>,
+    form: u16,
+    implicit: i64,
+    unit: &Unit,
+    sections: &Sections,
+) -> Result<Value, Truncated> {
     let mut form = form;
     for _ in 0..MAX_INDIRECT {
         let block = |r: &mut Reader<'_>, len: u64| -> Result<Value, Truncated> {

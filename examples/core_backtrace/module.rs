@@ -9,7 +9,7 @@ use crate::die::Sections;
 use dwarfcheck_core::cfi::{CfiSection, FrameKind};
 use dwarfcheck_core::target::Target;
 use object::read::elf::{ElfFile64, ProgramHeader};
-use object::{elf, Endianness, Object, ObjectSection, ObjectSymbol, ReadCache, SymbolKind};
+use object::{elf, CompressionFormat, Endianness, Object, ObjectSection, ObjectSymbol, ReadCache, SymbolKind};
 use std::fs::File;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -38,13 +38,15 @@ pub struct Module {
     symbols: Vec<(u64, u64, String)>,
 }
 
-/// The named section's bytes, if the file has it and it is not too large.
+/// The named section's address and bytes, if the file has it, it is not
+/// compressed and not larger than [`MAX_SECTION_BYTES`].
 fn section<'d>(elf: &ElfFile64<'d, Endianness, &'d ReadCache<File>>, name: &str) -> Option<(u64, Vec<u8>)> {
     let s = elf.section_by_name(name)?;
-    if s.size() > MAX_SECTION_BYTES {
+    let range = s.compressed_file_range().ok()?;
+    if range.format != CompressionFormat::None || s.size() > MAX_SECTION_BYTES {
         return None;
     }
-    Some((s.address(), s.uncompressed_data().ok()?.into_owned()))
+    Some((s.address(), s.data().ok()?.to_vec()))
 }
 
 impl Module {
@@ -54,18 +56,23 @@ impl Module {
     /// executable (`dwarf`), its DWARF sections.
     ///
     /// Errors: the file cannot be read or is not a 64-bit ELF file.
-    pub fn load(file: &Path, mappings: &[&Mapping], target: &Arc<Target>, dwarf: bool) -> Result<(Module, Option<Sections>), String> {
+    pub fn load(
+        file: &Path,
+        mappings: &[&Mapping],
+        target: &Arc<Target>,
+        dwarf: bool,
+    ) -> Result<(Module, Option<Sections>), String> {
         let f = File::open(file).map_err(|e| format!("{}: {e}", file.display()))?;
         let cache = ReadCache::new(f);
         let elf = ElfFile64::<Endianness, _>::parse(&cache).map_err(|e| format!("{}: {e}", file.display()))?;
         let endian = elf.endian();
-        let loads: Vec<_> =
-            elf.elf_program_headers().iter().filter(|p| p.p_type(endian) == elf::PT_LOAD).collect();
+        let loads: Vec<_> = elf.elf_program_headers().iter().filter(|p| p.p_type(endian) == elf::PT_LOAD).collect();
         let (bias, ranges) = match mappings.iter().min_by_key(|m| m.file_offset) {
             Some(m) => {
                 let seg = loads.iter().find(|p| {
                     let start = p.p_offset(endian) & !(PAGE - 1);
-                    start <= m.file_offset && m.file_offset < p.p_offset(endian).saturating_add(p.p_filesz(endian).max(1))
+                    start <= m.file_offset
+                        && m.file_offset < p.p_offset(endian).saturating_add(p.p_filesz(endian).max(1))
                 });
                 let bias = match seg {
                     Some(p) => {
@@ -148,7 +155,11 @@ pub fn same_file(a: &Path, b: &Path) -> bool {
 /// files that could not be used.
 ///
 /// Errors: the executable itself cannot be loaded.
-pub fn load_all(core: &mut Core, exe: &Path, target: &Arc<Target>) -> Result<(Vec<Module>, Sections, Vec<String>), String> {
+pub fn load_all(
+    core: &mut Core,
+    exe: &Path,
+    target: &Arc<Target>,
+) -> Result<(Vec<Module>, Sections, Vec<String>), String> {
     let mut notes = Vec::new();
     let mut paths: Vec<PathBuf> = Vec::new();
     for m in &core.mappings {

@@ -151,7 +151,10 @@ impl MachineState for FrameState<'_> {
         if storage.aspace != 0 {
             return Err(ContextError::MemoryUnreadable { aspace: storage.aspace, address });
         }
-        self.process.core.read_memory(address, out).map_err(|a| ContextError::MemoryUnreadable { aspace: 0, address: a })
+        self.process
+            .core
+            .read_memory(address, out)
+            .map_err(|a| ContextError::MemoryUnreadable { aspace: 0, address: a })
     }
 
     fn thread(&self) -> Option<u64> {

@@ -340,7 +340,12 @@ pub fn lay_out(info: &Info, ty: usize, bytes: &ObjectBytes, address_size: u8) ->
                 out.push(Token::Open(label, '{'));
                 stack.push(Work::Close('}'));
                 for (name, o, t) in members.into_iter().rev() {
-                    stack.push(Work::Node { label: Some(name), ty: t, offset: offset.saturating_add(o), depth: depth + 1 });
+                    stack.push(Work::Node {
+                        label: Some(name),
+                        ty: t,
+                        offset: offset.saturating_add(o),
+                        depth: depth + 1,
+                    });
                 }
             }
             Shape::Array { element, count, stride } => {
@@ -390,7 +395,8 @@ fn scalar(s: &Shape, bytes: Option<&ObjectBytes>) -> Scalar {
     le[..raw.len()].copy_from_slice(&raw);
     let unsigned = u128::from_le_bytes(le);
     let bits = 8 * raw.len() as u32;
-    let signed = if bits == 0 || bits >= 128 { unsigned as i128 } else { ((unsigned << (128 - bits)) as i128) >> (128 - bits) };
+    let signed =
+        if bits == 0 || bits >= 128 { unsigned as i128 } else { ((unsigned << (128 - bits)) as i128) >> (128 - bits) };
     match *s {
         Shape::Pointer { .. } => Scalar::Pointer(unsigned as u64),
         Shape::Enum { signed: true, .. } => Scalar::Int(signed),
