@@ -1,7 +1,9 @@
 //! The fast evaluator embedded in a debugger: `examples/core_backtrace`
 //! (compiled into this test from its modules) reads the core of a real
 //! C program (`specs/fixtures/core_backtrace/stack.c`, built with
-//! `gcc -O2 -g -no-pie` and `gcc -O0 -g -no-pie`) that GDB wrote when the
+//! `gcc -O2 -g -no-pie` and `gcc -O0 -g -no-pie`, DWARF 5 as gcc 12 writes
+//! it by default, and `gcc -O2 -gdwarf-4 -no-pie` for DWARF 4's
+//! `.debug_loc` and GNU call sites) that GDB wrote when the
 //! program stopped itself with SIGABRT, and must agree with GDB and with
 //! the C source:
 //! - every thread's frames inside the program (down to `main` for the
@@ -149,13 +151,20 @@ fn run_ok(program: &Path, args: &[&OsStr], dir: &Path, seconds: u64) -> String {
     }
 }
 
-/// Builds the fixture at `opt`, runs it under GDB, which writes its core
+/// Builds the fixture with `opt` (optimisation level) and `debug` (debug
+/// info flag), runs it under GDB, which writes its core
 /// when SIGABRT arrives and then prints the frames and values; returns the
 /// executable, the core and GDB's frames by thread (LWP id).
-fn build_and_stop(gcc: &Path, gdb: &Path, dir: &Path, opt: &str) -> (PathBuf, PathBuf, BTreeMap<u32, Vec<GdbFrame>>) {
+fn build_and_stop(
+    gcc: &Path,
+    gdb: &Path,
+    dir: &Path,
+    opt: &str,
+    debug: &str,
+) -> (PathBuf, PathBuf, BTreeMap<u32, Vec<GdbFrame>>) {
     let source = Path::new(env!("CARGO_MANIFEST_DIR")).join(SOURCE);
     let exe = dir.join(format!("stack{opt}"));
-    let args = [opt, "-g", "-no-pie", "-pthread", "-o"].map(OsStr::new);
+    let args = [opt, debug, "-no-pie", "-pthread", "-o"].map(OsStr::new);
     let mut args = args.to_vec();
     args.push(exe.as_os_str());
     args.push(source.as_os_str());
@@ -245,14 +254,14 @@ fn known_values(lwp: u32, table: u64, origin: u64) -> Vec<(&'static str, &'stati
     ]
 }
 
-/// Checks one optimisation level.
-fn check(gcc: &Path, gdb: &Path, opt: &str) {
+/// Checks one build of the fixture (`opt`, `debug`: gcc flags).
+fn check(gcc: &Path, gdb: &Path, opt: &str, debug: &str) {
     let dir = TempDir::new().unwrap();
-    let (exe, core, gdb_threads) = build_and_stop(gcc, gdb, dir.path(), opt);
+    let (exe, core, gdb_threads) = build_and_stop(gcc, gdb, dir.path(), opt, debug);
     let process = process::Process::open(&exe, &core).unwrap();
     let traces: Vec<ThreadTrace> = backtrace::backtrace(&process);
     let shown = backtrace::render(&traces);
-    let context = format!("{opt}: the example printed\n{shown}\nnotes: {:?}", process.notes);
+    let context = format!("{opt} {debug}: the example printed\n{shown}\nnotes: {:?}", process.notes);
 
     // The same threads; the one that got the signal is the main thread.
     let mine: BTreeMap<u32, &ThreadTrace> = traces.iter().map(|t| (t.lwp, t)).collect();
@@ -309,7 +318,7 @@ fn check(gcc: &Path, gdb: &Path, opt: &str) {
 fn backtraces_and_values_equal_gdbs_and_the_sources() {
     let Some(gcc) = needed("gcc", find_program(&["gcc"])) else { return };
     let Some(gdb) = needed("gdb", find_program(&["gdb"])) else { return };
-    for opt in ["-O2", "-O0"] {
-        check(&gcc, &gdb, opt);
+    for (opt, debug) in [("-O2", "-g"), ("-O0", "-g"), ("-O2", "-gdwarf-4")] {
+        check(&gcc, &gdb, opt, debug);
     }
 }
