@@ -195,6 +195,21 @@ impl Core {
         Ok(Core { file, segments, threads, mappings, substitutes: HashMap::new(), opened: Mutex::new(HashMap::new()) })
     }
 
+    /// A core read from `file` with `segments` (byte address, file offset,
+    /// bytes in the file), `threads` and `mappings`, for tests that need no
+    /// ELF file.
+    #[cfg(test)]
+    pub fn for_test(file: File, segments: &[(u64, u64, u64)], threads: Vec<Thread>, mappings: Vec<Mapping>) -> Core {
+        Core {
+            file,
+            segments: segments.iter().map(|&(vaddr, offset, filesz)| Segment { vaddr, filesz, offset }).collect(),
+            threads,
+            mappings,
+            substitutes: HashMap::new(),
+            opened: Mutex::new(HashMap::new()),
+        }
+    }
+
     /// Reads mapped bytes of the file `NT_FILE` calls `named` from `actual`
     /// instead (an executable given on the command line).
     pub fn substitute(&mut self, named: &Path, actual: &Path) {
@@ -312,7 +327,7 @@ fn nt_file(desc: &[u8]) -> Result<Vec<Mapping>, CoreError> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     #[test]
@@ -333,6 +348,45 @@ mod tests {
         let mut big = d.clone();
         big[..8].copy_from_slice(&u64::MAX.to_le_bytes());
         assert!(nt_file(&big).is_err());
+    }
+
+    /// A file holding `bytes`, removed when dropped.
+    pub struct TempFile(pub PathBuf);
+
+    impl TempFile {
+        pub fn new(tag: &str, bytes: &[u8]) -> TempFile {
+            static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+            let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let p = std::env::temp_dir().join(format!("core-backtrace-{}-{tag}-{n}", std::process::id()));
+            std::fs::write(&p, bytes).unwrap();
+            TempFile(p)
+        }
+    }
+
+    impl Drop for TempFile {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_file(&self.0);
+        }
+    }
+
+    #[test]
+    fn memory_comes_from_the_core_then_from_mapped_files() {
+        // The core holds 0x1000..0x1008 (bytes 0-7 of its file); a mapped
+        // file covers 0x1000..0x2000 from its byte 0x10: where the core
+        // has nothing (0x1008 on) the file's bytes show.
+        let core_bytes: Vec<u8> = (0..8).collect();
+        let mapped: Vec<u8> = (0..64).map(|i| 100 + i).collect();
+        let (cf, mf) = (TempFile::new("core", &core_bytes), TempFile::new("mapped", &mapped));
+        let map = Mapping { start: 0x1000, end: 0x1030, file_offset: 0x10, path: mf.0.clone() };
+        let core = Core::for_test(File::open(&cf.0).unwrap(), &[(0x1000, 0, 8)], Vec::new(), vec![map]);
+        let mut out = [0u8; 12];
+        core.read_memory(0x1002, &mut out).unwrap();
+        // 0x1002..0x1008 from the core, 0x1008..0x100e from file byte 0x18 on.
+        assert_eq!(out, [2, 3, 4, 5, 6, 7, 124, 125, 126, 127, 128, 129]);
+        // Past the mapping's end: the error names the first unreadable byte.
+        let mut out = [0u8; 8];
+        assert_eq!(core.read_memory(0x102c, &mut out), Err(0x1030));
+        assert_eq!(core.read_memory(0x5000, &mut out), Err(0x5000));
     }
 
     #[test]

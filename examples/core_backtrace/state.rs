@@ -242,3 +242,109 @@ impl MachineState for FrameState<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core_file::tests::TempFile;
+    use crate::core_file::Core;
+    use crate::scope::Program;
+    use dwarfcheck_core::target::presets;
+    use std::fs::File;
+
+    /// A thread whose general register i holds 0x100 + i, with an
+    /// `NT_FPREGSET` whose byte i is i (mod 256).
+    fn thread() -> Thread {
+        let mut gregs = [0u64; 27];
+        for (i, g) in gregs.iter_mut().enumerate() {
+            *g = 0x100 + i as u64;
+        }
+        let fpregs = (0..FPREGSET_BYTES).map(|i| i as u8).collect();
+        Thread { lwp: 7, signal: 6, gregs, fpregs: Some(fpregs) }
+    }
+
+    #[test]
+    fn frame0_registers_follow_the_psabi_numbering() {
+        let regs = frame0_registers(&thread(), &presets::x86_64());
+        let value = |n: u64| u64::from_le_bytes(regs[&n].as_deref().unwrap()[..8].try_into().unwrap());
+        // NT_PRSTATUS order: r15 r14 r13 r12 rbp rbx r11 r10 r9 r8 rax rcx
+        // rdx rsi rdi orig_rax rip ...; psABI numbers: rax 0, rdx 1, rcx 2,
+        // rbx 3, rsi 4, rdi 5, rbp 6, rsp 7, r8-r15 8-15, rip 16.
+        let expected = [
+            (0, 10),
+            (1, 12),
+            (2, 11),
+            (3, 5),
+            (4, 13),
+            (5, 14),
+            (6, 4),
+            (7, 19),
+            (8, 9),
+            (9, 8),
+            (10, 7),
+            (11, 6),
+            (12, 3),
+            (13, 2),
+            (14, 1),
+            (15, 0),
+            (16, 16),
+        ];
+        for (dwarf, note) in expected {
+            assert_eq!(value(dwarf), 0x100 + note, "DWARF register {dwarf}");
+        }
+        assert_eq!(value(58), 0x100 + 21, "fs.base");
+        // xmm0 is bytes 160..176 of the fxsave area, xmm15 bytes 400..416.
+        assert_eq!(regs[&17].as_deref().unwrap(), &(160..176).map(|i| i as u8).collect::<Vec<_>>()[..]);
+        assert_eq!(regs[&32].as_deref().unwrap()[0], 400u32 as u8);
+        // mxcsr is bytes 24..28.
+        assert_eq!(regs[&64].as_deref().unwrap(), &[24, 25, 26, 27]);
+    }
+
+    #[test]
+    fn frame_state_answers_from_its_registers_and_the_core() {
+        let bytes: Vec<u8> = (0..16).collect();
+        let cf = TempFile::new("state", &bytes);
+        let core = Core::for_test(File::open(&cf.0).unwrap(), &[(0x2000, 0, 16)], vec![thread()], Vec::new());
+        let target = Arc::new(presets::x86_64());
+        let process = Process { core, modules: Vec::new(), program: Program::default(), target, notes: Vec::new() };
+        let mut registers = Registers::new();
+        registers.insert(5, Some(0x1122_3344_5566_7788u64.to_le_bytes().to_vec()));
+        registers.insert(3, None);
+        let state = FrameState {
+            process: &process,
+            registers: Arc::new(registers),
+            lookup_pc: 0x401000,
+            cfa: Some(0x7000),
+            subprogram: None,
+            caller: None,
+            thread: 7,
+        };
+        let mut two = [0u8; 2];
+        state.read_register(5, 1, &mut two).unwrap();
+        assert_eq!(two, [0x77, 0x66]);
+        assert_eq!(state.read_register(5, 7, &mut two), Err(ContextError::RegisterUnavailable(5)));
+        assert_eq!(state.read_register(3, 0, &mut two), Err(ContextError::RegisterUnavailable(3)));
+        assert_eq!(state.read_register(0, 0, &mut two), Err(ContextError::RegisterUnavailable(0)));
+        assert_eq!(state.read_register(300, 0, &mut two), Err(ContextError::NoSuchRegister(300)));
+        let mut four = [0u8; 4];
+        state.read_memory(MemoryStorage::shared(0), 0x2004, &mut four).unwrap();
+        assert_eq!(four, [4, 5, 6, 7]);
+        assert_eq!(
+            state.read_memory(MemoryStorage::shared(0), 0x200e, &mut four),
+            Err(ContextError::MemoryUnreadable { aspace: 0, address: 0x2010 })
+        );
+        assert_eq!(
+            state.read_memory(MemoryStorage::shared(1), 0x2000, &mut four),
+            Err(ContextError::MemoryUnreadable { aspace: 1, address: 0x2000 })
+        );
+        assert_eq!((state.pc(), state.thread()), (Some(0x401000), Some(7)));
+        assert_eq!(state.cfa(), Ok(Cfa { address: 0x7000, aspace: 0 }));
+        assert_eq!(state.caller().err(), Some(ContextError::Missing(Element::Caller)));
+        // No subprogram: no unit, frame base or base types.
+        assert_eq!(state.unit(), None);
+        assert_eq!(state.frame_base(), None);
+        assert_eq!(state.base_type(0x2a), Err(ContextError::Missing(Element::Unit)));
+        let no_cfa = FrameState { cfa: None, ..state };
+        assert_eq!(no_cfa.cfa(), Err(ContextError::Missing(Element::Cfa)));
+    }
+}
