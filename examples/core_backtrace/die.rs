@@ -295,11 +295,10 @@ impl Info {
         if unit_type != 1 && unit_type != 3 {
             return Ok(end);
         }
-        if !tables.contains_key(&abbrev_offset) {
-            let t = abbrevs(&self.sections.abbrev, abbrev_offset)?;
-            tables.insert(abbrev_offset, t);
-        }
-        let table = &tables[&abbrev_offset];
+        let table = match tables.entry(abbrev_offset) {
+            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::hash_map::Entry::Vacant(e) => e.insert(abbrevs(&self.sections.abbrev, abbrev_offset)?),
+        };
         let unit_index = self.units.len();
         let mut unit = Unit { offset: start as u64, version, dwarf64, address_size, ..Unit::default() };
         let mut r = Reader::at(&data[..end], r.pos);

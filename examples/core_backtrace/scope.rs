@@ -1,8 +1,9 @@
 //! What the DWARF says about one program location: the subprogram that
 //! holds it (DWARF 5 §3.3, with its ranges §2.17), the variables and formal
 //! parameters in scope there (§4.1; lexical blocks §3.5 that do not hold
-//! the location are left out), their locations (exprloc or location list,
-//! §2.6) or constant values, and the call sites of a subprogram with their
+//! the location are left out), their locations (a single location
+//! description as an exprloc, §2.6.1, or a location list, §2.6.2, which
+//! the fast evaluator reads itself) or constant values, and the call sites of a subprogram with their
 //! parameters (`DW_TAG_call_site`, `DW_AT_call_return_pc`,
 //! `DW_TAG_call_site_parameter`, `DW_AT_call_value`, §3.4; and the GNU
 //! forms of DWARF 4).
