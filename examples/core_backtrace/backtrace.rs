@@ -22,9 +22,9 @@ use crate::process::Process;
 use crate::scope::Where;
 use crate::state::{frame0_registers, FrameState, Registers};
 use crate::types::{self, Missing, Token};
-use dwarfcheck_core::context::{AttrValue, Attribute, CallerFrame};
-use dwarfcheck_core::outcome::cfi::RegisterRule;
-use dwarfcheck_core::outcome::{NormalLocation, Outcome, SingleLocation, Source};
+use dwarfcheck_fast::context::{AttrValue, Attribute, CallerFrame};
+use dwarfcheck_fast::outcome::cfi::RegisterRule;
+use dwarfcheck_fast::outcome::{NormalLocation, Outcome, SingleLocation, Source};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 

@@ -5,10 +5,10 @@
 
 use crate::process::Process;
 use crate::state::FrameState;
-use dwarfcheck_core::cfi::CfiSection;
-use dwarfcheck_core::context::{AttrValue, Attribute};
-use dwarfcheck_core::outcome::unwind::{Step, UnwindEnd};
-use dwarfcheck_core::outcome::Outcome;
+use dwarfcheck_fast::cfi::CfiSection;
+use dwarfcheck_fast::context::{AttrValue, Attribute};
+use dwarfcheck_fast::outcome::unwind::{Step, UnwindEnd};
+use dwarfcheck_fast::outcome::Outcome;
 use dwarfcheck_fast::unwind::Unwinder;
 use std::collections::BTreeMap;
 use std::sync::Arc;

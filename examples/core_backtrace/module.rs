@@ -6,8 +6,8 @@
 
 use crate::core_file::{Core, Mapping};
 use crate::die::Sections;
-use dwarfcheck_core::cfi::{CfiSection, FrameKind};
-use dwarfcheck_core::target::Target;
+use dwarfcheck_fast::cfi::{CfiSection, FrameKind};
+use dwarfcheck_fast::target::Target;
 use object::read::elf::{ElfFile64, ProgramHeader};
 use object::{elf, CompressionFormat, Endianness, Object, ObjectSection, ObjectSymbol, ReadCache, SymbolKind};
 use std::fs::File;

@@ -5,7 +5,7 @@ use crate::core_file::Core;
 use crate::die::Info;
 use crate::module::{load_all, Module};
 use crate::scope::Program;
-use dwarfcheck_core::target::{presets, Target};
+use dwarfcheck_fast::target::{presets, Target};
 use std::path::Path;
 use std::sync::Arc;
 

@@ -16,12 +16,12 @@ use crate::die::{at, tag};
 use crate::process::Process;
 use crate::scope::Where;
 use crate::types;
-use dwarfcheck_core::context::{
+use dwarfcheck_fast::context::{
     AttrForm, CallerFrame, Cfa, ContextError, DebugSection, Die, Element, MachineState, MemoryStorage, UnitInfo,
 };
-use dwarfcheck_core::encoding::format::Format;
-use dwarfcheck_core::outcome::BaseType;
-use dwarfcheck_core::target::Target;
+use dwarfcheck_fast::encoding::format::Format;
+use dwarfcheck_fast::outcome::BaseType;
+use dwarfcheck_fast::target::Target;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -249,7 +249,7 @@ mod tests {
     use crate::core_file::tests::TempFile;
     use crate::core_file::Core;
     use crate::scope::Program;
-    use dwarfcheck_core::target::presets;
+    use dwarfcheck_fast::target::presets;
     use std::fs::File;
 
     /// A thread whose general register i holds 0x100 + i, with an
