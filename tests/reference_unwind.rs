@@ -154,12 +154,12 @@ mod unwinding {
         assert_eq!(u.steps[0].registers[&7].bytes, Some(0x8008u64.to_le_bytes().to_vec()));
         assert_eq!((u.steps[0].caller_pc, u.end), (Some(0x2000), UnwindEnd::Limit));
         ctx.result_kind = Some(dwarfcheck_core::context::ResultKind::Location);
-        let wired = dwarfcheck_reference::unwind::UnwoundFrames::new(&ctx, &s);
+        let wired = dwarfcheck_reference::unwind::unwound_frames(&ctx, &s);
         let e = dwarfcheck_reference::expr::evaluate(&[0xe6, 0x03], &wired);
         assert_eq!(e, Outcome::Failed(Failure::IllFormed { rule: id::UNWIND_CYCLIC, at: Some(0) }));
     }
 
-    /// `UnwoundFrames` over the two-frame section: rsp 0x8000 -> frame 0's
+    /// `unwound_frames` of the two-frame section: rsp 0x8000 -> frame 0's
     /// CFA 0x8008 and frame 1 at pc 0x2005 (rip = [0x8000]) with CFA
     /// 0x8010, its rip rule offset(-8) from the CIE, and no caller of its
     /// own (its rip is undefined: the base of the stack). Every other answer
@@ -168,9 +168,9 @@ mod unwinding {
     fn unwound_frames_give_cfa_and_caller() {
         use dwarfcheck_core::context::{CallerFrame, Cfa, MachineState};
         use dwarfcheck_core::outcome::cfi::RegisterRule;
-        use dwarfcheck_reference::unwind::UnwoundFrames;
+        use dwarfcheck_reference::unwind::unwound_frames;
         let (s, mut ctx) = setup(TWO, Some(0x1000), 0x8000, 0x8000, &0x2005u64.to_le_bytes());
-        let w = UnwoundFrames::new(&ctx, &s);
+        let w = unwound_frames(&ctx, &s);
         assert_eq!(w.cfa(), Ok(Cfa { address: 0x8008, aspace: 0 }));
         let f = w.caller().unwrap();
         assert_eq!((f.pc, f.cfa, f.cfa_aspace, f.unwound), (Some(0x2005), Some(0x8010), 0, true));
@@ -183,13 +183,13 @@ mod unwinding {
         // A CFA the context gives is kept; the caller still comes from
         // unwinding.
         ctx.cfa = Some(0x4000);
-        let w = UnwoundFrames::new(&ctx, &s);
+        let w = unwound_frames(&ctx, &s);
         assert_eq!(w.cfa(), Ok(Cfa { address: 0x4000, aspace: 0 }));
         assert_eq!(w.caller().unwrap().pc, Some(0x2005));
         // Both given: nothing is unwound.
         let given = Arc::new(CallerFrame { pc: Some(0x3000), ..CallerFrame::default() });
         ctx.caller = Some(given.clone());
-        let w = UnwoundFrames::new(&ctx, &s);
+        let w = unwound_frames(&ctx, &s);
         assert_eq!((w.cfa(), w.caller()), (Ok(Cfa { address: 0x4000, aspace: 0 }), Ok(given)));
     }
 
@@ -201,13 +201,13 @@ mod unwinding {
     #[test]
     fn unwound_frames_at_the_base_and_on_a_fault() {
         use dwarfcheck_core::context::{Cfa, ContextError, Element, MachineState};
-        use dwarfcheck_reference::unwind::UnwoundFrames;
+        use dwarfcheck_reference::unwind::unwound_frames;
         let (s, ctx) = setup(TWO, Some(0x2000), 0x8000, 0x8000, &0x2005u64.to_le_bytes());
-        let w = UnwoundFrames::new(&ctx, &s);
+        let w = unwound_frames(&ctx, &s);
         assert_eq!(w.cfa(), Ok(Cfa { address: 0x8008, aspace: 0 }));
         assert_eq!(w.caller(), Err(ContextError::Missing(Element::Caller)));
         let (s, ctx) = setup(TWO, Some(0x3000), 0x8000, 0x8000, &0x2005u64.to_le_bytes());
-        let w = UnwoundFrames::new(&ctx, &s);
+        let w = unwound_frames(&ctx, &s);
         let no_fde = Failure::EvalError { rule: id::UNWIND_NO_FDE, at: None };
         assert_eq!(w.cfa(), Err(ContextError::Unwinding(no_fde.clone())));
         assert_eq!(w.caller(), Err(ContextError::Unwinding(no_fde)));
@@ -299,7 +299,7 @@ mod robustness {
                 assert!(st.registers.contains_key(&16));
             }
             ctx.result_kind = Some(dwarfcheck_core::context::ResultKind::Location);
-            let wired = dwarfcheck_reference::unwind::UnwoundFrames::new(&ctx, &s);
+            let wired = dwarfcheck_reference::unwind::unwound_frames(&ctx, &s);
             for e in [&[0x9c][..], &[0xe6, 0x03], &[0xa3, 0x02, 0x77, 0x00], &[0xa3, 0x03, 0xa3, 0x01, 0x56]] {
                 let _ = dwarfcheck_reference::expr::evaluate(e, &wired);
             }

@@ -56,7 +56,7 @@ fn main() {
                 "/// `{}` ({}): {}\npub const {}: RuleId = RuleId::from_static(\"{}\");",
                 r.id,
                 r.kind,
-                says.replace('`', "'"),
+                says.replace('`', "'").replace('<', "&lt;").replace('>', "&gt;"),
                 name,
                 r.id
             )

@@ -23,6 +23,7 @@ use crate::scope::Where;
 use crate::state::{frame0_registers, FrameState, Registers};
 use crate::types::{self, Missing, Token};
 use dwarfcheck_fast::context::{AttrValue, Attribute, CallerFrame};
+use dwarfcheck_fast::encoding::leb128::write_uleb;
 use dwarfcheck_fast::outcome::cfi::RegisterRule;
 use dwarfcheck_fast::outcome::{NormalLocation, Outcome, SingleLocation, Source};
 use std::collections::BTreeMap;
@@ -184,16 +185,7 @@ fn unwind_thread(process: &Process, unwinders: &mut Unwinders<'_>, regs0: Regist
 /// is implicit storage holding them (`DW_OP_implicit_value`).
 fn fixed(bytes: &[u8]) -> RegisterRule {
     let mut expr = vec![0x9e];
-    let mut n = bytes.len() as u64;
-    loop {
-        let b = (n & 0x7f) as u8;
-        n >>= 7;
-        if n == 0 {
-            expr.push(b);
-            break;
-        }
-        expr.push(b | 0x80);
-    }
+    write_uleb(&mut expr, bytes.len() as u64);
     expr.extend_from_slice(bytes);
     RegisterRule::Expression { expr }
 }

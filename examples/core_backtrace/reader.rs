@@ -3,6 +3,8 @@
 //! section offsets (§7.4). Every read past the end is an error, never a
 //! panic.
 
+use dwarfcheck_fast::encoding::leb128::{read_sleb, read_uleb};
+
 /// Reading past the end of a section (or a value that does not fit).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Truncated;
@@ -60,45 +62,19 @@ impl<'a> Reader<'a> {
         Ok(self.uint(4)? as u32)
     }
 
-    /// An unsigned LEB128 number; bits past 64 must be zero.
+    /// An unsigned LEB128 number (the fast crate's reader; a number that
+    /// does not fit 64 bits is an error).
     pub fn uleb(&mut self) -> Result<u64, Truncated> {
-        let mut v = 0u64;
-        let mut shift = 0u32;
-        loop {
-            let b = self.u8()?;
-            let low = u64::from(b & 0x7f);
-            if shift < 64 {
-                if shift > 0 && (low >> (64 - shift)) != 0 {
-                    return Err(Truncated);
-                }
-                v |= low << shift;
-            } else if low != 0 {
-                return Err(Truncated);
-            }
-            if b & 0x80 == 0 {
-                return Ok(v);
-            }
-            shift = shift.saturating_add(7);
-        }
+        let (v, n) = read_uleb(self.data.get(self.pos..).ok_or(Truncated)?).map_err(|_| Truncated)?;
+        self.pos += n;
+        Ok(v)
     }
 
-    /// A signed LEB128 number (its low 64 bits).
+    /// A signed LEB128 number (the fast crate's reader).
     pub fn sleb(&mut self) -> Result<i64, Truncated> {
-        let mut v = 0i64;
-        let mut shift = 0u32;
-        loop {
-            let b = self.u8()?;
-            if shift < 64 {
-                v |= i64::from(b & 0x7f) << shift;
-            }
-            shift = shift.saturating_add(7);
-            if b & 0x80 == 0 {
-                if shift < 64 && b & 0x40 != 0 {
-                    v |= -1i64 << shift;
-                }
-                return Ok(v);
-            }
-        }
+        let (v, n) = read_sleb(self.data.get(self.pos..).ok_or(Truncated)?).map_err(|_| Truncated)?;
+        self.pos += n;
+        Ok(v)
     }
 
     /// A NUL-terminated string (without the NUL), decoded lossily.

@@ -13,12 +13,12 @@ use dwarfcheck_core::rules::RuleId;
 
 /// Runs `f` on the machine state the reference evaluates `ctx` in: `ctx`
 /// itself, or, when it gives the program's call frame information
-/// ([`Context::cfi`]), a [`dwarfcheck_reference::unwind::UnwoundFrames`]
-/// over it, whose CFA and calling frames the reference unwinder finds when
+/// ([`Context::cfi`]), [`dwarfcheck_reference::unwind::unwound_frames`]
+/// of it, whose CFA and calling frames the reference unwinder finds when
 /// `ctx` does not give them (`unwind.context-from-cfi`).
 pub fn with_reference_state<R>(ctx: &Context, f: impl FnOnce(&dyn MachineState) -> R) -> R {
     match ctx.cfi.as_deref() {
-        Some(cfi) => f(&dwarfcheck_reference::unwind::UnwoundFrames::new(ctx, cfi)),
+        Some(cfi) => f(&dwarfcheck_reference::unwind::unwound_frames(ctx, cfi)),
         None => f(ctx),
     }
 }

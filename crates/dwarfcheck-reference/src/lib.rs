@@ -21,7 +21,7 @@
 //!   FDE ([`outcome::CfiOutcome`]);
 //! - [`unwind::unwind`]: virtual unwinding from a machine state, step by
 //!   step ([`outcome::unwind::Unwind`]);
-//! - [`unwind::UnwoundFrames`]: a machine state whose CFA and calling frames
+//! - [`unwind::unwound_frames`]: a machine state whose CFA and calling frames
 //!   come from that unwinding (`unwind.context-from-cfi`), for evaluating
 //!   an expression against a program's CFI.
 //!

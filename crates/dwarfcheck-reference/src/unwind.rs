@@ -1,29 +1,24 @@
 //! Reference virtual unwinding (hetero-2020 "Structure of Call Frame
 //! Information"; DWARF 5 §6.4.4; rules `unwind.*`), step by step as
-//! `specs/rules/unwind.yaml` states it, and [`UnwoundFrames`]: a machine
+//! `specs/rules/unwind.yaml` states it, and [`unwound_frames`]: a machine
 //! state whose CFA and calling frames come from that unwinding
 //! (`unwind.context-from-cfi`).
 //!
 //! This module calls the expression evaluator (CFA rules, register rules);
 //! the evaluator never calls it back: it reads the frames an
-//! [`UnwoundFrames`] gives through [`MachineState::cfa`] and
+//! [`unwound_frames`] gives through [`MachineState::cfa`] and
 //! [`MachineState::caller`].
 
 use crate::cfi::frame_table as fde_table;
 use crate::expr::unwound::{caller_register, frame_cfa, is_undefined};
 use dwarfcheck_core::cfi::{CfiSection, Cie, Fde, AARCH64_RA_SIGN_STATE};
-use dwarfcheck_core::context::{
-    Budgets, CallerFrame, Cfa, ContextError, DebugSection, Die, Element, Entry, MachineState, MemoryStorage, Overlay,
-    ResultKind, UnitInfo,
-};
-use dwarfcheck_core::encoding::VendorProfile;
+use dwarfcheck_core::context::{CallerFrame, Cfa, ContextError, Element, MachineState, Overlay};
 use dwarfcheck_core::outcome::cfi::{CfiOutcome, RegisterRule, Row};
 use dwarfcheck_core::outcome::unwind::{Step, Unwind, UnwindEnd};
-use dwarfcheck_core::outcome::{BaseType, Failure};
+use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::outcome::{BudgetKind, Outcome};
 use dwarfcheck_core::rules::id;
 use dwarfcheck_core::target::{Arch, Endian, Target};
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -31,7 +26,7 @@ use std::sync::Arc;
 /// `pc`, registers and memory are the top frame's; its CFA, calling frame,
 /// initial stack and object are not used), making at most `limit` steps
 /// (`None`: until the base of the stack, bounded by the state's
-/// [`Budgets::frames`], `unwind.frames-budget`).
+/// [`Budgets::frames`](crate::context::Budgets::frames), `unwind.frames-budget`).
 ///
 /// Never fails: every fault is the [`UnwindEnd::Fault`] of the result
 /// (`ctx.pc-missing`, `unwind.no-fde`, `unwind.table-fault`,
@@ -41,10 +36,11 @@ pub fn unwind(section: &CfiSection, state: &dyn MachineState, limit: Option<u32>
     walk(section, state, limit).unwind
 }
 
-/// A machine state whose CFA and calling frames come from virtually
-/// unwinding another one through the program's call frame information when
-/// that state does not give them (`unwind.context-from-cfi`; hetero-2020
-/// "Call Frame Information"). Every other answer is the other state's.
+/// `state` as a machine state whose CFA and calling frames come from
+/// virtually unwinding it through the program's call frame information
+/// `cfi` when `state` does not give them (`unwind.context-from-cfi`;
+/// hetero-2020 "Call Frame Information"): an [`Overlay`] of `state` with
+/// those two answers set. Every other answer is `state`'s.
 ///
 /// - [`MachineState::cfa`]: the state's own CFA if it gives one; else frame
 ///   0's CFA as the first unwinding step computed it; else
@@ -57,44 +53,29 @@ pub fn unwind(section: &CfiSection, state: &dyn MachineState, limit: Option<u32>
 ///   (`frame.caller-missing`); else [`ContextError::Unwinding`] with the
 ///   unwinding's fault.
 ///
-/// The unwinding is [`unwind`] with no step limit, done once in
-/// [`UnwoundFrames::new`] (not at all when the state gives both the CFA and
-/// the calling frame).
-pub struct UnwoundFrames<'a> {
-    /// The state everything else is asked of.
-    state: &'a dyn MachineState,
-    /// The answer of [`MachineState::cfa`].
-    cfa: Result<Cfa, ContextError>,
-    /// The answer of [`MachineState::caller`].
-    caller: Result<Arc<CallerFrame>, ContextError>,
-}
-
-impl<'a> UnwoundFrames<'a> {
-    /// `state` with the CFA and calling frames it does not give found by
-    /// virtually unwinding it through `cfi` (`.debug_frame` or `.eh_frame`
-    /// of the program).
-    pub fn new(state: &'a dyn MachineState, cfi: &'a CfiSection) -> Self {
-        let (cfa, caller) = (state.cfa(), state.caller());
-        if cfa.is_ok() && caller.is_ok() {
-            return UnwoundFrames { state, cfa, caller };
-        }
-        let w = walk(cfi, state, None);
-        let fault = match &w.unwind.end {
-            UnwindEnd::Fault { outcome } => Some(ContextError::Unwinding(failure_of(outcome))),
-            _ => None,
-        };
-        let cfa = cfa.or_else(|_| match w.cfa0 {
-            Some((aspace, address)) => Ok(Cfa { address, aspace }),
-            None => Err(fault.clone().unwrap_or(ContextError::Missing(Element::Cfa))),
-        });
-        let caller = caller.or_else(|_| match w.chain.first() {
-            Some(f) => Ok(f.clone()),
-            // Base of the stack: frame.caller-missing.
-            None if w.unwind.end == UnwindEnd::Base => Err(ContextError::Missing(Element::Caller)),
-            None => Err(fault.unwrap_or(ContextError::Missing(Element::Caller))),
-        });
-        UnwoundFrames { state, cfa, caller }
+/// The unwinding is [`unwind`] with no step limit, done here, once (not at
+/// all when the state gives both the CFA and the calling frame).
+pub fn unwound_frames<'a>(state: &'a dyn MachineState, cfi: &CfiSection) -> Overlay<'a> {
+    let (cfa, caller) = (state.cfa(), state.caller());
+    if cfa.is_ok() && caller.is_ok() {
+        return Overlay::new(state);
     }
+    let w = walk(cfi, state, None);
+    let fault = match &w.unwind.end {
+        UnwindEnd::Fault { outcome } => Some(ContextError::Unwinding(failure_of(outcome))),
+        _ => None,
+    };
+    let cfa = cfa.or_else(|_| match w.cfa0 {
+        Some((aspace, address)) => Ok(Cfa { address, aspace }),
+        None => Err(fault.clone().unwrap_or(ContextError::Missing(Element::Cfa))),
+    });
+    let caller = caller.or_else(|_| match w.chain.first() {
+        Some(f) => Ok(f.clone()),
+        // Base of the stack: frame.caller-missing.
+        None if w.unwind.end == UnwindEnd::Base => Err(ContextError::Missing(Element::Caller)),
+        None => Err(fault.unwrap_or(ContextError::Missing(Element::Caller))),
+    });
+    Overlay::new(state).with_cfa(cfa).with_caller(caller)
 }
 
 /// The failure of an unwinding that ended in `outcome` (always a failed
@@ -106,98 +87,7 @@ fn failure_of(outcome: &Outcome) -> Failure {
     }
 }
 
-/// Everything but the CFA and the calling frame is the wrapped state's.
-impl MachineState for UnwoundFrames<'_> {
-    fn target(&self) -> &Target {
-        self.state.target()
-    }
-
-    fn read_register(&self, regno: u64, offset: usize, out: &mut [u8]) -> Result<(), ContextError> {
-        self.state.read_register(regno, offset, out)
-    }
-
-    fn read_memory(&self, storage: MemoryStorage, address: u64, out: &mut [u8]) -> Result<(), ContextError> {
-        self.state.read_memory(storage, address, out)
-    }
-
-    fn vendor(&self) -> &VendorProfile {
-        self.state.vendor()
-    }
-
-    fn result_kind(&self) -> Option<ResultKind> {
-        self.state.result_kind()
-    }
-
-    fn initial_stack(&self) -> &[Entry] {
-        self.state.initial_stack()
-    }
-
-    fn object(&self) -> Option<&Entry> {
-        self.state.object()
-    }
-
-    fn budgets(&self) -> Budgets {
-        self.state.budgets()
-    }
-
-    fn thread(&self) -> Option<u64> {
-        self.state.thread()
-    }
-
-    fn lane(&self) -> Option<u32> {
-        self.state.lane()
-    }
-
-    fn pc(&self) -> Option<u64> {
-        self.state.pc()
-    }
-
-    fn cfa(&self) -> Result<Cfa, ContextError> {
-        self.cfa.clone()
-    }
-
-    fn frame_base(&self) -> Option<&[u8]> {
-        self.state.frame_base()
-    }
-
-    fn tls_base(&self) -> Option<u64> {
-        self.state.tls_base()
-    }
-
-    fn caller(&self) -> Result<Arc<CallerFrame>, ContextError> {
-        self.caller.clone()
-    }
-
-    fn unit(&self) -> Option<UnitInfo> {
-        self.state.unit()
-    }
-
-    fn base_type(&self, die: u64) -> Result<BaseType, ContextError> {
-        self.state.base_type(die)
-    }
-
-    fn die(&self, offset: u64) -> Option<Cow<'_, Die>> {
-        self.state.die(offset)
-    }
-
-    fn debug_addr(&self, index: u64) -> Result<u64, ContextError> {
-        self.state.debug_addr(index)
-    }
-
-    fn section(&self, section: DebugSection) -> &[u8] {
-        self.state.section(section)
-    }
-
-    fn generic_type(&self) -> BaseType {
-        self.state.generic_type()
-    }
-
-    fn address_bytes(&self) -> u8 {
-        self.state.address_bytes()
-    }
-}
-
-/// An unwinding with what [`UnwoundFrames`] needs from it
+/// An unwinding with what [`unwound_frames`] needs from it
 /// (`unwind.context-from-cfi`).
 struct Walk {
     /// The steps and the end.

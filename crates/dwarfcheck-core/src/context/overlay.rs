@@ -223,4 +223,16 @@ impl MachineState for Overlay<'_> {
         }
         self.base.section(section)
     }
+
+    fn generic_type(&self) -> BaseType {
+        self.base.generic_type()
+    }
+
+    /// The base state's, or the target's when the unit is hidden.
+    fn address_bytes(&self) -> u8 {
+        if self.no_unit {
+            return self.base.target().address_bytes();
+        }
+        self.base.address_bytes()
+    }
 }

@@ -307,7 +307,7 @@ impl Evaluation<'_> {
         self.state.die(off).ok_or(Fail::IllFormed(missing))
     }
 
-    /// Checks the nesting budget for one more level (DESIGN §9).
+    /// Checks the nesting budget for one more level (docs/architecture.md §9).
     pub(super) fn deeper(&self) -> Result<u32> {
         if self.depth + 1 > self.budgets.depth {
             return Err(Fail::Budget(BudgetKind::Depth));
@@ -320,7 +320,7 @@ impl Evaluation<'_> {
         Some(self.at_override.unwrap_or(u64::from(ins.off)))
     }
 
-    /// `t` if a value of it fits the size budget (DESIGN §9; checked with
+    /// `t` if a value of it fits the size budget (docs/architecture.md §9; checked with
     /// the operation's operand checks, before the stack: ambiguities item 45).
     pub(super) fn within_size(&self, t: BaseType) -> Result<BaseType> {
         if u64::from(t.bits) > self.budgets.size_bytes.saturating_mul(8) {

@@ -1,10 +1,10 @@
 //! The normal form of location descriptions straight from the scratch
-//! arenas (DESIGN §4, as `RawLocation::normalize` defines it), window by
+//! arenas (docs/architecture.md §4, as `RawLocation::normalize` defines it), window by
 //! window with memoisation, and the bound on composite nesting that keeps
 //! every recursion over parts shallow (hetero-2020 "Composite Location
 //! Description Operations").
 
-use super::machine::{Location, Part, Scratch, NONE};
+use super::machine::{Location, Scratch, NONE};
 use dwarfcheck_core::outcome::{NormalLocation, Piece, SingleLocation, Source};
 use std::collections::{BTreeSet, HashMap};
 
@@ -106,20 +106,7 @@ impl Scratch {
     /// a composite of the pieces its bits are made of (same normal form).
     pub fn append_part(&mut self, idx: u32, bits: u64, location: Location) {
         let location = self.shallow(location, bits);
-        let depth = self.nesting(&location) + 1;
-        let c = &mut self.composites[idx as usize];
-        c.depth = c.depth.max(depth);
-        let p = self.parts.len() as u32;
-        self.parts.push(Part { bits, location, next: NONE });
-        let c = &mut self.composites[idx as usize];
-        if c.first == NONE {
-            c.first = p;
-        } else {
-            self.parts[c.last as usize].next = p;
-        }
-        let c = &mut self.composites[idx as usize];
-        c.last = p;
-        c.total_bits = c.total_bits.saturating_add(bits);
+        self.link_part(idx, bits, location);
     }
 
     /// The normalised outcome form of a location description.

@@ -25,7 +25,7 @@ impl Program {
     /// Decodes `expr` under the encoding of `state` (vendor profile,
     /// `state.address_bytes()`, the unit's offset size, target endianity).
     /// Never fails: a decoding error is kept and reported by [`Program::run`]
-    /// as `IllFormed { expr.decode.*, at }` (BRIEF "Decoding is static").
+    /// as `IllFormed { expr.decode.*, at }` (docs/architecture.md §2, "Decoding is static").
     pub fn compile(expr: &[u8], state: &dyn MachineState) -> Program {
         let mut p = Program { insns: Vec::new(), bytes: Vec::new(), error: None };
         p.recompile(expr, state);

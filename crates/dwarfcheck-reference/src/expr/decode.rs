@@ -1,5 +1,5 @@
 //! Static decoding of an operation expression into whole operations
-//! (BRIEF "Decoding is static"; rules `expr.decode.*`).
+//! (docs/architecture.md §2, "Decoding is static"; rules `expr.decode.*`).
 //!
 //! The opcode table says which operation a byte names and the shape of its
 //! operands; this module reads the operands itself, byte by byte.

@@ -1,8 +1,8 @@
 //! Reference evaluation of DWARF operation expressions (hetero-2020 "DWARF
 //! Expressions", DWARF 5 §2.5 where the seed defers to it).
 //!
-//! Slow and obvious: the expression is decoded whole first (BRIEF "decoding
-//! is static"), then each operation is executed on a stack of
+//! Slow and obvious: the expression is decoded whole first (docs/architecture.md
+//! §2, "Decoding is static"), then each operation is executed on a stack of
 //! [`entry::Entry`] values exactly as the text describes it. Location
 //! descriptions are ordinary stack entries; the implicit conversions of
 //! "Memory Location Description Operations" apply wherever an operation
@@ -93,7 +93,7 @@ use dwarfcheck_core::rules::RuleId;
 /// initial stack, registers, memory, CFA, frame base, calling frame, unit.
 /// The calling frames are whatever `state.caller()` gives; to find them by
 /// virtually unwinding through the program's CFI, pass an
-/// [`UnwoundFrames`](crate::unwind::UnwoundFrames) over the state.
+/// [`unwound_frames`](crate::unwind::unwound_frames) of the state.
 ///
 /// Ill-formed and evaluation-error outcomes carry the rule ID and the byte
 /// offset of the operation at fault (`None` when the fault is the final
@@ -107,7 +107,7 @@ pub fn evaluate(expr: &[u8], state: &dyn MachineState) -> Outcome {
 /// decision the answer rests on for these operands (a NaN produced, a sign
 /// bit where signedness is open, a shift count past the width, ...), so
 /// that a third party's different answer is recorded, not failed
-/// (DESIGN §8). Empty when the answer is fixed by the spec.
+/// (docs/architecture.md §8). Empty when the answer is fixed by the spec.
 pub fn evaluate_noting_unspecified(expr: &[u8], state: &dyn MachineState) -> (Outcome, Vec<RuleId>) {
     machine::evaluate(expr, state, None)
 }

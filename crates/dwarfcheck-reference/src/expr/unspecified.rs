@@ -6,7 +6,7 @@
 //! produced or compared, a sign bit set where signedness is open, a shift
 //! count at or past the width, an overflow of a typed integer. The runner
 //! then records a third party's different answer instead of failing it
-//! (DESIGN §8).
+//! (docs/architecture.md §8).
 
 use super::arith::{class, f32_of, f64_of, mask, sext, Class};
 use dwarfcheck_core::encoding::Op;

@@ -5,7 +5,7 @@
 //!
 //! Cutting does not change the meaning: a part of S bits only ever reads the
 //! S bits of its location from its bit offset on, and the normal form
-//! (DESIGN §4) slices composite parts exactly that way.
+//! (docs/architecture.md §4) slices composite parts exactly that way.
 
 use super::entry::{Loc, Single, Storage};
 use super::machine::Machine;

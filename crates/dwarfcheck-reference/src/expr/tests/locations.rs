@@ -228,7 +228,7 @@ fn implicit_pointers() {
 #[test]
 fn pieces() {
     let mut c = with_kind(ctx(), ResultKind::Location);
-    // DESIGN example / proposal §3.2.4: reg0 piece 4, piece 2, breg7 16 piece 2.
+    // The docs/case-format.md example / proposal §3.2.4: reg0 piece 4, piece 2, breg7 16 piece 2.
     let e = [0x50, 0x93, 0x04, 0x93, 0x02, 0x77, 0x10, 0x93, 0x02];
     assert_eq!(evaluate(&e, &c), composite(&[(32, reg(0, 0)), (16, Source::Undefined), (16, mem(0x7ffc_0010))]));
     // op.piece.empty-stack-undefined-part then a value part (lit5 stack_value).
