@@ -99,19 +99,7 @@ use dwarfcheck_core::encoding::{Op, VendorProfile};
 use dwarfcheck_core::target::Target;
 use std::fmt::Write as _;
 
-/// Nesting limit for `DW_OP_entry_value(...)` in both directions; deeper
-/// nesting is an assembler error, and is disassembled as a raw block.
-pub const MAX_NESTING: u32 = 32;
-
-/// A text that does not assemble.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("at character {offset}: {message}")]
-pub struct AsmError {
-    /// Offset in **characters** (not bytes) from the start of the text.
-    pub offset: usize,
-    /// What was expected there.
-    pub message: String,
-}
+pub use super::parse::{AsmError, MAX_NESTING};
 
 /// One disassembled operation (the structured form of [`disassemble`]).
 #[derive(Debug, Clone, PartialEq, Eq)]

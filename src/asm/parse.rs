@@ -1,12 +1,25 @@
 //! The text parser behind `asm::expr::assemble` (syntax documented there).
 
 use super::decode::write_fixed;
-use super::expr::{AsmError, MAX_NESTING};
 use dwarfcheck_core::encoding::leb128::{write_sleb, write_uleb};
 use dwarfcheck_core::encoding::op::{encoding_of, name_of, op_by_name};
 use dwarfcheck_core::encoding::Format;
 use dwarfcheck_core::encoding::{Op, Operand, VendorProfile};
 use dwarfcheck_core::target::Target;
+
+/// Nesting limit for `DW_OP_entry_value(...)` in both directions; deeper
+/// nesting is an assembler error, and is disassembled as a raw block.
+pub const MAX_NESTING: u32 = 32;
+
+/// A text that does not assemble.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("at character {offset}: {message}")]
+pub struct AsmError {
+    /// Offset in **characters** (not bytes) from the start of the text.
+    pub offset: usize,
+    /// What was expected there.
+    pub message: String,
+}
 
 /// Parser state: the text, the position (a byte index on a character
 /// boundary) and the encoding parameters.

@@ -6,6 +6,7 @@
 //! own lines. Every error reads `file:line:column: message`.
 
 pub mod cfi;
+mod context;
 mod convert;
 mod locate;
 mod loclists;

@@ -1,7 +1,7 @@
 //! The `unwind:` part of a CFI case: the machine state to unwind from and
 //! the expected steps (`dwarfcheck_core::outcome::unwind`).
 
-use super::convert::{context, expectation, int, int_to_target_bytes, location, problem, register_key, Problem};
+use super::context::{context, expectation, int, int_to_target_bytes, location, problem, register_key, Problem};
 use super::schema::{StepSpec, UnwindSpec};
 use crate::case::UnwindCase;
 use dwarfcheck_core::cfi::CfiSection;

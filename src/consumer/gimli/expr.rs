@@ -1,6 +1,7 @@
 //! Drives `gimli::Evaluation` from a case's [`Context`] and maps its result
 //! pieces and errors to an [`Outcome`].
 
+use super::frames::missing;
 use super::{kind_of, rule_of, unsupported_text, ErrorKind};
 use dwarfcheck_core::context::MachineState;
 use dwarfcheck_core::context::{Context, ContextError, Entry, ResultKind};
@@ -12,7 +13,6 @@ use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::outcome::{
     BaseType, BudgetKind, NormalLocation, Outcome, RawLocation, RawPiece, SingleLocation, Source, TypeEncoding, Value,
 };
-use dwarfcheck_core::rules::RuleId;
 use dwarfcheck_core::target::Endian;
 use gimli::{EndianSlice, EvaluationResult, Location, Piece, RunTimeEndian, UnitOffset, ValueType};
 
@@ -126,7 +126,7 @@ impl<'c> Driver<'c> {
                     eval.resume_with_at_location(EndianSlice::new(code, self.endian))
                 }
                 EvaluationResult::RequiresEntryValue(e) => {
-                    let v = super::frames::entry_value(e.0.slice(), self.ctx, depth)?;
+                    let v = super::frames::entry_value(e.0.slice(), self.ctx, depth, evaluate)?;
                     eval.resume_with_entry_value(v)
                 }
                 // The context has no call-site parameters.
@@ -520,10 +520,6 @@ impl<'c> Driver<'c> {
 }
 
 /// The outcome when a context element gimli asks for is absent.
-pub(super) fn missing(what: &str) -> Outcome {
-    Outcome::Failed(Failure::EvalError { rule: RuleId::new(format!("gimli:{what}")), at: None })
-}
-
 /// The outcome when the context cannot answer gimli's request: always an
 /// evaluation error, including a register the target does not define (the
 /// project's choice for that silent case, `reg.unknown-register-read`).

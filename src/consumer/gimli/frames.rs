@@ -3,7 +3,6 @@
 //! whose registers it recovers with the CFI register rules of
 //! `ctx.caller` (what a gimli user does with `UnwindTable` rows).
 
-use super::expr::{evaluate, missing};
 use crate::asm::decode::{decode_all, OperandValue, Params};
 use dwarfcheck_core::context::MachineState;
 use dwarfcheck_core::context::{Context, Entry, ResultKind};
@@ -11,10 +10,22 @@ use dwarfcheck_core::encoding::Op;
 use dwarfcheck_core::outcome::cfi::RegisterRule;
 use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::outcome::{BaseType, BudgetKind, Outcome, TypeEncoding, Value};
+use dwarfcheck_core::rules::RuleId;
 use dwarfcheck_core::target::Endian;
 use std::collections::BTreeMap;
 
 type Step<T> = Result<T, Outcome>;
+
+/// The gimli adapter's evaluation of an expression in a context (passed in
+/// by the caller, so that this module stays below the evaluator that uses
+/// it).
+pub(super) type Evaluate = fn(&[u8], &Context) -> Outcome;
+
+/// The outcome when gimli asks for something the context cannot give: an
+/// evaluation error named after gimli's request (`gimli:<Requires...>`).
+pub(super) fn missing(what: &str) -> Outcome {
+    Outcome::Failed(Failure::EvalError { rule: RuleId::new(format!("gimli:{what}")), at: None })
+}
 
 /// The value gimli needs for `DW_OP_entry_value` with `block`, evaluated
 /// in the calling frame of `ctx`: a lone `DW_OP_reg*`/`DW_OP_regx` gives
@@ -23,7 +34,7 @@ type Step<T> = Result<T, Outcome>;
 /// Errors: no calling frame, a register the rules cannot recover, or
 /// whatever the block's evaluation reports; `Unsupported` for a typed
 /// result gimli's generic entry value cannot carry.
-pub(super) fn entry_value(block: &[u8], ctx: &Context, depth: u32) -> Step<gimli::Value> {
+pub(super) fn entry_value(block: &[u8], ctx: &Context, depth: u32, evaluate: Evaluate) -> Step<gimli::Value> {
     let caller = ctx.caller.as_ref().ok_or_else(|| missing("RequiresEntryValue"))?;
     if depth + 1 > ctx.budgets.depth {
         return Err(Outcome::Failed(Failure::Budget { budget: BudgetKind::Depth, at: None }));
@@ -42,7 +53,7 @@ pub(super) fn entry_value(block: &[u8], ctx: &Context, depth: u32) -> Step<gimli
             (Op::Regx | Op::Bregx | Op::RegvalType | Op::GnuRegvalType, Some(OperandValue::Unsigned(r))) => *r,
             _ => continue,
         };
-        registers.insert(regno, caller_register(ctx, caller.rule(regno), regno)?);
+        registers.insert(regno, caller_register(ctx, caller.rule(regno), regno, evaluate)?);
     }
     let mut up = ctx.clone();
     up.registers = registers;
@@ -92,7 +103,7 @@ fn bytes_of(v: u64, size: usize, endian: Endian) -> Vec<u8> {
 }
 
 /// Register `regno` of the calling frame under `rule`, as its bytes.
-fn caller_register(ctx: &Context, rule: &RegisterRule, regno: u64) -> Step<Vec<u8>> {
+fn caller_register(ctx: &Context, rule: &RegisterRule, regno: u64, evaluate: Evaluate) -> Step<Vec<u8>> {
     let reg = ctx.target.register(regno).ok_or_else(|| missing("RequiresEntryValue"))?;
     let size = (reg.bits / 8) as usize;
     let endian = ctx.target.endian;
