@@ -120,9 +120,16 @@ pub struct StatsArgs {
     target: String,
     /// A corpus directory (e.g. fuzz/corpus/expr_ops).
     dir: PathBuf,
+    /// Exit with status 1 when some operation (or instruction) of a
+    /// vendor profile (or machine) the corpus evaluates under is never
+    /// reached.
+    #[arg(long)]
+    fail_missing: bool,
 }
 
-/// Prints what a corpus reaches: results vs errors, opcode coverage.
+/// Prints what a corpus reaches: results vs errors, and per vendor
+/// profile (expressions) or machine (CFI) the operations or instructions
+/// the reference reached and those it did not.
 pub fn stats(a: &StatsArgs) -> ExitCode {
     let Some(target) = Target::by_name(&a.target) else {
         return super::input_error(format!("no fuzz target {}", a.target));
@@ -145,8 +152,26 @@ pub fn stats(a: &StatsArgs) -> ExitCode {
         s.evaluated,
         pct(s.results, s.evaluated)
     );
-    let seen = s.known.iter().filter(|k| s.seen.contains_key(*k)).count();
-    println!("opcode coverage: {seen} of {} known names ({:.1}%)", s.known.len(), pct(seen, s.known.len()));
-    println!("missing: {}", s.missing().join(" "));
+    let what = if matches!(target, Target::CfiBytes | Target::CfiOps) {
+        "instructions reached per machine"
+    } else {
+        "operations reached per vendor profile"
+    };
+    println!("{what} (executed, or stopped at; numbered families counted once):");
+    let mut missing_any = false;
+    for (name, g) in &s.groups {
+        let missing = g.missing();
+        missing_any |= !missing.is_empty();
+        let reached = g.known.len() - missing.len();
+        print!("  {name:<16} {:>7} evaluated: {reached} of {} reached", g.evaluated, g.known.len());
+        if missing.is_empty() {
+            println!();
+        } else {
+            println!("; missing: {}", missing.join(" "));
+        }
+    }
+    if a.fail_missing && missing_any {
+        return ExitCode::from(1);
+    }
     ExitCode::SUCCESS
 }

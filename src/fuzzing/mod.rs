@@ -21,18 +21,20 @@ use crate::edition::Edition;
 use crate::runner::compare::{judge, same_evaluator_cfi, same_evaluator_outcome, same_evaluator_unwind, Verdict};
 use dwarfcheck_core::cfi::{CfiSection, FrameKind};
 use dwarfcheck_core::context::Context;
+use dwarfcheck_core::outcome::Outcome;
+use dwarfcheck_core::rules::RuleId;
 use dwarfcheck_core::target::Target;
 use std::sync::{Arc, OnceLock};
 
 /// The fixed rich evaluation context of the `expr_bytes` target
 /// ([`case::FuzzCase::rich`]): x86-64 registers and memory, a unit with
 /// base types and DIEs, a calling frame, an object, thread and lane, the
-/// hetero-2020 vendor profile.
+/// hetero-2020 vendor profile. Built once per process.
 pub fn rich_context() -> Arc<Context> {
     static CTX: OnceLock<Arc<Context>> = OnceLock::new();
-    CTX.get_or_init(|| match case::FuzzCase::rich(Vec::new()).load() {
-        Ok(c) => c.ctx,
-        Err(e) => panic!("the rich context does not load: {e}"),
+    CTX.get_or_init(|| match case::FuzzCase::rich(Vec::new()).context() {
+        Ok(c) => Arc::new(c),
+        Err(e) => panic!("the rich context does not build: {e}"),
     })
     .clone()
 }
@@ -50,8 +52,30 @@ pub fn check_expr(expr: &[u8], ctx: &Arc<Context>) -> Result<(), Violation> {
 /// Errors: [`Violation::Differ`] describing the disagreement.
 pub fn check_expr_case(case: &ExprCase) -> Result<(), Violation> {
     let (r, _) = crate::consumer::builtin::reference_outcome(case);
+    same_as_fast(case, &r)
+}
+
+/// Every oracle of the expression targets, with one reference evaluation:
+/// reference == fast ([`check_expr_case`]), and gimli, where it is judged,
+/// agrees or differs in a known class ([`check_gimli`]).
+///
+/// Errors: [`Violation::Differ`] or [`Violation::Gimli`].
+pub fn check_expr_oracles(case: &ExprCase) -> Result<(), Violation> {
+    let (r, relied) = crate::consumer::builtin::reference_outcome(case);
+    same_as_fast(case, &r)?;
+    if !gimli_judges(case) {
+        return Ok(());
+    }
+    match judge_gimli(case, &r, &relied) {
+        (Verdict::Disagree, None, m) => Err(Violation::Gimli(m)),
+        _ => Ok(()),
+    }
+}
+
+/// The fast evaluator's outcome on `case` against the reference's `r`.
+fn same_as_fast(case: &ExprCase, r: &Outcome) -> Result<(), Violation> {
     let f = crate::consumer::builtin::fast_outcome(case);
-    if !same_evaluator_outcome(&r, &f) {
+    if !same_evaluator_outcome(r, &f) {
         return Err(Violation::Differ(format!("{}: reference {r} / fast {f} on {:02x?}", case.name, &case.expr[..])));
     }
     Ok(())
@@ -62,14 +86,25 @@ pub fn check_expr_case(case: &ExprCase) -> Result<(), Violation> {
 /// outside gimli's edition. With it: the known class of a disagreement
 /// (`consumer::gimli::classes`), and the two outcomes as text.
 pub fn gimli_verdict(case: &ExprCase) -> Option<(Verdict, Option<&'static str>, String)> {
-    if !matches!(crate::edition::of_expr_case(case), Edition::Dwarf5 | Edition::Dwarf5Gnu) {
+    if !gimli_judges(case) {
         return None;
     }
     let (r, relied) = crate::consumer::builtin::reference_outcome(case);
+    Some(judge_gimli(case, &r, &relied))
+}
+
+/// Whether gimli is judged on `case`: DWARF 5 + GNU input only.
+fn gimli_judges(case: &ExprCase) -> bool {
+    matches!(crate::edition::of_expr_case(case), Edition::Dwarf5 | Edition::Dwarf5Gnu)
+}
+
+/// [`gimli_verdict`] on a case gimli is judged on, given the reference's
+/// outcome `r` and the `unspecified` rules it rests on.
+fn judge_gimli(case: &ExprCase, r: &Outcome, relied: &[RuleId]) -> (Verdict, Option<&'static str>, String) {
     let g = crate::consumer::gimli::Gimli.evaluate(case);
-    let v = judge(&r, &g, !relied.is_empty());
-    let class = (v == Verdict::Disagree).then(|| crate::consumer::gimli::classes::known_class(case, &r, &g)).flatten();
-    Some((v, class, format!("reference {r} / gimli {g} on {:02x?}", &case.expr[..])))
+    let v = judge(r, &g, !relied.is_empty());
+    let class = (v == Verdict::Disagree).then(|| crate::consumer::gimli::classes::known_class(case, r, &g)).flatten();
+    (v, class, format!("reference {r} / gimli {g} on {:02x?}", &case.expr[..]))
 }
 
 /// The gimli oracle of the expression targets: a disagreement must be of a
@@ -105,7 +140,13 @@ pub fn expr_case(expr: &[u8], ctx: &Arc<Context>) -> ExprCase {
 ///
 /// Errors: [`Violation::Differ`] describing the disagreement.
 pub fn check_cfi(kind: FrameKind, bytes: &[u8], target: Arc<Target>) -> Result<(), Violation> {
-    let sec = Arc::new(CfiSection::new(kind, bytes.to_vec(), 0x4000, target));
+    check_cfi_section(&Arc::new(CfiSection::new(kind, bytes.to_vec(), 0x4000, target)))
+}
+
+/// [`check_cfi`] on a section already made.
+///
+/// Errors: [`Violation::Differ`] describing the disagreement.
+pub fn check_cfi_section(sec: &Arc<CfiSection>) -> Result<(), Violation> {
     for (i, off) in sec.fde_offsets().take(64).enumerate() {
         let Ok(off) = off else { break };
         let case = crate::case::CfiCase {

@@ -1,13 +1,18 @@
 //! What a fuzz corpus reaches (`dwarfcheck fuzz-stats`): the share of
-//! inputs whose reference outcome is a result rather than an error, and
-//! which operations (`DW_OP_*`) or call frame instructions (`DW_CFA_*`)
-//! the inputs contain, against every one the decoder knows.
+//! inputs whose reference outcome is a result rather than an error, and,
+//! for each vendor profile (expressions) or machine (CFI), which
+//! operations or call frame instructions the reference reached and which
+//! of those the profile or machine decodes it never reached.
 
 use super::targets::{Input, Target};
-use crate::asm::cfi::CfiAsmParams;
+use crate::case::ExprCase;
 use dwarfcheck_core::cfi::CfiSection;
 use dwarfcheck_core::context::MachineState;
-use dwarfcheck_core::outcome::{CfiOutcome, Outcome};
+use dwarfcheck_core::encoding::leb128::read_uleb;
+use dwarfcheck_core::encoding::op::{lookup, lookup_llvm_user, name_of, Decoded};
+use dwarfcheck_core::encoding::{cfa, Op, VendorProfile};
+use dwarfcheck_core::outcome::{CfiOutcome, Failure, Outcome};
+use dwarfcheck_core::target::Arch;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
@@ -23,26 +28,105 @@ pub struct Stats {
     /// Of those, how many the reference turns into a value or location
     /// (expressions) or a row table (FDEs).
     pub results: usize,
-    /// Each operation or instruction name seen (numbered families such as
-    /// `DW_OP_lit<n>` counted as one), with how many inputs hold it.
-    pub seen: BTreeMap<String, usize>,
-    /// Every name the decoders know for the inputs' profiles and targets.
-    pub known: BTreeSet<String>,
-    /// The (target, profile) pairs whose names are in `known`.
-    profiles: BTreeSet<String>,
+    /// Coverage per vendor profile name (expressions) or machine name
+    /// (CFI).
+    pub groups: BTreeMap<String, Coverage>,
 }
 
-/// The family name of an operation or instruction text: its first word
-/// (after `DW_OP_LLVM_user`), trailing digits and colon removed.
-fn family(text: &str) -> Option<String> {
-    let mut words = text.split_whitespace();
-    let mut w = words.next()?;
-    if w == "DW_OP_LLVM_user" {
-        w = words.next().unwrap_or(w);
+/// The operations (or instructions) of one vendor profile (or machine):
+/// numbered families (`DW_OP_lit<n>`, `DW_OP_reg<n>`, `DW_OP_breg<n>`,
+/// `DW_CFA_advance_loc` with its delta, ...) are one name each.
+#[derive(Debug, Default)]
+pub struct Coverage {
+    /// Expressions or FDEs evaluated under it.
+    pub evaluated: usize,
+    /// Every name it decodes.
+    pub known: BTreeSet<String>,
+    /// Each name the reference reached, with how many inputs reached it:
+    /// executed, or stopped at (an error, a budget or an unsupported
+    /// operation at that operation; not a decoding error).
+    pub reached: BTreeMap<String, usize>,
+}
+
+impl Coverage {
+    /// The known names no input reached.
+    pub fn missing(&self) -> Vec<&str> {
+        self.known.iter().filter(|k| !self.reached.contains_key(*k)).map(String::as_str).collect()
     }
-    let w = w.split('(').next().unwrap_or(w);
-    let w = w.trim_end_matches(':').trim_end_matches(|c: char| c.is_ascii_digit());
-    w.starts_with("DW_").then(|| w.to_string())
+}
+
+/// An operation's name with numbered families collapsed.
+fn op_name(op: Op) -> String {
+    match op {
+        Op::Lit(_) => "DW_OP_lit".into(),
+        Op::Reg(_) => "DW_OP_reg".into(),
+        Op::Breg(_) => "DW_OP_breg".into(),
+        _ => name_of(op),
+    }
+}
+
+/// The operation at the start of `bytes` under `profile`, if it decodes
+/// (the `DW_OP_LLVM_user` form by its sub-opcode).
+fn op_at(profile: &VendorProfile, bytes: &[u8]) -> Option<Op> {
+    match lookup(profile, *bytes.first()?) {
+        Decoded::Op(spec) => Some(spec.op),
+        Decoded::LlvmUser => lookup_llvm_user(read_uleb(&bytes[1..]).ok()?.0).map(|s| s.op),
+        Decoded::Unknown => None,
+    }
+}
+
+/// Every operation name `profile` decodes.
+pub fn profile_ops(profile: &VendorProfile) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for b in 0..=255u8 {
+        match lookup(profile, b) {
+            Decoded::Op(spec) => {
+                out.insert(op_name(spec.op));
+            }
+            Decoded::LlvmUser => out.extend((0..128u64).filter_map(lookup_llvm_user).map(|s| op_name(s.op))),
+            Decoded::Unknown => {}
+        }
+    }
+    out
+}
+
+/// Every call frame instruction name decoded on `arch`.
+pub fn arch_instructions(arch: Arch) -> BTreeSet<String> {
+    (0..=255u8).filter_map(|b| cfa::lookup(arch, b)).map(|s| s.name.to_string()).collect()
+}
+
+/// The offsets (in the expression) of the operations the reference
+/// reached evaluating `case`: those it executed (its trace), the one a
+/// located failure names (not a decoding error, where nothing ran), and
+/// for an unsupported operation, which carries no offset, the operation
+/// after the last one executed unless that one was a branch.
+fn reached_offsets(case: &ExprCase) -> (Outcome, Vec<u64>) {
+    let (outcome, trace) = crate::consumer::builtin::with_reference_state(&case.ctx, |state| {
+        dwarfcheck_reference::expr::evaluate_traced(&case.expr, state)
+    });
+    let mut at: Vec<u64> = trace.iter().map(|t| t.at).collect();
+    let Outcome::Failed(f) = &outcome else { return (outcome, at) };
+    match f {
+        Failure::IllFormed { rule, .. } if rule.as_str().starts_with("expr.decode.") => {}
+        Failure::IllFormed { at: Some(a), .. }
+        | Failure::EvalError { at: Some(a), .. }
+        | Failure::Budget { at: Some(a), .. } => at.push(*a),
+        Failure::Unsupported { .. } => {
+            let c = &case.ctx;
+            let format = c.cu.as_ref().map(|u| u.format).unwrap_or_default();
+            let ops = crate::asm::expr::disassemble_ops(&case.expr, &c.target, &c.vendor, format, c.address_bytes());
+            let next = match trace.last() {
+                None => ops.first(),
+                Some(last) => match ops.iter().position(|o| o.offset as u64 == last.at) {
+                    Some(i) if !matches!(ops[i].op, Some(Op::Bra | Op::Skip)) => ops.get(i + 1),
+                    _ => None,
+                },
+            };
+            at.extend(next.filter(|o| o.op.is_some()).map(|o| o.offset as u64));
+        }
+        _ => {}
+    }
+    (outcome, at)
 }
 
 impl Stats {
@@ -54,81 +138,48 @@ impl Stats {
         match input {
             Input::Expr(fc) => {
                 let Ok(case) = fc.load() else { return };
-                let c = &case.ctx;
-                let format = c.cu.as_ref().map(|u| u.format).unwrap_or_default();
-                let names = |bytes: &[u8]| -> BTreeSet<String> {
-                    let mut out = BTreeSet::new();
-                    let mut stack =
-                        crate::asm::expr::disassemble_ops(bytes, &c.target, &c.vendor, format, c.address_bytes());
-                    while let Some(o) = stack.pop() {
-                        if o.op.is_some() {
-                            out.extend(family(&o.text));
-                        }
-                        stack.extend(o.nested);
-                    }
-                    out
-                };
-                for n in names(&case.expr) {
-                    *self.seen.entry(n).or_default() += 1;
+                let profile = case.ctx.vendor.clone();
+                let g = self.groups.entry(profile.name.clone()).or_default();
+                if g.known.is_empty() {
+                    g.known = profile_ops(&profile);
                 }
-                if self.profiles.insert(format!("{} {}", fc.target, fc.vendor)) {
-                    for b in 0..=255u8 {
-                        self.known.extend(names(&[b, 0, 0, 0, 0, 0, 0, 0, 0, 0]));
-                        self.known.extend(names(&[0xe9, b, 0, 0, 0, 0, 0, 0, 0, 0]));
-                    }
-                }
+                g.evaluated += 1;
                 self.evaluated += 1;
-                let (r, _) = crate::consumer::builtin::reference_outcome(&case);
-                self.results += usize::from(matches!(r, Outcome::Value(_) | Outcome::Location(_)));
+                let (outcome, offsets) = reached_offsets(&case);
+                let names: BTreeSet<String> = offsets
+                    .iter()
+                    .filter_map(|&a| case.expr.get(a as usize..).and_then(|b| op_at(&profile, b)))
+                    .map(op_name)
+                    .collect();
+                for n in names {
+                    *g.reached.entry(n).or_default() += 1;
+                }
+                self.results += usize::from(matches!(outcome, Outcome::Value(_) | Outcome::Location(_)));
             }
             Input::Cfi { kind, bytes, target } => {
                 let sec = Arc::new(CfiSection::new(kind, bytes, 0x4000, target.clone()));
+                let g = self.groups.entry(target.name.clone()).or_default();
+                if g.known.is_empty() {
+                    g.known = arch_instructions(target.arch);
+                }
                 let mut names = BTreeSet::new();
                 for off in sec.fde_offsets().take(64) {
                     let Ok(off) = off else { break };
-                    let Ok((fde, cie)) = sec.parse_fde(off) else { continue };
-                    let p = CfiAsmParams {
-                        code_align: cie.code_align,
-                        data_align: cie.data_align,
-                        address_size: cie.address_size,
-                        segment_selector_size: cie.segment_selector_size,
-                        pointer_encoding: cie.fde_encoding,
-                    };
-                    for r in [cie.instructions.clone(), fde.instructions.clone()] {
-                        let b = sec.bytes.get(r.start as usize..r.end as usize).unwrap_or(&[]);
-                        for i in crate::asm::cfi::decode(b, &target, &p) {
-                            names.extend(family(&i.text));
+                    let (table, trace) = dwarfcheck_reference::cfi::frame_table_traced(&sec, off);
+                    for t in trace {
+                        if let Some(spec) = sec.bytes.get(t.at as usize).and_then(|b| cfa::lookup(target.arch, *b)) {
+                            names.insert(spec.name.to_string());
                         }
                     }
-                    let case = crate::case::CfiCase {
-                        name: "stats".into(),
-                        origin: "stats".into(),
-                        section: sec.clone(),
-                        fde_offset: off,
-                        rules: Vec::new(),
-                        expect: None,
-                        unwind: None,
-                    };
+                    g.evaluated += 1;
                     self.evaluated += 1;
-                    self.results +=
-                        usize::from(matches!(crate::consumer::builtin::reference_table(&case), CfiOutcome::Table(_)));
-                    if self.profiles.insert(target.name.clone()) {
-                        for b in 0..=255u8 {
-                            let first = crate::asm::cfi::decode(&[b, 0, 0, 0, 0, 0, 0, 0, 0, 0], &target, &p);
-                            self.known.extend(first.first().and_then(|i| family(&i.text)));
-                        }
-                    }
+                    self.results += usize::from(matches!(table, CfiOutcome::Table(_)));
                 }
                 for n in names {
-                    *self.seen.entry(n).or_default() += 1;
+                    *g.reached.entry(n).or_default() += 1;
                 }
             }
             Input::Yaml(_) => {}
         }
-    }
-
-    /// The known names no input holds.
-    pub fn missing(&self) -> Vec<&str> {
-        self.known.iter().filter(|k| !self.seen.contains_key(*k)).map(String::as_str).collect()
     }
 }

@@ -3,11 +3,13 @@
 //! binaries, `dwarfcheck minimize`, `export-corpus` statistics and the
 //! replay of `corpus/regressions/`.
 
-use super::case::FuzzCase;
-use super::{check_case_yaml, check_cfi, check_expr_case, check_gimli, gen, Violation};
+use super::case::{preset, FuzzCase};
+use super::{
+    check_case_yaml, check_cfi, check_cfi_section, check_expr_oracles, expr_case, gen, rich_context, Violation,
+};
 use arbitrary::Unstructured;
-use dwarfcheck_core::cfi::FrameKind;
-use dwarfcheck_core::target::{presets, Target as Machine};
+use dwarfcheck_core::cfi::{CfiSection, FrameKind};
+use dwarfcheck_core::target::Target as Machine;
 use std::sync::Arc;
 
 /// A fuzz target of the `fuzz/` crate.
@@ -71,30 +73,55 @@ impl Target {
         match self {
             Target::ExprBytes => Some(Input::Expr(FuzzCase::rich(data.to_vec()))),
             Target::ExprOps => gen::fuzz_case(&mut Unstructured::new(data)).ok().map(|(fc, _)| Input::Expr(fc)),
+            Target::CfiBytes | Target::CfiOps => {
+                let sec = self.section(data)?;
+                Some(Input::Cfi { kind: sec.kind, bytes: sec.bytes.to_vec(), target: sec.target.clone() })
+            }
+            Target::CaseYaml => std::str::from_utf8(data).ok().map(|t| Input::Yaml(t.to_string())),
+        }
+    }
+
+    /// The frame section a CFI target makes of `data`: for `cfi_bytes`,
+    /// byte 0 selects the kind (bit 0) and the machine (the rest, modulo
+    /// 3: x86-64, AArch64, AMDGPU gfx90a), the rest is the section; for
+    /// `cfi_ops`, the generated x86-64 section. `None` for the other
+    /// targets and for input the target skips.
+    fn section(self, data: &[u8]) -> Option<Arc<CfiSection>> {
+        match self {
             Target::CfiBytes => {
                 let (&sel, bytes) = data.split_first()?;
                 let kind = if sel & 1 == 0 { FrameKind::DebugFrame } else { FrameKind::EhFrame };
-                let target = Arc::new(match (sel >> 1) % 3 {
-                    0 => presets::x86_64(),
-                    1 => presets::aarch64(),
-                    _ => presets::amdgpu_gfx90a(),
-                });
-                Some(Input::Cfi { kind, bytes: bytes.to_vec(), target })
+                let target = preset(["x86_64", "aarch64", "amdgpu-gfx90a"][usize::from(sel >> 1) % 3])?;
+                Some(Arc::new(CfiSection::new(kind, bytes.to_vec(), 0x4000, target)))
             }
-            Target::CfiOps => {
-                let target = Arc::new(presets::x86_64());
-                let sec = gen::cfi_section(&mut Unstructured::new(data), &target).ok()??;
-                Some(Input::Cfi { kind: sec.kind, bytes: sec.bytes.to_vec(), target })
-            }
-            Target::CaseYaml => std::str::from_utf8(data).ok().map(|t| Input::Yaml(t.to_string())),
+            Target::CfiOps => gen::cfi_section(&mut Unstructured::new(data), &preset("x86_64")?).ok()?,
+            _ => None,
         }
     }
 
     /// Runs the target's oracles on `data`.
     ///
     /// Errors: the [`Violation`] (the fuzz binary panics with it).
+    ///
+    /// The same as [`Input::check`] on [`Target::decode`]'s input, without
+    /// the copies: the expression targets evaluate in a context built once
+    /// (the rich one) or straight from the generator's choices, the CFI
+    /// targets check the section they make.
+    ///
+    /// Inlined, so that a fuzz binary, which names one target, links
+    /// (and instruments for coverage) that target's code alone: libFuzzer
+    /// scans every coverage counter of the binary after each run.
+    #[inline]
     pub fn check(self, data: &[u8]) -> Result<(), Violation> {
-        self.decode(data).map_or(Ok(()), |i| i.check())
+        match self {
+            Target::ExprBytes => check_expr_oracles(&expr_case(data, &rich_context())),
+            Target::ExprOps => match gen::fuzz_case(&mut Unstructured::new(data)) {
+                Ok((_, case)) => check_expr_oracles(&case),
+                Err(_) => Ok(()),
+            },
+            Target::CfiBytes | Target::CfiOps => self.section(data).map_or(Ok(()), |s| check_cfi_section(&s)),
+            Target::CaseYaml => std::str::from_utf8(data).map_or(Ok(()), check_case_yaml),
+        }
     }
 }
 
@@ -106,11 +133,7 @@ impl Input {
     /// error for `Expr` ([`Violation::Load`]) and fine for `Yaml`.
     pub fn check(&self) -> Result<(), Violation> {
         match self {
-            Input::Expr(fc) => {
-                let case = fc.load()?;
-                check_expr_case(&case)?;
-                check_gimli(&case)
-            }
+            Input::Expr(fc) => check_expr_oracles(&fc.load()?),
             Input::Cfi { kind, bytes, target } => check_cfi(*kind, bytes, target.clone()),
             Input::Yaml(text) => check_case_yaml(text),
         }

@@ -114,17 +114,79 @@ fn ddmin_finds_the_two_needed_items() {
 }
 
 /// Minimising over operations and context entries: a rich case with one
-/// entry that cannot load (a register x86-64 does not name) fails as
-/// `load`; the minimum is that entry alone and no operation.
+/// entry that cannot load (register 999, which x86-64 does not have)
+/// fails as `load`; the minimum is that entry alone and no operation.
 #[test]
 fn minimize_drops_operations_and_entries_not_needed() {
     let mut fc = case::FuzzCase::rich(vec![0x77, 0x08, 0x06, 0x31]);
-    fc.entries.insert(5, (case::Section::Register, "nosuchreg: 1".into()));
+    let bad = case::Entry::Register(999, case::RegValue::Int(1));
+    fc.entries.insert(5, bad.clone());
     let m = minimize::minimize(targets::Input::Expr(fc), 5_000).unwrap();
     assert_eq!(m.failure.kind, "load");
     let targets::Input::Expr(small) = m.input else { panic!("an expression input") };
     assert_eq!(small.expr, Vec::<u8>::new());
-    assert_eq!(small.entries, vec![(case::Section::Register, "nosuchreg: 1".to_string())]);
+    assert_eq!(small.entries, vec![bad]);
+}
+
+/// The context a fuzz case builds from its entries is the one the case
+/// loader reads from the case's YAML (the form minimised findings are
+/// written in), on the rich context and on generated x86-64 and AMDGPU
+/// contexts of every profile the generator picks: the two are compared
+/// field by field through their debug text.
+#[test]
+fn built_contexts_are_what_their_yaml_loads_to() {
+    let mut seen = std::collections::BTreeSet::new();
+    let mut cases = vec![case::FuzzCase::rich(vec![0x77, 0x08, 0x06])];
+    for seed in 0..300 {
+        let data = bytes(seed, 512);
+        if let Ok((fc, _)) = gen::fuzz_case(&mut Unstructured::new(&data)) {
+            cases.push(fc);
+        }
+    }
+    for fc in cases {
+        seen.insert((fc.target.clone(), fc.vendor.clone()));
+        let built = fc.load().unwrap();
+        let text = fc.to_yaml("c", "");
+        let loaded = match crate::case::yaml::load_str("c.yaml", &text) {
+            Ok(mut v) if v.len() == 1 => match v.remove(0) {
+                crate::case::Case::Expr(e) => e,
+                crate::case::Case::Cfi(_) => panic!("a CFI case from\n{text}"),
+            },
+            other => panic!("{other:?} from\n{text}"),
+        };
+        assert_eq!(format!("{:?}", built.ctx), format!("{:?}", loaded.ctx), "{text}");
+        assert_eq!(built.expr, loaded.expr);
+    }
+    assert!(seen.len() >= 4, "targets and profiles generated: {seen:?}");
+}
+
+/// The expressions the fuzz contexts hold are given as text and bytes:
+/// the assembler turns each text into those bytes on every target and
+/// profile the generator uses.
+#[test]
+fn context_expressions_assemble_to_their_bytes() {
+    for t in ["x86_64", "amdgpu-wave64"] {
+        let target = case::preset(t).unwrap();
+        for v in dwarfcheck_core::encoding::VendorProfile::NAMES {
+            let vendor = dwarfcheck_core::encoding::VendorProfile::by_name(v).unwrap();
+            for e in case::rich::EXPRESSIONS {
+                let b = crate::asm::expr::assemble(e.text, &target, &vendor, Default::default(), 8).unwrap();
+                assert_eq!(b, e.bytes, "{} on {t} {v}", e.text);
+            }
+        }
+    }
+}
+
+/// The AMDGPU register numbers the generator uses are those of the names
+/// it means (dwarfcheck_core::target::amdgpu).
+#[test]
+fn amdgpu_register_numbers_name_the_registers_meant() {
+    let t = case::preset("amdgpu-wave64").unwrap();
+    let n = |name: &str| t.register_by_name(name).map(|r| r.number);
+    assert_eq!(n("exec_mask_64"), Some(gen::EXEC_MASK_64));
+    assert_eq!(n("sgpr0"), Some(gen::SGPR0));
+    assert_eq!(n("sgpr3"), Some(gen::SGPR0 + 3));
+    assert_eq!(n("vgpr0"), Some(gen::VGPR0));
 }
 
 /// What `minimize::write` writes loads as a case file and replays.
@@ -145,17 +207,64 @@ fn written_regressions_load_and_replay() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// fuzz-stats on two hand-picked `expr_bytes` inputs: `DW_OP_lit1`
-/// (0x31) reaches a result in the rich context, 0xff is no opcode
-/// (ill-formed); the literal family is seen, and the x86-64 hetero-2020
-/// profile knows more than 90 operation names (DWARF 5, GNU, extensions).
+/// fuzz-stats on three hand-picked `expr_bytes` inputs in the rich
+/// context (hetero-2020): `DW_OP_lit1` (0x31) reaches a result;
+/// `DW_OP_lit1 DW_OP_lit0 DW_OP_div` (0x31 0x30 0x1b) stops at the
+/// division by zero, which counts as reached; 0xff is no opcode, a
+/// decoding error at which nothing is reached. The profile decodes the
+/// DWARF 5, GNU and hetero-2020 direct operations.
 #[test]
-fn stats_count_results_and_opcode_families() {
+fn stats_count_results_and_reached_operations() {
     let mut s = stats::Stats::default();
     s.add(targets::Target::ExprBytes, &[0x31]);
-    s.add(targets::Target::ExprBytes, &[0xff]);
-    assert_eq!((s.inputs, s.evaluated, s.results), (2, 2, 1));
-    assert_eq!(s.seen.get("DW_OP_lit"), Some(&1));
-    assert!(s.known.len() > 90 && s.known.contains("DW_OP_LLVM_form_aspace_address"), "{:?}", s.known);
-    assert!(s.missing().contains(&"DW_OP_piece"));
+    s.add(targets::Target::ExprBytes, &[0x31, 0x30, 0x1b]);
+    s.add(targets::Target::ExprBytes, &[0x31, 0xff]);
+    assert_eq!((s.inputs, s.evaluated, s.results), (3, 3, 1));
+    let g = &s.groups["hetero-2020"];
+    assert_eq!(g.reached.get("DW_OP_lit"), Some(&2));
+    assert_eq!(g.reached.get("DW_OP_div"), Some(&1));
+    assert_eq!(g.reached.len(), 2, "{:?}", g.reached);
+    assert!(g.known.contains("DW_OP_LLVM_form_aspace_address") && g.known.contains("DW_OP_GNU_entry_value"));
+    assert!(!g.known.contains("DW_OP_LLVM_user"));
+    assert!(g.missing().contains(&"DW_OP_piece"));
+}
+
+/// The operations each profile decodes, counted by hand from
+/// `dwarfcheck_core::encoding::op`: DWARF 5 has 0x03, 0x06, 0x08-0x2f
+/// (40), 0x90-0xa9 (26) and the lit/reg/breg families (3): 71; GNU adds
+/// 13; hetero-2020 adds the 12 direct extension opcodes; llvm-user adds
+/// the 11 `DW_OP_LLVM_user` sub-operations (no aspace_implicit_pointer).
+#[test]
+fn profiles_decode_the_operations_of_their_tables() {
+    let n = |p: &str| stats::profile_ops(&dwarfcheck_core::encoding::VendorProfile::by_name(p).unwrap()).len();
+    assert_eq!(n("dwarf5"), 71);
+    assert_eq!(n("gnu"), 84);
+    assert_eq!(n("hetero-2020"), 96);
+    assert_eq!(n("hetero-2020-uleb"), 96);
+    assert_eq!(n("llvm-user"), 95);
+}
+
+/// The `expr_ops` generator reaches every operation of every vendor
+/// profile (the reference executes it or stops at it) within 6,000
+/// inputs of 512 pseudo-random bytes (fixed seeds), and generates every
+/// profile.
+#[test]
+fn generator_reaches_every_operation_of_every_profile() {
+    let mut s = stats::Stats::default();
+    for seed in 0..6000 {
+        s.add(targets::Target::ExprOps, &bytes(seed, 512));
+    }
+    let names: Vec<&str> = s.groups.keys().map(String::as_str).collect();
+    assert_eq!(
+        names,
+        dwarfcheck_core::encoding::VendorProfile::NAMES
+            .iter()
+            .copied()
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect::<Vec<_>>()
+    );
+    for (p, g) in &s.groups {
+        assert!(g.missing().is_empty(), "{p}: {} inputs never reach {:?}", g.evaluated, g.missing());
+    }
 }

@@ -2,8 +2,6 @@
 //! checks (reference and fast disagree, gimli disagrees in no known class,
 //! a generated case does not load, a regression file cannot be read).
 
-use crate::case::yaml::CaseFileError;
-
 /// An input that fails an oracle.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Violation {
@@ -15,7 +13,7 @@ pub enum Violation {
     /// knows.
     #[error("gimli disagreement of no known class: {0}")]
     Gimli(String),
-    /// A generated case (`FuzzCase`) that the case loader refuses: a
+    /// A generated case (`FuzzCase`) whose context cannot be built: a
     /// generator bug.
     #[error("the generated case does not load: {0}")]
     Load(#[from] LoadError),
@@ -41,18 +39,32 @@ impl Violation {
     }
 }
 
-/// Why a `FuzzCase` did not load as one expression case.
+/// Why a `FuzzCase`'s context could not be built (the case loader
+/// refuses the same case file for the same reason).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum LoadError {
-    /// The loader's located diagnostics, with the YAML text it was given.
-    #[error("{}\n{text}", errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n"))]
-    CaseFile {
-        /// The diagnostics.
-        errors: Vec<CaseFileError>,
-        /// The case file text.
-        text: String,
+    /// No target preset has this name.
+    #[error("no target preset `{0}`")]
+    UnknownTarget(String),
+    /// No vendor profile has this name.
+    #[error("no vendor profile `{0}`")]
+    UnknownVendor(String),
+    /// A register entry names a DWARF register number the target lacks.
+    #[error("register {regno} is not a register of target {target}")]
+    NoSuchRegister {
+        /// The DWARF register number.
+        regno: u64,
+        /// The target's name.
+        target: String,
     },
-    /// The file held something other than exactly one expression case.
-    #[error("the file holds {0}, not one expression case")]
-    NotOneExpression(&'static str),
+    /// A register entry's bytes are not the register's size.
+    #[error("register {name} holds {size} bytes; {given} given")]
+    RegisterSize {
+        /// The register's name.
+        name: String,
+        /// Its size in **bytes**.
+        size: usize,
+        /// The bytes given.
+        given: usize,
+    },
 }

@@ -4,8 +4,15 @@
 //! thread and a focused lane; either with the standard unit's base types
 //! and DIEs.
 
-use crate::fuzzing::case::{default_rules, standard_unit, FuzzCase, Section};
+use crate::fuzzing::case::{default_rules, rich::CFA_FRAME_BASE, standard_unit, Caller, Entry, FuzzCase, RegValue};
 use arbitrary::{Result, Unstructured};
+use dwarfcheck_core::context::{MemorySegment, ResultKind};
+
+/// AMDGPU wave64 DWARF register numbers (`dwarfcheck_core::target::amdgpu`):
+/// `exec_mask_64`, `sgpr0` (the first of 64 in a row), `vgpr0`.
+pub(crate) const EXEC_MASK_64: u64 = 17;
+pub(crate) const SGPR0: u64 = 32;
+pub(crate) const VGPR0: u64 = 2560;
 
 /// A value for a register or address: small, near the rich context's
 /// stack and data, or anything.
@@ -18,40 +25,40 @@ fn value(u: &mut Unstructured) -> Result<u64> {
     })
 }
 
-/// `n` bytes of memory as hex.
-fn bytes(u: &mut Unstructured, n: usize) -> Result<String> {
-    let mut s = String::with_capacity(2 * n);
-    for _ in 0..n {
-        s.push_str(&format!("{:02x}", u.arbitrary::<u8>()?));
-    }
-    Ok(s)
+/// `n` bytes.
+fn bytes(u: &mut Unstructured, n: usize) -> Result<Vec<u8>> {
+    (0..n).map(|_| u.arbitrary::<u8>()).collect()
 }
 
 /// A context to evaluate generated expressions in, as a [`FuzzCase`] with
 /// no expression yet: 2 in 3 the x86-64 rich context
 /// ([`FuzzCase::rich`]) with some register values changed and some entries
-/// dropped, else [`amdgpu`]. The vendor profile is `hetero-2020`, 1 in 4
-/// `llvm-user` (the `DW_OP_LLVM_user` encoding), and for x86-64 1 in 3
-/// `gnu` (DWARF 5 and GNU operations only: the input gimli is judged on).
+/// dropped, else [`amdgpu`]. The vendor profile is 1 in 4 `llvm-user`
+/// (the `DW_OP_LLVM_user` encoding), 1 in 12 `dwarf5` (no vendor
+/// operations), 1 in 12 `hetero-2020-uleb`, on x86-64 1 in 4 `gnu`
+/// (DWARF 5 and GNU operations only), else `hetero-2020`.
 pub fn context(u: &mut Unstructured) -> Result<FuzzCase> {
     let mut fc = if u.ratio(2u8, 3)? { x86_64(u)? } else { amdgpu(u)? };
     match u.int_in_range(0u8..=11)? {
         0..=2 => fc.vendor = "llvm-user".into(),
-        3..=6 if fc.target == "x86_64" => fc.vendor = "gnu".into(),
+        3..=5 if fc.target == "x86_64" => fc.vendor = "gnu".into(),
+        6 => fc.vendor = "dwarf5".into(),
+        7 => fc.vendor = "hetero-2020-uleb".into(),
         _ => {}
     }
     if u.ratio(1u8, 3)? {
-        fc.entries.push((Section::Key, format!("result: {}", u.choose(&["value", "location"])?)));
+        fc.entries.push(Entry::Result(*u.choose(&[ResultKind::Value, ResultKind::Location])?));
     }
     Ok(fc)
 }
 
 fn x86_64(u: &mut Unstructured) -> Result<FuzzCase> {
     let mut fc = FuzzCase::rich(Vec::new());
-    for e in fc.entries.iter_mut().filter(|e| e.0 == Section::Register) {
-        if super::rare(u, 4)? {
-            let name = e.1.split(':').next().unwrap_or("rax").to_string();
-            e.1 = format!("{name}: {:#x}", value(u)?);
+    for e in fc.entries.iter_mut() {
+        if let Entry::Register(_, v) = e {
+            if super::rare(u, 4)? {
+                *v = RegValue::Int(value(u)?);
+            }
         }
     }
     let mut keep = Vec::with_capacity(fc.entries.len());
@@ -71,35 +78,41 @@ fn x86_64(u: &mut Unstructured) -> Result<FuzzCase> {
 /// CFA in private_wave; unlisted registers and memory read synthetic
 /// bytes.
 fn amdgpu(u: &mut Unstructured) -> Result<FuzzCase> {
-    use Section::*;
     let lane = if super::rare(u, 20)? { 64 } else { u.int_in_range(0u32..=63)? };
-    let mut e: Vec<(Section, String)> = vec![
-        (Key, "pc: 0x1000".into()),
-        (Key, "thread: 1".into()),
-        (Key, format!("lane: {lane}")),
-        (Key, format!("synthetic: {:#x}", u.arbitrary::<u16>()?)),
-        (Key, "budgets: { steps: 5000, size_bytes: 8192 }".into()),
-        (Key, "object: { memory: 0x1000 }".into()),
-        (Key, "tls_base: 0x2000".into()),
-        (Register, format!("exec_mask_64: {:#x}", if u.ratio(1u8, 2)? { u64::MAX } else { u.arbitrary()? })),
+    let mut e: Vec<Entry> = vec![
+        Entry::Pc(0x1000),
+        Entry::Thread(1),
+        Entry::Lane(lane),
+        Entry::Synthetic(u64::from(u.arbitrary::<u16>()?)),
+        Entry::Budgets { steps: 5000, size_bytes: 8192 },
+        Entry::Object(0x1000),
+        Entry::TlsBase(0x2000),
+        Entry::Register(EXEC_MASK_64, RegValue::Int(if u.ratio(1u8, 2)? { u64::MAX } else { u.arbitrary()? })),
     ];
     // The frame: a CFA in private_wave, and a calling frame whose CFA is
     // 0x40 further and whose registers are those of this frame.
     let cfa = u.int_in_range(0u64..=0x10)? * 4;
-    e.push((Key, format!("cfa: {cfa:#x}")));
-    e.push((Key, "cfa_aspace: 6".into()));
-    e.push((Key, "frame_base: \"DW_OP_call_frame_cfa\"".into()));
-    e.push((Key, format!("caller: {{ pc: 0x1100, cfa: {:#x}, cfa_aspace: 6, default_rule: same }}", cfa + 0x40)));
+    e.push(Entry::Cfa(cfa));
+    e.push(Entry::CfaAspace(6));
+    e.push(Entry::FrameBase(CFA_FRAME_BASE));
+    e.push(Entry::Caller(Caller { pc: 0x1100, cfa: cfa + 0x40, cfa_aspace: 6, rules: &[] }));
     for i in 0..u.int_in_range(0u8..=4)? {
-        e.push((Register, format!("sgpr{i}: {:#x}", value(u)? as u32)));
+        e.push(Entry::Register(SGPR0 + u64::from(i), RegValue::Int(u64::from(value(u)? as u32))));
     }
     if u.ratio(1u8, 2)? {
-        e.push((Register, format!("vgpr0: \"{}\"", bytes(u, 256)?)));
+        e.push(Entry::Register(VGPR0, RegValue::Bytes(bytes(u, 256)?)));
     }
-    e.push((Memory, format!("{{ aspace: 0, at: 0x1000, bytes: \"{}\" }}", bytes(u, 32)?)));
-    e.push((Memory, format!("{{ aspace: 3, at: 0x0, bytes: \"{}\" }}", bytes(u, 16)?)));
-    e.push((Memory, format!("{{ aspace: 5, at: 0x0, lane: {}, bytes: \"{}\" }}", lane.min(63), bytes(u, 16)?)));
-    e.push((Memory, format!("{{ aspace: 6, at: 0x0, thread: 1, bytes: \"{}\" }}", bytes(u, 64)?)));
+    let seg = |aspace, thread, lane, bytes| MemorySegment {
+        aspace,
+        address: if aspace == 0 { 0x1000 } else { 0 },
+        bytes,
+        thread,
+        lane,
+    };
+    e.push(Entry::Memory(seg(0, None, None, bytes(u, 32)?)));
+    e.push(Entry::Memory(seg(3, None, None, bytes(u, 16)?)));
+    e.push(Entry::Memory(seg(5, None, Some(lane.min(63)), bytes(u, 16)?)));
+    e.push(Entry::Memory(seg(6, Some(1), None, bytes(u, 64)?)));
     e.extend(standard_unit());
     Ok(FuzzCase {
         target: "amdgpu-wave64".into(),
