@@ -1,5 +1,6 @@
-//! `dwarfcheck minimize` (a fuzz crash into a regression case) and
-//! `dwarfcheck export-corpus` (seed corpora for the byte-level targets).
+//! `dwarfcheck minimize` (a fuzz crash into a regression case),
+//! `dwarfcheck export-corpus` (seed corpora for every target) and
+//! `dwarfcheck fuzz-stats` (what a corpus reaches).
 
 use clap::Args;
 use dwarfcheck::fuzzing::{export::Seeds, minimize, stats::Stats, targets::Target};
@@ -73,9 +74,15 @@ pub struct ExportArgs {
     /// At most this many expressions from each ELF file.
     #[arg(long, default_value_t = 2000)]
     per_file: usize,
+    /// Generator inputs tried for the seeds of expr_ops and cfi_ops (each
+    /// one kept that reaches an operation or instruction no earlier one
+    /// reached).
+    #[arg(long, default_value_t = 6000)]
+    generated: u64,
 }
 
-/// Writes seeds from the bundled cases and the given ELF files.
+/// Writes seeds from the bundled cases, the given ELF files and the
+/// generators.
 pub fn export(a: &ExportArgs) -> ExitCode {
     let mut seeds = Seeds::default();
     let files = match dwarfcheck::case::yaml::find_case_files(&[super::bundled_cases()]) {
@@ -101,12 +108,12 @@ pub fn export(a: &ExportArgs) -> ExitCode {
             Err(e) => eprintln!("dwarfcheck: {e:#} (skipped)"),
         }
     }
+    seeds.add_generated(a.generated);
     match seeds.write(&a.out) {
         Ok(counts) => {
             for (t, n) in counts {
                 println!("{:<11} {n} seeds in {}", t.name(), a.out.join(t.name()).display());
             }
-            println!("expr_ops, cfi_ops: no seeds (their bytes are generator choices); their corpora grow from the generators");
             ExitCode::SUCCESS
         }
         Err(e) => super::input_error(format!("cannot write under {}: {e}", a.out.display())),
@@ -118,8 +125,9 @@ pub fn export(a: &ExportArgs) -> ExitCode {
 pub struct StatsArgs {
     /// The fuzz target whose inputs these are.
     target: String,
-    /// A corpus directory (e.g. fuzz/corpus/expr_ops).
-    dir: PathBuf,
+    /// Corpus directories (e.g. fuzz/corpus/expr_ops corpus/expr_ops).
+    #[arg(required = true)]
+    dirs: Vec<PathBuf>,
     /// Exit with status 1 when some operation (or instruction) of a
     /// vendor profile (or machine) the corpus evaluates under is never
     /// reached.
@@ -134,14 +142,16 @@ pub fn stats(a: &StatsArgs) -> ExitCode {
     let Some(target) = Target::by_name(&a.target) else {
         return super::input_error(format!("no fuzz target {}", a.target));
     };
-    let rd = match std::fs::read_dir(&a.dir) {
-        Ok(r) => r,
-        Err(e) => return super::input_error(format!("{}: {e}", a.dir.display())),
-    };
     let mut s = Stats::default();
-    for e in rd.flatten() {
-        if let Ok(data) = std::fs::read(e.path()) {
-            s.add(target, &data);
+    for dir in &a.dirs {
+        let rd = match std::fs::read_dir(dir) {
+            Ok(r) => r,
+            Err(e) => return super::input_error(format!("{}: {e}", dir.display())),
+        };
+        for e in rd.flatten() {
+            if let Ok(data) = std::fs::read(e.path()) {
+                s.add(target, &data);
+            }
         }
     }
     let pct = |a: usize, b: usize| if b == 0 { 0.0 } else { 100.0 * a as f64 / b as f64 };

@@ -1,6 +1,7 @@
-//! Seed corpora for the byte-level fuzz targets (`dwarfcheck
-//! export-corpus`): expression bytes, frame sections and case files from
-//! the bundled cases and from ELF files, one file per distinct input.
+//! Seed corpora for the fuzz targets (`dwarfcheck export-corpus`):
+//! expression bytes, frame sections and case files from the bundled cases
+//! and from ELF files, and generator inputs chosen for the operations they
+//! reach, one file per distinct input.
 
 use super::targets::{Input, Target};
 use crate::case::Case;
@@ -8,10 +9,12 @@ use dwarfcheck_core::cfi::FrameKind;
 use std::collections::BTreeSet;
 use std::path::Path;
 
-/// Seeds gathered for each byte-level target (`expr_bytes`, `cfi_bytes`,
-/// `case_yaml`), deduplicated. The structured targets (`expr_ops`,
-/// `cfi_ops`) read their bytes as generator choices, which no real input
-/// maps back to: their corpora grow from the generators.
+/// Seeds gathered for each target, deduplicated: expressions, frame
+/// sections and case files for the byte-level targets (`expr_bytes`,
+/// `cfi_bytes`, `case_yaml`); for the structured targets (`expr_ops`,
+/// `cfi_ops`), whose bytes are generator choices that no real input maps
+/// back to, generated inputs chosen for what they reach
+/// ([`Seeds::add_generated`]).
 #[derive(Debug, Default)]
 pub struct Seeds {
     /// Expression bytes.
@@ -20,6 +23,22 @@ pub struct Seeds {
     pub cfi_bytes: BTreeSet<Vec<u8>>,
     /// Case-file texts.
     pub case_yaml: BTreeSet<Vec<u8>>,
+    /// `expr_ops` inputs.
+    pub expr_ops: BTreeSet<Vec<u8>>,
+    /// `cfi_ops` inputs.
+    pub cfi_ops: BTreeSet<Vec<u8>>,
+}
+
+/// `n` deterministic pseudo-random bytes from `seed` (splitmix64): the
+/// generator inputs of [`Seeds::add_generated`] and of the tests.
+pub fn pseudo_random(seed: u64, n: usize) -> Vec<u8> {
+    let mut z = seed;
+    (0..n)
+        .map(|_| {
+            z = dwarfcheck_core::context::synthetic::mix(z.wrapping_add(0x9e37_79b9_7f4a_7c15));
+            z as u8
+        })
+        .collect()
 }
 
 /// Frame sections longer than this are cut at the first entry boundary
@@ -57,6 +76,26 @@ impl Seeds {
         }
     }
 
+    /// Seeds for the structured targets: of the generator inputs
+    /// [`pseudo_random`]`(s, 512)` for `s` below `tries`, each one whose
+    /// reference evaluation reaches an operation (`expr_ops`, per vendor
+    /// profile) or call frame instruction (`cfi_ops`, per machine) that no
+    /// input kept before it reaches (`fuzzing::stats::reach`).
+    pub fn add_generated(&mut self, tries: u64) {
+        for (t, set) in [(Target::ExprOps, &mut self.expr_ops), (Target::CfiOps, &mut self.cfi_ops)] {
+            let mut seen: BTreeSet<(String, String)> = BTreeSet::new();
+            for s in 0..tries {
+                let data = pseudo_random(s, 512);
+                let Some(r) = t.decode(&data).as_ref().and_then(super::stats::reach) else { continue };
+                let before = seen.len();
+                seen.extend(r.names.iter().map(|n| (r.group.name().to_string(), n.clone())));
+                if seen.len() > before {
+                    set.insert(data);
+                }
+            }
+        }
+    }
+
     /// Writes each seed as `<dir>/<target>/<digest>`; returns how many
     /// files each target got.
     ///
@@ -65,7 +104,9 @@ impl Seeds {
         let mut out = Vec::new();
         for (t, set) in [
             (Target::ExprBytes, &self.expr_bytes),
+            (Target::ExprOps, &self.expr_ops),
             (Target::CfiBytes, &self.cfi_bytes),
+            (Target::CfiOps, &self.cfi_ops),
             (Target::CaseYaml, &self.case_yaml),
         ] {
             let d = dir.join(t.name());

@@ -5,8 +5,10 @@
 //! fuzzer sees it).
 
 pub mod case;
+pub mod dict;
 pub mod export;
 pub mod gen;
+pub mod marks;
 pub mod minimize;
 pub mod replay;
 pub mod stats;
@@ -61,7 +63,18 @@ pub fn check_expr_case(case: &ExprCase) -> Result<(), Violation> {
 ///
 /// Errors: [`Violation::Differ`] or [`Violation::Gimli`].
 pub fn check_expr_oracles(case: &ExprCase) -> Result<(), Violation> {
+    check_expr_oracles_marked(case, None)
+}
+
+/// [`check_expr_oracles`], calling `mark` with the coverage mark of each
+/// operation the reference executed ([`marks::executed`]).
+///
+/// Errors: [`Violation::Differ`] or [`Violation::Gimli`].
+pub fn check_expr_oracles_marked(case: &ExprCase, mark: Option<&mut dyn FnMut(usize)>) -> Result<(), Violation> {
     let (r, relied) = crate::consumer::builtin::reference_outcome(case);
+    if let Some(m) = mark {
+        marks::executed(case, &r, m);
+    }
     same_as_fast(case, &r)?;
     if !gimli_judges(case) {
         return Ok(());
@@ -133,10 +146,11 @@ pub fn expr_case(expr: &[u8], ctx: &Arc<Context>) -> ExprCase {
     }
 }
 
-/// Builds the row table of every FDE of a frame section made of `bytes`
-/// with the reference and fast (equal outcomes), and virtually unwinds
-/// from a synthetic machine state in the middle of each of the first 8
-/// FDEs with both (equal unwindings).
+/// Builds the row table of every FDE (up to 64) of a frame section made
+/// of `bytes` with the reference and fast (equal outcomes), and virtually
+/// unwinds from a synthetic machine state in the middle of each of the
+/// first 8 FDEs with both (equal unwindings; fast with one
+/// `Unwinder` for the section, reused).
 ///
 /// Errors: [`Violation::Differ`] describing the disagreement.
 pub fn check_cfi(kind: FrameKind, bytes: &[u8], target: Arc<Target>) -> Result<(), Violation> {
@@ -147,6 +161,12 @@ pub fn check_cfi(kind: FrameKind, bytes: &[u8], target: Arc<Target>) -> Result<(
 ///
 /// Errors: [`Violation::Differ`] describing the disagreement.
 pub fn check_cfi_section(sec: &Arc<CfiSection>) -> Result<(), Violation> {
+    // One fast unwinder for the whole section, reused from FDE to FDE as
+    // a debugger reuses it, and one machine state whose pc and seed change.
+    let mut unwinder = dwarfcheck_fast::unwind::Unwinder::new(sec);
+    let mut c = Context::new(sec.target.clone());
+    (c.thread, c.lane) = (Some(0), Some(0));
+    c.budgets.frames = 8;
     for (i, off) in sec.fde_offsets().take(64).enumerate() {
         let Ok(off) = off else { break };
         let case = crate::case::CfiCase {
@@ -164,13 +184,10 @@ pub fn check_cfi_section(sec: &Arc<CfiSection>) -> Result<(), Violation> {
         }
         if i < 8 {
             if let Ok((fde, _)) = sec.parse_fde(off) {
-                let mut c = Context::new(sec.target.clone());
                 c.pc = Some(fde.pc_begin.wrapping_add(fde.pc_range / 2));
                 c.synthetic = Some(off ^ 0x5eed);
-                (c.thread, c.lane) = (Some(0), Some(0));
-                c.budgets.frames = 8;
-                let ru = dwarfcheck_reference::unwind::unwind(&sec, &c, None);
-                let fu = dwarfcheck_fast::unwind::unwind(&sec, &c, None);
+                let ru = dwarfcheck_reference::unwind::unwind(sec, &c, None);
+                let fu = unwinder.unwind(&c, None);
                 if !same_evaluator_unwind(Some(&ru), Some(&fu)) {
                     return Err(Violation::Differ(format!(
                         "unwinding from FDE {off:#x}:\nreference\n{ru}\nfast\n{fu}"

@@ -129,57 +129,98 @@ fn reached_offsets(case: &ExprCase) -> (Outcome, Vec<u64>) {
     (outcome, at)
 }
 
+/// Which profile or machine an input's operations belong to.
+#[derive(Debug, Clone)]
+pub enum Group {
+    /// An expression's vendor profile.
+    Profile(VendorProfile),
+    /// A frame section's machine.
+    Machine(Arc<dwarfcheck_core::target::Target>),
+}
+
+impl Group {
+    /// The profile's or machine's name.
+    pub fn name(&self) -> &str {
+        match self {
+            Group::Profile(p) => &p.name,
+            Group::Machine(t) => &t.name,
+        }
+    }
+
+    /// Every name it decodes.
+    pub fn known(&self) -> BTreeSet<String> {
+        match self {
+            Group::Profile(p) => profile_ops(p),
+            Group::Machine(t) => arch_instructions(t.arch),
+        }
+    }
+}
+
+/// What one input reaches.
+#[derive(Debug, Clone)]
+pub struct Reach {
+    /// Its profile or machine.
+    pub group: Group,
+    /// The operation or instruction names the reference reached.
+    pub names: BTreeSet<String>,
+    /// Expressions or FDEs evaluated.
+    pub evaluated: usize,
+    /// Of those, how many gave a value, location or row table.
+    pub results: usize,
+}
+
+/// What the reference reaches on `input` (`None` for case-file text and
+/// for an expression case whose context does not build).
+pub fn reach(input: &Input) -> Option<Reach> {
+    match input {
+        Input::Expr(fc) => {
+            let case = fc.load().ok()?;
+            let profile = case.ctx.vendor.clone();
+            let (outcome, offsets) = reached_offsets(&case);
+            let names = offsets
+                .iter()
+                .filter_map(|&a| case.expr.get(a as usize..).and_then(|b| op_at(&profile, b)))
+                .map(op_name)
+                .collect();
+            let results = usize::from(matches!(outcome, Outcome::Value(_) | Outcome::Location(_)));
+            Some(Reach { group: Group::Profile(profile), names, evaluated: 1, results })
+        }
+        Input::Cfi { kind, bytes, target } => {
+            let sec = Arc::new(CfiSection::new(*kind, bytes.clone(), 0x4000, target.clone()));
+            let (mut names, mut evaluated, mut results) = (BTreeSet::new(), 0, 0);
+            for off in sec.fde_offsets().take(64) {
+                let Ok(off) = off else { break };
+                let (table, trace) = dwarfcheck_reference::cfi::frame_table_traced(&sec, off);
+                for t in trace {
+                    if let Some(spec) = sec.bytes.get(t.at as usize).and_then(|b| cfa::lookup(target.arch, *b)) {
+                        names.insert(spec.name.to_string());
+                    }
+                }
+                evaluated += 1;
+                results += usize::from(matches!(table, CfiOutcome::Table(_)));
+            }
+            Some(Reach { group: Group::Machine(target.clone()), names, evaluated, results })
+        }
+        Input::Yaml(_) => None,
+    }
+}
+
 impl Stats {
     /// Adds one input of `target`.
     pub fn add(&mut self, target: Target, data: &[u8]) {
         self.inputs += 1;
         let Some(input) = target.decode(data) else { return };
         self.decoded += 1;
-        match input {
-            Input::Expr(fc) => {
-                let Ok(case) = fc.load() else { return };
-                let profile = case.ctx.vendor.clone();
-                let g = self.groups.entry(profile.name.clone()).or_default();
-                if g.known.is_empty() {
-                    g.known = profile_ops(&profile);
-                }
-                g.evaluated += 1;
-                self.evaluated += 1;
-                let (outcome, offsets) = reached_offsets(&case);
-                let names: BTreeSet<String> = offsets
-                    .iter()
-                    .filter_map(|&a| case.expr.get(a as usize..).and_then(|b| op_at(&profile, b)))
-                    .map(op_name)
-                    .collect();
-                for n in names {
-                    *g.reached.entry(n).or_default() += 1;
-                }
-                self.results += usize::from(matches!(outcome, Outcome::Value(_) | Outcome::Location(_)));
-            }
-            Input::Cfi { kind, bytes, target } => {
-                let sec = Arc::new(CfiSection::new(kind, bytes, 0x4000, target.clone()));
-                let g = self.groups.entry(target.name.clone()).or_default();
-                if g.known.is_empty() {
-                    g.known = arch_instructions(target.arch);
-                }
-                let mut names = BTreeSet::new();
-                for off in sec.fde_offsets().take(64) {
-                    let Ok(off) = off else { break };
-                    let (table, trace) = dwarfcheck_reference::cfi::frame_table_traced(&sec, off);
-                    for t in trace {
-                        if let Some(spec) = sec.bytes.get(t.at as usize).and_then(|b| cfa::lookup(target.arch, *b)) {
-                            names.insert(spec.name.to_string());
-                        }
-                    }
-                    g.evaluated += 1;
-                    self.evaluated += 1;
-                    self.results += usize::from(matches!(table, CfiOutcome::Table(_)));
-                }
-                for n in names {
-                    *g.reached.entry(n).or_default() += 1;
-                }
-            }
-            Input::Yaml(_) => {}
+        let Some(r) = reach(&input) else { return };
+        let g = self.groups.entry(r.group.name().to_string()).or_default();
+        if g.known.is_empty() {
+            g.known = r.group.known();
+        }
+        g.evaluated += r.evaluated;
+        self.evaluated += r.evaluated;
+        self.results += r.results;
+        for n in r.names {
+            *g.reached.entry(n).or_default() += 1;
         }
     }
 }

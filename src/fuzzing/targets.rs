@@ -5,7 +5,8 @@
 
 use super::case::{preset, FuzzCase};
 use super::{
-    check_case_yaml, check_cfi, check_cfi_section, check_expr_oracles, expr_case, gen, rich_context, Violation,
+    check_case_yaml, check_cfi, check_cfi_section, check_expr_oracles, check_expr_oracles_marked, expr_case, gen,
+    rich_context, Violation,
 };
 use arbitrary::Unstructured;
 use dwarfcheck_core::cfi::{CfiSection, FrameKind};
@@ -105,18 +106,30 @@ impl Target {
     ///
     /// The same as [`Input::check`] on [`Target::decode`]'s input, without
     /// the copies: the expression targets evaluate in a context built once
-    /// (the rich one) or straight from the generator's choices, the CFI
-    /// targets check the section they make.
+    /// (the rich one) or straight from the generator's choices (shared with
+    /// a recent input of the same context bytes, `gen::shared_case`), the
+    /// CFI targets check the section they make.
     ///
     /// Inlined, so that a fuzz binary, which names one target, links
     /// (and instruments for coverage) that target's code alone: libFuzzer
     /// scans every coverage counter of the binary after each run.
     #[inline]
     pub fn check(self, data: &[u8]) -> Result<(), Violation> {
+        self.check_marked(data, None)
+    }
+
+    /// [`Target::check`], calling `mark` on the expression targets with the
+    /// coverage mark of each operation the reference executed
+    /// (`fuzzing::marks`; the fuzz binaries turn them into libFuzzer extra
+    /// counters).
+    ///
+    /// Errors: as [`Target::check`].
+    #[inline]
+    pub fn check_marked(self, data: &[u8], mark: Option<&mut dyn FnMut(usize)>) -> Result<(), Violation> {
         match self {
-            Target::ExprBytes => check_expr_oracles(&expr_case(data, &rich_context())),
-            Target::ExprOps => match gen::fuzz_case(&mut Unstructured::new(data)) {
-                Ok((_, case)) => check_expr_oracles(&case),
+            Target::ExprBytes => check_expr_oracles_marked(&expr_case(data, &rich_context()), mark),
+            Target::ExprOps => match gen::shared_case(data) {
+                Ok(case) => check_expr_oracles_marked(&case, mark),
                 Err(_) => Ok(()),
             },
             Target::CfiBytes | Target::CfiOps => self.section(data).map_or(Ok(()), |s| check_cfi_section(&s)),

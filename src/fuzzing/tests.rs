@@ -5,15 +5,9 @@
 use super::*;
 use arbitrary::Unstructured;
 
-/// Deterministic pseudo-random bytes (splitmix64), `n` of them from `seed`.
+/// Deterministic pseudo-random bytes, `n` of them from `seed`.
 fn bytes(seed: u64, n: usize) -> Vec<u8> {
-    let mut z = seed;
-    (0..n)
-        .map(|_| {
-            z = dwarfcheck_core::context::synthetic::mix(z.wrapping_add(0x9e37_79b9_7f4a_7c15));
-            z as u8
-        })
-        .collect()
+    export::pseudo_random(seed, n)
 }
 
 #[test]
@@ -266,5 +260,114 @@ fn generator_reaches_every_operation_of_every_profile() {
     );
     for (p, g) in &s.groups {
         assert!(g.missing().is_empty(), "{p}: {} inputs never reach {:?}", g.evaluated, g.missing());
+    }
+}
+
+/// The byte strings of a libFuzzer dictionary, checking its syntax: each
+/// line is a comment or `name="..."` with only printable characters and
+/// `\xNN` escapes inside the quotes.
+fn dict_entries(text: &str) -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    for line in text.lines().filter(|l| !l.starts_with('#') && !l.is_empty()) {
+        let (name, rest) = line.split_once("=\"").unwrap_or_else(|| panic!("no `=\"` in {line:?}"));
+        assert!(name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'), "{line:?}");
+        let body = rest.strip_suffix('"').unwrap_or_else(|| panic!("no closing quote in {line:?}"));
+        let (mut v, b) = (Vec::new(), body.as_bytes());
+        let mut i = 0;
+        while i < b.len() {
+            if b[i] == b'\\' {
+                assert_eq!(b[i + 1], b'x', "{line:?}");
+                v.push(u8::from_str_radix(&body[i + 2..i + 4], 16).unwrap());
+                i += 4;
+            } else {
+                assert!(b[i] != b'"' && (0x20..0x7f).contains(&b[i]), "{line:?}");
+                v.push(b[i]);
+                i += 1;
+            }
+        }
+        out.push(v);
+    }
+    out
+}
+
+/// The dictionaries hold hand-checked encodings: `DW_OP_call_frame_cfa`
+/// (0x9c), `DW_OP_breg7 -8` (0x77 0x78), `DW_OP_LLVM_user` +
+/// `DW_OP_LLVM_extend` (0xe9 0x0b), hetero-2020's direct extend (0xeb),
+/// `DW_OP_GNU_entry_value` (0xf3); `DW_CFA_def_cfa r7 1` (0x0c 0x07 0x01)
+/// and `DW_CFA_offset r16 1` (0x90 0x01); the case-file key `expr: `.
+#[test]
+fn dictionaries_hold_known_encodings() {
+    let expr = dict_entries(&dict::expr_dict());
+    for want in [&[0x9c][..], &[0x77, 0x78], &[0xe9, 0x0b], &[0xeb], &[0xf3]] {
+        assert!(expr.iter().any(|e| e == want), "expr.dict lacks {want:02x?}");
+    }
+    let cfi = dict_entries(&dict::cfi_dict());
+    for want in [&[0x0c, 0x07, 0x01][..], &[0x90, 0x01]] {
+        assert!(cfi.iter().any(|e| e == want), "cfi.dict lacks {want:02x?}");
+    }
+    assert!(dict_entries(&dict::case_yaml_dict()).iter().any(|e| e == b"expr: "));
+}
+
+/// `fuzz/dict/` holds what `fuzzing::dict` writes from the opcode tables.
+/// After a change to the tables, `DWARFCHECK_BLESS=1 cargo test --release
+/// --lib dictionaries_are_up_to_date` rewrites the files.
+#[test]
+fn dictionaries_are_up_to_date() {
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fuzz/dict");
+    for (file, text) in dict::all() {
+        let path = dir.join(file);
+        if std::env::var_os("DWARFCHECK_BLESS").is_some() {
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(&path, &text).unwrap();
+        }
+        let on_disk = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            on_disk == text,
+            "fuzz/dict/{file} differs from the opcode tables: run `DWARFCHECK_BLESS=1 cargo test --release --lib dictionaries_are_up_to_date`"
+        );
+    }
+}
+
+/// Coverage marks, derived by hand in the rich context (hetero-2020, the
+/// third profile of `VendorProfile::NAMES`): `DW_OP_lit1 DW_OP_lit0
+/// DW_OP_div` stops at the division (offset 2), after both literals ran;
+/// `DW_OP_lit1 DW_OP_skip 0 DW_OP_lit2` gives a value, but past the skip
+/// nothing is marked; 0xff does not decode, so nothing ran.
+#[test]
+fn marks_name_the_operations_the_reference_ran() {
+    let ctx = rich_context();
+    let marked = |e: &[u8]| {
+        let case = expr_case(e, &ctx);
+        let (r, _) = crate::consumer::builtin::reference_outcome(&case);
+        let mut got = Vec::new();
+        marks::executed(&case, &r, &mut |m| got.push(m));
+        got
+    };
+    let h = 2 * 256;
+    assert_eq!(marked(&[0x31, 0x30, 0x1b]), vec![h + 0x31, h + 0x30, h + 0x1b]);
+    assert_eq!(marked(&[0x31, 0x2f, 0, 0, 0x32]), vec![h + 0x31, h + 0x2f]);
+    assert_eq!(marked(&[0xff]), Vec::<usize>::new());
+    // DW_OP_LLVM_user DW_OP_LLVM_extend under llvm-user (the fifth profile).
+    assert_eq!(marks::mark_of(4, 0xe9, Some(0x0b)), 4 * 256 + 0xcb);
+    assert_eq!(marks::MARKS, dwarfcheck_core::encoding::VendorProfile::NAMES.len() * 256);
+}
+
+/// `gen::shared_case` gives the case `gen::fuzz_case` does, also when its
+/// context comes from the recent contexts: inputs that share their context
+/// bytes (the same prefix, another tail) and repeated inputs.
+#[test]
+fn shared_cases_are_the_generated_cases() {
+    for seed in 0..200u64 {
+        let mut data = bytes(seed, 300);
+        for round in 0..3 {
+            if round == 2 {
+                let n = data.len();
+                data[n - 40..].copy_from_slice(&bytes(seed + 1000, 40));
+            }
+            let Ok((_, want)) = gen::fuzz_case(&mut Unstructured::new(&data)) else { continue };
+            let got = gen::shared_case(&data).unwrap();
+            assert_eq!(format!("{:?}", got.ctx), format!("{:?}", want.ctx), "seed {seed} round {round}");
+            assert_eq!(got.expr, want.expr, "seed {seed} round {round}");
+        }
     }
 }

@@ -3,6 +3,7 @@
 //! context's vendor profile from `dwarfcheck_core::encoding::op`, then
 //! each operand in the shape the table gives.
 
+use crate::asm::decode::write_fixed;
 use dwarfcheck_core::context::{Context, MachineState};
 use dwarfcheck_core::encoding::leb128::{write_sleb, write_uleb};
 use dwarfcheck_core::encoding::op::{encoding_of, Operand};
@@ -35,7 +36,7 @@ impl Arg<'_> {
 #[derive(Debug, Clone)]
 pub(super) struct Encoder {
     vendor: VendorProfile,
-    big: bool,
+    endian: Endian,
     address_bytes: usize,
     offset_bytes: usize,
 }
@@ -46,20 +47,14 @@ impl Encoder {
         let format = ctx.cu.as_ref().map(|c| c.format).unwrap_or_default();
         Encoder {
             vendor: ctx.vendor.clone(),
-            big: ctx.target.endian == Endian::Big,
+            endian: ctx.target.endian,
             address_bytes: usize::from(ctx.address_bytes()),
             offset_bytes: if format == Format::Dwarf64 { 8 } else { 4 },
         }
     }
 
     fn fixed(&self, out: &mut Vec<u8>, v: u64, n: usize) {
-        let le = v.to_le_bytes();
-        let b = &le[..n.min(8)];
-        if self.big {
-            out.extend(b.iter().rev());
-        } else {
-            out.extend(b);
-        }
+        write_fixed(out, v, n.min(8), self.endian);
     }
 
     /// Appends `op` with `args` (one per operand, in order) to `out`.

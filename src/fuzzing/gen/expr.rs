@@ -367,11 +367,15 @@ fn apply(stack: &mut Vec<Kind>, o: &Gen) {
 /// of a later operation. Operations the profile cannot encode are left
 /// out. Returns the expression bytes.
 pub fn expression(u: &mut Unstructured, ctx: &Context) -> Result<Vec<u8>> {
+    expression_in(u, &Palette::of(ctx))
+}
+
+/// [`expression`] for the context `palette` describes.
+pub(super) fn expression_in(u: &mut Unstructured, palette: &Palette) -> Result<Vec<u8>> {
     let n = u.int_in_range(1usize..=24)?;
     let mut parts: Vec<Vec<u8>> = Vec::with_capacity(n + 4);
     let mut branches: Vec<(usize, bool, usize)> = Vec::new(); // (index, bra, ops skipped)
     let mut stack: Vec<Kind> = Vec::new();
-    let palette = Palette::of(ctx);
     let e = &palette.enc;
     for _ in 0..n {
         if u.is_empty() {
@@ -389,7 +393,7 @@ pub fn expression(u: &mut Unstructured, ctx: &Context) -> Result<Vec<u8>> {
             }
             let mut block = 0;
             for _ in 0..u.int_in_range(0usize..=2)? {
-                let o = one(u, &[], &palette)?;
+                let o = one(u, &[], palette)?;
                 if let (Some(b), Some(d)) = (o.bytes, e.one(O::Drop, &[])) {
                     if o.pushes == 1 {
                         parts.extend([b, d]);
@@ -400,7 +404,7 @@ pub fn expression(u: &mut Unstructured, ctx: &Context) -> Result<Vec<u8>> {
             branches.push((at, bra, block));
             continue;
         }
-        let o = one(u, &stack, &palette)?;
+        let o = one(u, &stack, palette)?;
         if let Some(b) = &o.bytes {
             parts.push(b.clone());
             apply(&mut stack, &o);

@@ -21,6 +21,10 @@ pub use expr::expression;
 use crate::case::ExprCase;
 use crate::fuzzing::case::FuzzCase;
 use arbitrary::{Result, Unstructured};
+use dwarfcheck_core::context::Context;
+use palette::Palette;
+use std::cell::RefCell;
+use std::sync::Arc;
 
 /// True one time in `n`, and never once the bytes run out (`arbitrary`'s
 /// `ratio` then says true every time, which would make every exhausted
@@ -50,4 +54,59 @@ pub fn fuzz_case(u: &mut Unstructured) -> Result<(FuzzCase, ExprCase)> {
     fc.expr = expression(u, &case.ctx)?;
     case.expr = fc.expr.as_slice().into();
     Ok((fc, case))
+}
+
+/// Contexts built lately, by the bytes their generator read: libFuzzer
+/// mostly mutates an input's tail, which leaves its context as it was.
+struct Recent {
+    entries: Vec<(Vec<u8>, Arc<Context>, Arc<Palette>)>,
+}
+
+/// How many contexts [`shared_case`] keeps.
+const RECENT: usize = 16;
+
+thread_local! {
+    static RECENT_CONTEXTS: RefCell<Recent> = const { RefCell::new(Recent { entries: Vec::new() }) };
+}
+
+/// The evaluated half of [`fuzz_case`] on `data` (the same case), with
+/// the context shared with a recent input whose context bytes were the
+/// same instead of built again: what the `expr_ops` target evaluates.
+///
+/// Errors: as [`fuzz_case`].
+pub fn shared_case(data: &[u8]) -> Result<ExprCase> {
+    let mut u = Unstructured::new(data);
+    let fc = context(&mut u)?;
+    let key = &data[..data.len() - u.len()];
+    let hit = RECENT_CONTEXTS.with(|r| {
+        let mut r = r.borrow_mut();
+        let i = r.entries.iter().position(|e| e.0 == key)?;
+        let e = r.entries.remove(i);
+        r.entries.insert(0, e.clone());
+        Some((e.1, e.2))
+    });
+    let (ctx, palette) = match hit {
+        Some(h) => h,
+        None => {
+            let ctx = Arc::new(fc.context().unwrap_or_else(|e| panic!("a generated context does not build: {e}")));
+            let palette = Arc::new(Palette::of(&ctx));
+            RECENT_CONTEXTS.with(|r| {
+                let mut r = r.borrow_mut();
+                r.entries.insert(0, (key.to_vec(), ctx.clone(), palette.clone()));
+                r.entries.truncate(RECENT);
+            });
+            (ctx, palette)
+        }
+    };
+    let expr = expr::expression_in(&mut u, &palette)?;
+    Ok(ExprCase {
+        name: "fuzz".into(),
+        origin: "fuzz".into(),
+        expr: expr.into(),
+        attribute: None,
+        form: None,
+        ctx,
+        rules: fc.rules,
+        expect: None,
+    })
 }
