@@ -203,7 +203,7 @@ fn walk(section: &CfiSection, state: &dyn MachineState, limit: Option<u32>) -> W
         if limit.is_some_and(|l| l as usize == k) {
             break UnwindEnd::Limit;
         }
-        if k == state.budgets().frames as usize {
+        if k == state.budgets().clamped().frames as usize {
             break UnwindEnd::Fault {
                 outcome: Outcome::Failed(Failure::Budget { budget: BudgetKind::Frames, at: None }),
             };
@@ -261,6 +261,12 @@ fn walk(section: &CfiSection, state: &dyn MachineState, limit: Option<u32>) -> W
             Ok(x) => x,
             Err(outcome) => break UnwindEnd::Fault { outcome },
         };
+        // unwind.repeated-frame: the same pc and CFA as a frame before it.
+        if w.unwind.steps.iter().any(|s| s.pc == pc && s.cfa == cfa) {
+            break UnwindEnd::Fault {
+                outcome: Outcome::Failed(Failure::EvalError { rule: id::UNWIND_REPEATED_FRAME, at: None }),
+            };
+        }
         if k == 0 {
             top_cfa = Ok(Cfa { address, aspace });
             w.cfa0 = Some((aspace, address));

@@ -157,6 +157,9 @@ pub struct Scratch {
     pub tmp: Vec<u8>,
     /// Operations executed so far (step budget, nested evaluations included).
     pub steps: u64,
+    /// Storage created so far, in **bytes**, as the memory budget counts it
+    /// (rule `expr.budget.memory`; nested evaluations included).
+    pub created: u64,
     /// Index of the last operation executed by the innermost evaluation
     /// that ran (`DW_OP_entry_value` asks whether it was a `DW_OP_reg*`).
     pub last: u32,
@@ -182,6 +185,7 @@ impl Scratch {
         self.multi.clear();
         self.unwound_in_progress.clear();
         self.steps = 0;
+        self.created = 0;
     }
 
     /// Stores bytes in the arena; returns the start index.

@@ -6,6 +6,7 @@
 
 use super::evaluation::{Evaluation, Fail, Result};
 use super::machine::{ImplicitPointer, Location, Scratch, Value};
+use dwarfcheck_core::context::Budgets;
 use dwarfcheck_core::outcome::BudgetKind;
 use dwarfcheck_core::rules::{id as R, RuleId};
 
@@ -119,6 +120,7 @@ impl Evaluation<'_> {
     pub(super) fn add_part(&self, s: &mut Scratch, idx: u32, bits: u64, location: Location) -> Result<()> {
         let total = s.composites[idx as usize].total_bits.saturating_add(bits);
         self.check_composite_size(u128::from(total))?;
+        self.charge_memory(s, u128::from(Budgets::PART_BYTES))?;
         s.append_part(idx, bits, location);
         Ok(())
     }

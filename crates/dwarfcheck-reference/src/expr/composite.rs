@@ -5,6 +5,8 @@
 use super::entry::{memory_bits, Entry, Loc, Part, Storage};
 use super::machine::{Machine, Stack};
 use super::stop::Stop;
+use dwarfcheck_core::context::Budgets;
+use std::sync::Arc;
 use dwarfcheck_core::outcome::BudgetKind;
 use dwarfcheck_core::rules::id;
 
@@ -14,7 +16,7 @@ impl Machine<'_> {
     /// `composite.*`.
     pub(super) fn piece(&mut self, stack: &mut Stack, bits: u128, bit_disp: Option<u64>) -> Result<(), Stop> {
         let ctx = self.ctx;
-        if bits > u128::from(ctx.budgets().size_bytes) * 8 {
+        if bits > u128::from(ctx.budgets().clamped().size_bytes) * 8 {
             return Err(Stop::Budget(BudgetKind::Size));
         }
         let bits = bits as u64;
@@ -22,13 +24,13 @@ impl Machine<'_> {
         match stack.last_mut() {
             // op.piece.empty-stack-undefined-part
             None => stack.push(Entry::Location(Loc::one(
-                Storage::Composite { parts: vec![undefined_part], complete: false },
+                Storage::Composite { parts: Arc::new(vec![undefined_part]), complete: false },
                 0,
             ))),
             // op.piece.top-incomplete-appends
             Some(Entry::Location(l)) if l.is_incomplete_composite() => {
                 if let Storage::Composite { parts, .. } = &mut l.singles[0].storage {
-                    parts.push(undefined_part);
+                    Arc::make_mut(parts).push(undefined_part);
                 }
             }
             Some(_) => {
@@ -43,12 +45,12 @@ impl Machine<'_> {
                     // op.piece.pops-part-appends
                     Some(Entry::Location(l)) if l.is_incomplete_composite() => {
                         if let Storage::Composite { parts, .. } = &mut l.singles[0].storage {
-                            parts.push(part);
+                            Arc::make_mut(parts).push(part);
                         }
                     }
                     // op.piece.pops-part-creates
                     _ => stack
-                        .push(Entry::Location(Loc::one(Storage::Composite { parts: vec![part], complete: false }, 0))),
+                        .push(Entry::Location(Loc::one(Storage::Composite { parts: Arc::new(vec![part]), complete: false }, 0))),
                 }
             }
         }
@@ -59,7 +61,9 @@ impl Machine<'_> {
                 self.check_composite_size(total)?;
             }
         }
-        Ok(())
+        // expr.budget.memory: the part created.
+        self.charge_memory(u128::from(Budgets::PART_BYTES))
+
     }
 
     /// Rule `composite.part-exceeds-storage`: every bit of a part of `bits`
@@ -87,7 +91,7 @@ impl Machine<'_> {
         if total > largest {
             return Err(Stop::Ill(id::COMPOSITE_TOO_LARGE));
         }
-        if total > u128::from(self.ctx.budgets().size_bytes) * 8 {
+        if total > u128::from(self.ctx.budgets().clamped().size_bytes) * 8 {
             return Err(Stop::Budget(BudgetKind::Size));
         }
         Ok(())

@@ -8,6 +8,7 @@
 //! ("Composite Location Description Operations").
 
 use dwarfcheck_core::context::MachineState;
+use std::sync::Arc;
 use dwarfcheck_core::outcome::location::RawSingle;
 use dwarfcheck_core::outcome::{NormalLocation, RawLocation, RawPiece, SingleLocation, Source, Value};
 
@@ -65,8 +66,9 @@ pub enum Storage {
     },
     /// Implicit storage holding these bytes (memory order).
     Implicit {
-        /// The storage contents.
-        bytes: Vec<u8>,
+        /// The storage contents, shared by copies of the location
+        /// description (never changed once created).
+        bytes: Arc<Vec<u8>>,
     },
     /// Implicit storage of a pointer to DIE `die`, displaced by `disp` bytes,
     /// in address space `aspace`; its size in bits is that address space's
@@ -84,8 +86,11 @@ pub enum Storage {
     Undefined,
     /// Composite storage.
     Composite {
-        /// The parts in order.
-        parts: Vec<Part>,
+        /// The parts in order, shared by the copies of a location
+        /// description that names this storage (copying one, as
+        /// `DW_OP_dup` does, copies no part; appending to an incomplete
+        /// composite, which is never copied, changes it in place).
+        parts: Arc<Vec<Part>>,
         /// False while `DW_OP_piece`/`DW_OP_bit_piece` may still append.
         complete: bool,
     },
@@ -152,13 +157,13 @@ impl Loc {
                 SingleLocation::Simple(s) => from_source(s),
                 SingleLocation::Composite(pieces) => Single {
                     storage: Storage::Composite {
-                        parts: pieces
+                        parts: Arc::new(pieces
                             .iter()
                             .map(|pc| Part {
                                 bits: pc.bits,
                                 loc: Loc { singles: pc.sources.iter().map(from_source).collect() },
                             })
-                            .collect(),
+                            .collect()),
                         complete: true,
                     },
                     bit_offset: 0,
@@ -182,7 +187,7 @@ fn from_source(s: &Source) -> Single {
             Single { storage: Storage::Register { regno: *regno }, bit_offset: u128::from(*bit_offset) }
         }
         Source::Implicit { bytes, bit_offset } => {
-            Single { storage: Storage::Implicit { bytes: bytes.clone() }, bit_offset: u128::from(*bit_offset) }
+            Single { storage: Storage::Implicit { bytes: Arc::new(bytes.clone()) }, bit_offset: u128::from(*bit_offset) }
         }
         Source::ImplicitPointer { die, byte_displacement, bit_offset, aspace } => Single {
             storage: Storage::ImplicitPointer { die: *die, disp: *byte_displacement, aspace: aspace.unwrap_or(0) },
@@ -204,7 +209,7 @@ impl Single {
             }),
             Storage::Register { regno } => RawSingle::Simple(Source::Register { regno: *regno, bit_offset: off64 }),
             Storage::Implicit { bytes } => {
-                RawSingle::Simple(Source::Implicit { bytes: bytes.clone(), bit_offset: off64 })
+                RawSingle::Simple(Source::Implicit { bytes: bytes.to_vec(), bit_offset: off64 })
             }
             Storage::ImplicitPointer { die, disp, aspace } => RawSingle::Simple(Source::ImplicitPointer {
                 die: *die,
