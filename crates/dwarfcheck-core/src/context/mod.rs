@@ -155,10 +155,11 @@ pub enum ContextError {
 ///   than this many **bytes** (or a piece/part of more than `8 * size_bytes`
 ///   **bits**);
 /// - `memory_bytes`: the storage one evaluation creates, counted over its
-///   whole run, nested evaluations included, in **bytes**: 8 per composite
-///   part a `DW_OP_piece`, `DW_OP_bit_piece`, `DW_OP_LLVM_extend` or
-///   `DW_OP_LLVM_select_bit_piece` creates (as the size budget weighs
-///   them), the byte size of each implicit storage `DW_OP_implicit_value`
+///   whole run, nested evaluations included, in **bytes**:
+///   [`Budgets::PART_MEMORY_BYTES`] per composite part a `DW_OP_piece`,
+///   `DW_OP_bit_piece`, `DW_OP_LLVM_extend` or
+///   `DW_OP_LLVM_select_bit_piece` creates (weighed as the size budget
+///   weighs them), the byte size of each implicit storage `DW_OP_implicit_value`
 ///   or a DIE's constant creates, and the byte size of each value a typed
 ///   operation (`DW_OP_const_type`, `DW_OP_regval_type`,
 ///   `DW_OP_deref_type`, `DW_OP_xderef_type`, `DW_OP_convert`,
@@ -198,7 +199,7 @@ pub struct Budgets {
 
 impl Default for Budgets {
     fn default() -> Self {
-        Budgets { steps: 100_000, stack: 1024, depth: 16, size_bytes: 1 << 20, frames: 256, memory_bytes: 4 << 20 }
+        Budgets { steps: 100_000, stack: 1024, depth: 16, size_bytes: 1 << 20, frames: 256, memory_bytes: 8 << 20 }
     }
 }
 
@@ -216,11 +217,16 @@ pub struct BudgetCeilingError {
 }
 
 impl Budgets {
-    /// Bytes one composite part is charged, of the size budget by
+    /// Bytes of the size budget one composite part is charged by
     /// `DW_OP_LLVM_extend` and `DW_OP_LLVM_select_bit_piece`
-    /// (`op.extend.size-limits`) and of the memory budget by every
-    /// operation that creates parts (`expr.budget.memory`).
+    /// (`op.extend.size-limits`).
     pub const PART_BYTES: u64 = 8;
+
+    /// Bytes of the memory budget one composite part is charged by every
+    /// operation that creates parts (`expr.budget.memory`): about what a
+    /// part takes in either evaluator, so that the budget bounds real
+    /// memory, not a nominal count.
+    pub const PART_MEMORY_BYTES: u64 = 64;
 
     /// The largest value of each budget. `depth` is bounded so that the
     /// deepest nesting (`DW_OP_call*` chains, frame bases, entry values,

@@ -111,7 +111,7 @@ impl Evaluation<'_> {
         self.check_part_fits(s, &part, size)?;
         let w = Weigher::new(s, &part).weight(s, &part, size);
         self.charge(w.saturating_mul(u128::from(count)))?;
-        self.charge_memory(s, w.saturating_mul(u128::from(count)).saturating_mul(u128::from(Budgets::PART_BYTES)))?;
+        self.charge_memory(s, w.saturating_mul(u128::from(count)).saturating_mul(u128::from(Budgets::PART_MEMORY_BYTES)))?;
         // (Flattened once if it nests too deep, then shared by the C parts.)
         let part = s.shallow(part, size);
         let idx = s.new_composite();
@@ -147,7 +147,7 @@ impl Evaluation<'_> {
             self.charge(weight)?;
             s.append_part(idx, size, part);
         }
-        self.charge_memory(s, weight.saturating_mul(u128::from(Budgets::PART_BYTES)))?;
+        self.charge_memory(s, weight.saturating_mul(u128::from(Budgets::PART_MEMORY_BYTES)))?;
         s.composites[idx as usize].complete = true;
         self.push(s, Entry::Location(Location::Composite { idx, bit: 0 }));
         Ok(())

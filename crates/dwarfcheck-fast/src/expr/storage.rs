@@ -120,7 +120,7 @@ impl Evaluation<'_> {
     pub(super) fn add_part(&self, s: &mut Scratch, idx: u32, bits: u64, location: Location) -> Result<()> {
         let total = s.composites[idx as usize].total_bits.saturating_add(bits);
         self.check_composite_size(u128::from(total))?;
-        self.charge_memory(s, u128::from(Budgets::PART_BYTES))?;
+        self.charge_memory(s, u128::from(Budgets::PART_MEMORY_BYTES))?;
         s.append_part(idx, bits, location);
         Ok(())
     }

@@ -62,7 +62,7 @@ impl Machine<'_> {
             }
         }
         // expr.budget.memory: the part created.
-        self.charge_memory(u128::from(Budgets::PART_BYTES))
+        self.charge_memory(u128::from(Budgets::PART_MEMORY_BYTES))
 
     }
 

@@ -284,7 +284,7 @@ impl Machine<'_> {
             return Err(Stop::Budget(BudgetKind::Size));
         }
         // expr.budget.memory: the parts created.
-        self.charge_memory(u128::from(weight) * u128::from(c) * PART_CHARGE)?;
+        self.charge_memory(u128::from(weight) * u128::from(c) * u128::from(Budgets::PART_MEMORY_BYTES))?;
         let parts = vec![Part { bits: s, loc: part }; c as usize];
         stack.push(Entry::Location(Loc::one(Storage::Composite { parts: Arc::new(parts), complete: true }, 0)));
         Ok(())
@@ -324,7 +324,7 @@ impl Machine<'_> {
             parts.push(Part { bits: s, loc: pl });
         }
         // expr.budget.memory: the parts created.
-        self.charge_memory(total_weight * PART_CHARGE)?;
+        self.charge_memory(total_weight * u128::from(Budgets::PART_MEMORY_BYTES))?;
         stack.push(Entry::Location(Loc::one(Storage::Composite { parts: Arc::new(parts), complete: true }, 0)));
         Ok(())
     }
