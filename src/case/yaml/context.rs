@@ -187,7 +187,7 @@ pub(super) fn context(target: &Arc<Target>, vendor: VendorProfile, s: &ContextSp
     }
     if let Some(b) = s.budgets {
         // A case may lower a budget or raise it up to its hard ceiling only.
-        b.check_ceiling().map_err(|e| problem(format!("budgets: {e}"), &[e.name]))?;
+        b.check_ceiling().map_err(|e| problem(format!("budgets: {e}"), &[&format!("{}:", e.name), e.name]))?;
         ctx.budgets = b;
     }
     Ok(ctx)
@@ -321,7 +321,12 @@ pub(super) fn expectation(y: &Yaml, ctx: &Context) -> R<Outcome> {
                 Some("size") => BudgetKind::Size,
                 Some("frames") => BudgetKind::Frames,
                 Some("memory") => BudgetKind::Memory,
-                _ => return Err(problem("expect.budget is one of steps, stack, depth, size, frames, memory", &["budget"])),
+                _ => {
+                    return Err(problem(
+                        "expect.budget is one of steps, stack, depth, size, frames, memory",
+                        &["budget"],
+                    ))
+                }
             };
             Outcome::Failed(Failure::Budget { budget, at })
         }

@@ -111,7 +111,10 @@ impl Evaluation<'_> {
         self.check_part_fits(s, &part, size)?;
         let w = Weigher::new(s, &part).weight(s, &part, size);
         self.charge(w.saturating_mul(u128::from(count)))?;
-        self.charge_memory(s, w.saturating_mul(u128::from(count)).saturating_mul(u128::from(Budgets::PART_MEMORY_BYTES)))?;
+        self.charge_memory(
+            s,
+            w.saturating_mul(u128::from(count)).saturating_mul(u128::from(Budgets::PART_MEMORY_BYTES)),
+        )?;
         // (Flattened once if it nests too deep, then shared by the C parts.)
         let part = s.shallow(part, size);
         let idx = s.new_composite();

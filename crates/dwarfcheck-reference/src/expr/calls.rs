@@ -133,7 +133,10 @@ impl Machine<'_> {
                 let cfa = self.callee_cfa(below).map_err(none)?;
                 let a = self.cfa_plus(cfa, offset, aspace).map_err(none)?;
                 let ty = BaseType::ate(ate::UNSIGNED, reg_bits.unwrap_or(g.bits), g.big_endian);
-                Ok(Loc::one(Storage::Implicit { bytes: Arc::new(memory_image(Value::from_u128(ty, u128::from(a)))) }, 0))
+                Ok(Loc::one(
+                    Storage::Implicit { bytes: Arc::new(memory_image(Value::from_u128(ty, u128::from(a)))) },
+                    0,
+                ))
             }
             RegisterRule::Register { register } => {
                 let other = self.ctx.target().register(register).map(|r| r.bits);

@@ -6,7 +6,6 @@ use super::entry::{memory_bits, Entry, Loc, Part, Storage};
 use super::machine::{Machine, Stack};
 use super::stop::Stop;
 use dwarfcheck_core::context::Budgets;
-use std::sync::Arc;
 use dwarfcheck_core::outcome::BudgetKind;
 use dwarfcheck_core::rules::id;
 
@@ -23,15 +22,10 @@ impl Machine<'_> {
         let undefined_part = Part { bits, loc: Loc::undefined() };
         match stack.last_mut() {
             // op.piece.empty-stack-undefined-part
-            None => stack.push(Entry::Location(Loc::one(
-                Storage::Composite { parts: Arc::new(vec![undefined_part]), complete: false },
-                0,
-            ))),
+            None => stack.push(Entry::Location(Loc::one(Storage::composite(vec![undefined_part], false), 0))),
             // op.piece.top-incomplete-appends
             Some(Entry::Location(l)) if l.is_incomplete_composite() => {
-                if let Storage::Composite { parts, .. } = &mut l.singles[0].storage {
-                    Arc::make_mut(parts).push(undefined_part);
-                }
+                l.singles[0].storage.append_part(undefined_part);
             }
             Some(_) => {
                 let e = stack.pop().expect("not empty");
@@ -44,13 +38,10 @@ impl Machine<'_> {
                 match stack.last_mut() {
                     // op.piece.pops-part-appends
                     Some(Entry::Location(l)) if l.is_incomplete_composite() => {
-                        if let Storage::Composite { parts, .. } = &mut l.singles[0].storage {
-                            Arc::make_mut(parts).push(part);
-                        }
+                        l.singles[0].storage.append_part(part);
                     }
                     // op.piece.pops-part-creates
-                    _ => stack
-                        .push(Entry::Location(Loc::one(Storage::Composite { parts: Arc::new(vec![part]), complete: false }, 0))),
+                    _ => stack.push(Entry::Location(Loc::one(Storage::composite(vec![part], false), 0))),
                 }
             }
         }
@@ -63,7 +54,6 @@ impl Machine<'_> {
         }
         // expr.budget.memory: the part created.
         self.charge_memory(u128::from(Budgets::PART_MEMORY_BYTES))
-
     }
 
     /// Rule `composite.part-exceeds-storage`: every bit of a part of `bits`

@@ -8,9 +8,9 @@
 //! ("Composite Location Description Operations").
 
 use dwarfcheck_core::context::MachineState;
-use std::sync::Arc;
 use dwarfcheck_core::outcome::location::RawSingle;
 use dwarfcheck_core::outcome::{NormalLocation, RawLocation, RawPiece, SingleLocation, Source, Value};
+use std::sync::Arc;
 
 /// One entry of the DWARF stack.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -93,6 +93,10 @@ pub enum Storage {
         parts: Arc<Vec<Part>>,
         /// False while `DW_OP_piece`/`DW_OP_bit_piece` may still append.
         complete: bool,
+        /// The sum of the parts' sizes in **bits**, kept with the parts
+        /// ([`Storage::composite`], [`Storage::append_part`]) so that a
+        /// composite grown one part at a time is not summed again each time.
+        bits: u128,
     },
 }
 
@@ -156,16 +160,16 @@ impl Loc {
             .map(|p| match p {
                 SingleLocation::Simple(s) => from_source(s),
                 SingleLocation::Composite(pieces) => Single {
-                    storage: Storage::Composite {
-                        parts: Arc::new(pieces
+                    storage: Storage::composite(
+                        pieces
                             .iter()
                             .map(|pc| Part {
                                 bits: pc.bits,
                                 loc: Loc { singles: pc.sources.iter().map(from_source).collect() },
                             })
-                            .collect()),
-                        complete: true,
-                    },
+                            .collect(),
+                        true,
+                    ),
                     bit_offset: 0,
                 },
             })
@@ -186,9 +190,10 @@ fn from_source(s: &Source) -> Single {
         Source::Register { regno, bit_offset } => {
             Single { storage: Storage::Register { regno: *regno }, bit_offset: u128::from(*bit_offset) }
         }
-        Source::Implicit { bytes, bit_offset } => {
-            Single { storage: Storage::Implicit { bytes: Arc::new(bytes.clone()) }, bit_offset: u128::from(*bit_offset) }
-        }
+        Source::Implicit { bytes, bit_offset } => Single {
+            storage: Storage::Implicit { bytes: Arc::new(bytes.clone()) },
+            bit_offset: u128::from(*bit_offset),
+        },
         Source::ImplicitPointer { die, byte_displacement, bit_offset, aspace } => Single {
             storage: Storage::ImplicitPointer { die: *die, disp: *byte_displacement, aspace: aspace.unwrap_or(0) },
             bit_offset: u128::from(*bit_offset),
@@ -228,6 +233,22 @@ impl Single {
 }
 
 impl Storage {
+    /// Composite storage of `parts`, complete or not.
+    pub fn composite(parts: Vec<Part>, complete: bool) -> Storage {
+        let bits = parts.iter().map(|p| u128::from(p.bits)).sum();
+        Storage::Composite { parts: Arc::new(parts), complete, bits }
+    }
+
+    /// Appends `part` to composite storage (nothing for other storage).
+    /// An incomplete composite is never copied, so its parts are not
+    /// shared and this changes them in place.
+    pub fn append_part(&mut self, part: Part) {
+        if let Storage::Composite { parts, bits, .. } = self {
+            *bits += u128::from(part.bits);
+            Arc::make_mut(parts).push(part);
+        }
+    }
+
     /// Size of the storage in **bits**, or `None` when it has no size the
     /// evaluator can check (undefined storage; a register the target does
     /// not define).
@@ -246,7 +267,7 @@ impl Storage {
             Storage::Implicit { bytes } => Some(bytes.len() as u128 * 8),
             Storage::ImplicitPointer { aspace, .. } => Some(u128::from(implicit_pointer_bits(ctx, *aspace))),
             Storage::Undefined => None,
-            Storage::Composite { parts, .. } => Some(parts.iter().map(|p| u128::from(p.bits)).sum()),
+            Storage::Composite { bits, .. } => Some(*bits),
         }
     }
 }

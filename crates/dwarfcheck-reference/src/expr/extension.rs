@@ -12,7 +12,6 @@ use super::machine::{need, Machine, Stack};
 use super::stop::Stop;
 use super::window::PartSource;
 use dwarfcheck_core::context::Budgets;
-use std::sync::Arc;
 use dwarfcheck_core::encoding::{ate, Op};
 use dwarfcheck_core::outcome::{BaseType, BudgetKind, TypeEncoding, Value};
 use dwarfcheck_core::rules::{id, RuleId};
@@ -286,7 +285,7 @@ impl Machine<'_> {
         // expr.budget.memory: the parts created.
         self.charge_memory(u128::from(weight) * u128::from(c) * u128::from(Budgets::PART_MEMORY_BYTES))?;
         let parts = vec![Part { bits: s, loc: part }; c as usize];
-        stack.push(Entry::Location(Loc::one(Storage::Composite { parts: Arc::new(parts), complete: true }, 0)));
+        stack.push(Entry::Location(Loc::one(Storage::composite(parts, true), 0)));
         Ok(())
     }
 
@@ -325,7 +324,7 @@ impl Machine<'_> {
         }
         // expr.budget.memory: the parts created.
         self.charge_memory(total_weight * u128::from(Budgets::PART_MEMORY_BYTES))?;
-        stack.push(Entry::Location(Loc::one(Storage::Composite { parts: Arc::new(parts), complete: true }, 0)));
+        stack.push(Entry::Location(Loc::one(Storage::composite(parts, true), 0)));
         Ok(())
     }
 }

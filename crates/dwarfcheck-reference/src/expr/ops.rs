@@ -8,12 +8,12 @@ use super::entry::{Entry, Loc, Single, Storage};
 use super::machine::{debug_addr_stop, need, not_incomplete, Final, Flow, Machine, Stack};
 use super::stop::Stop;
 use super::{arith, unspecified};
-use std::sync::Arc;
 use dwarfcheck_core::context::{self, ResultKind};
 use dwarfcheck_core::encoding::Op;
 use dwarfcheck_core::outcome::value::mask_top;
 use dwarfcheck_core::outcome::{BaseType, BudgetKind, Value};
 use dwarfcheck_core::rules::id;
+use std::sync::Arc;
 
 impl Machine<'_> {
     /// Executes one operation.
