@@ -192,3 +192,26 @@ fn the_deepest_nesting_fits_a_two_mib_thread_stack() {
         .unwrap();
     handle.join().expect("the nesting shapes ran out of stack or failed");
 }
+
+#[test]
+fn a_composite_nested_twenty_thousand_deep_fits_a_two_mib_thread_stack() {
+    // A loop that pieces the composite on top into a new composite 20,000
+    // times (constu 20000 at 0, reg0 4, piece 1 5, piece_end 7; loop at 8:
+    // piece 1, piece_end, swap, lit1, minus, dup, bra +4 to 22; 18: drop,
+    // skip +4 to the end; 22: swap, skip -18 back to 8). Its meaning is the
+    // one-level composite `reg0; piece 1`, and neither evaluator may
+    // recurse 20,000 deep to find it.
+    let nested = "target: x86_64\nvendor: hetero-2020\ncases:\n  - name: nested\n    rules: [op.piece.pops-part-creates]\n    context: { result: location, budgets: { steps: 1000000 } }\n    expr: \"DW_OP_constu 20000 DW_OP_reg0 DW_OP_piece 1 DW_OP_LLVM_piece_end DW_OP_piece 1 DW_OP_LLVM_piece_end DW_OP_swap DW_OP_lit1 DW_OP_minus DW_OP_dup DW_OP_bra 4 DW_OP_drop DW_OP_skip 4 DW_OP_swap DW_OP_skip -18\"\n";
+    let flat = "target: x86_64\ncases:\n  - name: flat\n    rules: [op.piece.pops-part-creates]\n    context: { result: location }\n    expr: \"DW_OP_reg0 DW_OP_piece 1\"\n";
+    let (nested, flat) = (one_case(nested), one_case(flat));
+    let handle = std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(move || {
+            let want = reference_outcome(&flat).0;
+            assert!(matches!(want, Outcome::Location(_)), "{want:?}");
+            assert_eq!(reference_outcome(&nested).0, want, "reference");
+            assert_eq!(fast_outcome(&nested), want, "fast");
+        })
+        .unwrap();
+    handle.join().expect("nested composites ran out of stack or differed");
+}

@@ -2,9 +2,10 @@
 //! location descriptions (hetero-2020 "Composite Location Description
 //! Operations").
 
-use super::entry::{memory_bits, Entry, Loc, Part, Storage};
+use super::entry::{memory_bits, Entry, Loc, Part, Storage, MAX_NESTING};
 use super::machine::{Machine, Stack};
 use super::stop::Stop;
+use super::window::PartSource;
 use dwarfcheck_core::context::Budgets;
 use dwarfcheck_core::outcome::BudgetKind;
 use dwarfcheck_core::rules::id;
@@ -34,6 +35,12 @@ impl Machine<'_> {
                     self.offset(&mut pl, i128::from(b), id::OP_BIT_PIECE_OFFSET_PAST_STORAGE)?;
                 }
                 self.check_part_fits(&pl, bits)?;
+                // Too deep a nesting is cut to its normal form (MAX_NESTING).
+                let pl = if pl.nesting() >= MAX_NESTING {
+                    self.part_at(&PartSource::new(&pl), 0, bits, None)?.0
+                } else {
+                    pl
+                };
                 let part = Part { bits, loc: pl };
                 match stack.last_mut() {
                     // op.piece.pops-part-appends

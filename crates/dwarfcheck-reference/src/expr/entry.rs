@@ -12,6 +12,13 @@ use dwarfcheck_core::outcome::location::RawSingle;
 use dwarfcheck_core::outcome::{NormalLocation, RawLocation, RawPiece, SingleLocation, Source, Value};
 use std::sync::Arc;
 
+/// The deepest composite nesting kept as it is. A part location nesting
+/// this deep is replaced by its normal form cut to the part's bits (same
+/// meaning, nesting 1), so that the functions that walk a location
+/// description recursively (reading, normalising) never go deeper than
+/// this, whatever the input (docs/architecture.md §9).
+pub const MAX_NESTING: u32 = 64;
+
 /// One entry of the DWARF stack.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Entry {
@@ -97,6 +104,10 @@ pub enum Storage {
         /// ([`Storage::composite`], [`Storage::append_part`]) so that a
         /// composite grown one part at a time is not summed again each time.
         bits: u128,
+        /// Composite nesting: 1 + the deepest nesting of a part location
+        /// (0 for a location without composite storage), kept with the
+        /// parts like `bits`.
+        nesting: u32,
     },
 }
 
@@ -138,6 +149,19 @@ impl Loc {
     /// that the normal-form `src` describes.
     pub fn from_source(src: &Source) -> Loc {
         Loc { singles: vec![from_source(src)] }
+    }
+
+    /// How many composite storages deep this location description nests
+    /// (0: no composite storage); see [`MAX_NESTING`].
+    pub fn nesting(&self) -> u32 {
+        self.singles
+            .iter()
+            .map(|s| match s.storage {
+                Storage::Composite { nesting, .. } => nesting,
+                _ => 0,
+            })
+            .max()
+            .unwrap_or(0)
     }
 
     /// Converts to the outcome's raw form.
@@ -236,15 +260,17 @@ impl Storage {
     /// Composite storage of `parts`, complete or not.
     pub fn composite(parts: Vec<Part>, complete: bool) -> Storage {
         let bits = parts.iter().map(|p| u128::from(p.bits)).sum();
-        Storage::Composite { parts: Arc::new(parts), complete, bits }
+        let nesting = 1 + parts.iter().map(|p| p.loc.nesting()).max().unwrap_or(0);
+        Storage::Composite { parts: Arc::new(parts), complete, bits, nesting }
     }
 
     /// Appends `part` to composite storage (nothing for other storage).
     /// An incomplete composite is never copied, so its parts are not
     /// shared and this changes them in place.
     pub fn append_part(&mut self, part: Part) {
-        if let Storage::Composite { parts, bits, .. } = self {
+        if let Storage::Composite { parts, bits, nesting, .. } = self {
             *bits += u128::from(part.bits);
+            *nesting = (*nesting).max(1 + part.loc.nesting());
             Arc::make_mut(parts).push(part);
         }
     }
