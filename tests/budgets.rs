@@ -82,9 +82,23 @@ cases:
     context: { result: location }
     expr_bytes: "IMPLICIT 13 2f f9 fb"
     expect: { budget: memory, at: 0 }
+  # Parts sharing one large part location: extend 1 64 of reg0 (offset 1;
+  # 64 parts of weight 1 = 4,096 bytes), dup (4), piece 8 (5), then pairs of
+  # over, piece 8 (the k-th piece at 5 + 3(k - 1)). Each piece's part is 64
+  # bits of the extend composite: weight 64 = 4,096 bytes. 4,096 x 2,048 =
+  # 8 MiB, so the extend and 2,047 pieces fit and piece 2,048 (offset
+  # 6,146) does not. Without weighing, 30,000 such pieces normalised to
+  # 1.9 million pieces and took 3.3 GB.
+  - name: shared-part-pieces
+    rules: [expr.budget.memory, op.piece.pops-part-appends]
+    context: { result: location }
+    expr: "DW_OP_reg0 DW_OP_LLVM_extend 1 64 DW_OP_dup DW_OP_piece 8 PAIRS"
+    expect: { budget: memory, at: 6146 }
 "#;
     let implicit = format!("9e 80 08{}", " 5a".repeat(1024));
-    both_meet("creation-loops", &yaml.replace("IMPLICIT", &implicit), 4);
+    let pairs = "DW_OP_over DW_OP_piece 8 ".repeat(3000);
+    let yaml = yaml.replace("IMPLICIT", &implicit).replace("PAIRS", pairs.trim());
+    both_meet("creation-loops", &yaml, 5);
 }
 
 #[test]

@@ -21,6 +21,8 @@ impl Machine<'_> {
         }
         let bits = bits as u64;
         let undefined_part = Part { bits, loc: Loc::undefined() };
+        // The part's weight for the memory budget (an undefined part: 1).
+        let mut weight = 1u64;
         match stack.last_mut() {
             // op.piece.empty-stack-undefined-part
             None => stack.push(Entry::Location(Loc::one(Storage::composite(vec![undefined_part], false), 0))),
@@ -35,12 +37,12 @@ impl Machine<'_> {
                     self.offset(&mut pl, i128::from(b), id::OP_BIT_PIECE_OFFSET_PAST_STORAGE)?;
                 }
                 self.check_part_fits(&pl, bits)?;
-                // Too deep a nesting is cut to its normal form (MAX_NESTING).
-                let pl = if pl.nesting() >= MAX_NESTING {
-                    self.part_at(&PartSource::new(&pl), 0, bits, None)?.0
-                } else {
-                    pl
-                };
+                // The weight of the part, as op.extend.size-limits weighs a
+                // part; too deep a nesting is cut to its normal form
+                // (MAX_NESTING).
+                let (cut, w) = self.part_at(&PartSource::new(&pl), 0, bits, None)?;
+                weight = w;
+                let pl = if pl.nesting() >= MAX_NESTING { cut } else { pl };
                 let part = Part { bits, loc: pl };
                 match stack.last_mut() {
                     // op.piece.pops-part-appends
@@ -59,8 +61,8 @@ impl Machine<'_> {
                 self.check_composite_size(total)?;
             }
         }
-        // expr.budget.memory: the part created.
-        self.charge_memory(u128::from(Budgets::PART_MEMORY_BYTES))
+        // expr.budget.memory: the part created, by its weight.
+        self.charge_memory(u128::from(weight) * u128::from(Budgets::PART_MEMORY_BYTES))
     }
 
     /// Rule `composite.part-exceeds-storage`: every bit of a part of `bits`
