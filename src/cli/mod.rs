@@ -110,6 +110,8 @@ struct ReportArgs {
     /// Time budget in seconds of one protocol request (`--consumer`).
     #[arg(long, value_name = "SECS", default_value_t = 10)]
     protocol_timeout: u64,
+    #[command(flatten)]
+    down: DownArgs,
     /// How many findings to print in full.
     #[arg(long, default_value_t = 10)]
     show: usize,
@@ -127,6 +129,17 @@ struct ReportArgs {
     tool_output: u64,
 }
 
+/// When a consumer that runs other programs is given up on.
+#[derive(Args)]
+pub(crate) struct DownArgs {
+    /// Declare a protocol consumer (`--consumer`) or a debugger (gdb, lldb)
+    /// down after N consecutive faults (no reply in time, a crash, a broken
+    /// protocol; for a debugger, no answer in time or no start): its
+    /// remaining cases are `consumer-down`, not asked. 0: never.
+    #[arg(long, value_name = "N", default_value_t = dwarfcheck::consumer::health::DEFAULT_DOWN_AFTER)]
+    pub(crate) consumer_down_after: u32,
+}
+
 impl ReportArgs {
     /// The limits of external tools and debuggers the options set.
     fn budgets(&self) -> by_name::Budgets {
@@ -140,6 +153,7 @@ impl ReportArgs {
                 time: std::time::Duration::from_secs(self.protocol_timeout),
                 ..dwarfcheck::consumer::protocol::default_budget()
             },
+            down_after: self.down.consumer_down_after,
         }
     }
 

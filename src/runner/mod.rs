@@ -6,6 +6,7 @@ pub mod compare;
 pub mod report;
 
 use crate::case::{Case, CfiCase, ExprCase};
+use crate::consumer::health::HealthReport;
 use crate::consumer::Consumer;
 use crate::edition::{self, Edition};
 use compare::Verdict;
@@ -44,6 +45,24 @@ pub enum Finding {
         /// Whether that consumer is gated (its disagreements fail the run).
         gated: bool,
     },
+    /// A third-party consumer gave no answer: it crashed, hung or broke its
+    /// protocol (verdict `fault`).
+    ConsumerFault {
+        /// Consumer name.
+        consumer: String,
+        /// Whether that consumer is gated (its faults fail the run).
+        gated: bool,
+    },
+}
+
+/// A third party's answer to one case, kept for the details of a finding
+/// (so that a consumer is never asked twice).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Answered {
+    /// To an expression case.
+    Expr(Outcome),
+    /// To a CFI case.
+    Cfi(CfiOutcome),
 }
 
 /// One listed finding, with everything needed to understand it.
@@ -106,10 +125,16 @@ pub struct Summary {
     pub rule_examples: BTreeMap<String, Vec<String>>,
     /// Findings, in case order; at most `keep_details` with full details.
     pub failures: Vec<Listed>,
-    /// Total findings (may exceed `failures.len()`).
+    /// Total findings (may exceed `failures.len()`), faults included.
     pub failure_count: usize,
+    /// Of those, the faults of third parties (no answer).
+    pub fault_count: usize,
+    /// Per third party that runs other programs (protocol consumers,
+    /// debuggers): faults, whether and why it was declared down, its
+    /// stderr.
+    pub health: BTreeMap<String, HealthReport>,
     /// Whether the run fails: fast vs reference, expectations, or a gated
-    /// consumer.
+    /// consumer that disagrees, faults or is declared down.
     pub failed: bool,
 }
 
@@ -126,6 +151,9 @@ struct CaseResult {
     ref_meets: bool,
     fast_meets: bool,
     findings: Vec<Finding>,
+    /// Per third party, its answer (`None`: not asked); empty when the
+    /// case has no finding.
+    answers: Vec<Option<Answered>>,
 }
 
 /// One case's judgements, kept per case for reports that need more than
@@ -141,6 +169,10 @@ pub struct CaseRecord {
     pub expect: Option<(bool, bool)>,
     /// The reference's error rule (ill-formed / evaluation error), if any.
     pub reference_rule: Option<String>,
+    /// Per third party (`others` in order), its answer, `None` where it was
+    /// not asked; kept only for a case with a finding (a disagreement or a
+    /// fault), else empty.
+    pub answers: Vec<Option<Answered>>,
 }
 
 /// Runs `cases` with the reference, `fast` and the `others`, and judges.
@@ -243,12 +275,21 @@ fn run_impl(
         }
         for f in &r.findings {
             s.failure_count += 1;
-            if !matches!(f, Finding::Consumer { gated: false, .. }) {
+            s.fault_count += usize::from(matches!(f, Finding::ConsumerFault { .. }));
+            if !matches!(f, Finding::Consumer { gated: false, .. } | Finding::ConsumerFault { gated: false, .. }) {
                 s.failed = true;
             }
             if opts.keep_details == 0 || s.failures.len() < opts.keep_details {
-                s.failures.push(describe(case, f.clone(), reference, fast, others));
+                s.failures.push(describe(case, f.clone(), reference, fast, others, r));
             }
+        }
+    }
+    for o in others {
+        if let Some(h) = o.health() {
+            if h.down.is_some() && opts.gates.iter().any(|g| g == o.name()) {
+                s.failed = true;
+            }
+            s.health.insert(o.name().to_string(), h);
         }
     }
     if !record {
@@ -260,6 +301,7 @@ fn run_impl(
             verdicts: r.verdicts.iter().map(|(_, v)| *v).collect(),
             expect: r.has_expect.then_some((r.ref_meets, r.fast_meets)),
             reference_rule: r.reference_rule,
+            answers: r.answers,
         })
         .collect();
     (s, records)
@@ -277,17 +319,22 @@ fn progress_bar(len: u64, wanted: bool) -> Option<indicatif::ProgressBar> {
     Some(b)
 }
 
+/// What [`judge_all`] gives: the verdicts (fast first), the findings, and
+/// the third parties' answers (empty when there is no finding).
+type Judged = (Vec<(usize, Verdict)>, Vec<Finding>, Vec<Option<Answered>>);
+
 /// The findings and verdicts every case kind shares: the hand-derived
 /// expectation (reference and fast), fast vs reference, then each third
-/// party inside its edition (`in_scope`) judged by `judge`.
+/// party inside its edition (`in_scope`) judged by `judge`, which also
+/// gives its answer (`None`: not asked, the consumer is down).
 fn judge_all(
     expect: Option<(bool, bool)>,
     fast: Verdict,
     others: &[Box<dyn Consumer>],
     opts: &Options,
     in_scope: impl Fn(&crate::consumer::Support) -> bool,
-    judge: impl Fn(&dyn Consumer) -> Verdict,
-) -> (Vec<(usize, Verdict)>, Vec<Finding>) {
+    judge: impl Fn(&dyn Consumer) -> (Verdict, Option<Answered>),
+) -> Judged {
     let mut findings = Vec::new();
     let (ref_meets, fast_meets) = expect.unwrap_or((true, true));
     if !ref_meets {
@@ -300,17 +347,22 @@ fn judge_all(
         findings.push(Finding::FastVsReference);
     }
     let mut verdicts = vec![(0, fast)];
+    let mut answers = Vec::with_capacity(others.len());
     for (i, o) in others.iter().enumerate() {
-        let v = if in_scope(&o.supports()) { judge(o.as_ref()) } else { Verdict::OutsideEdition };
-        if v == Verdict::Disagree {
-            findings.push(Finding::Consumer {
-                consumer: o.name().to_string(),
-                gated: opts.gates.iter().any(|g| g == o.name()),
-            });
+        let (v, a) = if in_scope(&o.supports()) { judge(o.as_ref()) } else { (Verdict::OutsideEdition, None) };
+        let (consumer, gated) = (o.name().to_string(), opts.gates.iter().any(|g| g == o.name()));
+        match v {
+            Verdict::Disagree => findings.push(Finding::Consumer { consumer, gated }),
+            Verdict::Fault => findings.push(Finding::ConsumerFault { consumer, gated }),
+            _ => {}
         }
         verdicts.push((i + 1, v));
+        answers.push(a);
     }
-    (verdicts, findings)
+    if findings.is_empty() {
+        answers.clear();
+    }
+    (verdicts, findings, answers)
 }
 
 /// An expression case. The reference is [`dwarfcheck_reference::expr`] itself,
@@ -325,15 +377,18 @@ fn run_expr(c: &ExprCase, fast: &dyn Consumer, others: &[Box<dyn Consumer>], opt
     // an `unspecified` rule still judges a consumer where no choice showed.
     let own_rule = r.rule().map(|x| x.to_string());
     let unspecified = !relied.is_empty() || compare::exercises_unspecified(own_rule.as_slice());
-    let (verdicts, findings) = judge_all(
+    let (verdicts, findings, answers) = judge_all(
         expect,
         compare::fast_verdict(compare::same_evaluator_outcome(&r, &f)),
         others,
         opts,
         |s| s.expr && s.editions.contains(&edition),
-        |o| {
-            let seen = o.expr_view(c, &r);
-            compare::judge(seen.as_ref().unwrap_or(&r), &o.evaluate(c), unspecified)
+        |o| match o.try_evaluate(c) {
+            None => (Verdict::ConsumerDown, None),
+            Some(a) => {
+                let seen = o.expr_view(c, &r);
+                (compare::judge(seen.as_ref().unwrap_or(&r), &a, unspecified), Some(Answered::Expr(a)))
+            }
         },
     );
     CaseResult {
@@ -347,6 +402,7 @@ fn run_expr(c: &ExprCase, fast: &dyn Consumer, others: &[Box<dyn Consumer>], opt
         ref_meets: expect.is_none_or(|e| e.0),
         fast_meets: expect.is_none_or(|e| e.1),
         findings,
+        answers,
     }
 }
 
@@ -378,19 +434,20 @@ fn run_cfi(
     }
     let edition = if others.is_empty() { Edition::Dwarf5 } else { edition::of_cfi_case(c) };
     let unspecified = compare::exercises_unspecified(&c.rules);
-    let (verdicts, findings) = judge_all(
+    let (verdicts, findings, answers) = judge_all(
         expect,
         compare::fast_verdict(compare::same_evaluator_cfi(&r, &f) && same_unwind),
         others,
         opts,
         |s| s.cfi && s.editions.contains(&edition),
         |o| {
+            let Some(a) = o.try_frame_table(c) else { return (Verdict::ConsumerDown, None) };
             // Judge only what the consumer can show (Consumer::cfi_view).
             let view = match &r {
                 CfiOutcome::Table(t) => o.cfi_view(c, t).map(CfiOutcome::Table),
                 _ => None,
             };
-            compare::judge_cfi(view.as_ref().unwrap_or(&r), &o.frame_table(c), unspecified)
+            (compare::judge_cfi(view.as_ref().unwrap_or(&r), &a, unspecified), Some(Answered::Cfi(a)))
         },
     );
     let rows = match &r {
@@ -408,6 +465,7 @@ fn run_cfi(
         ref_meets: expect.is_none_or(|e| e.0),
         fast_meets: expect.is_none_or(|e| e.1),
         findings,
+        answers,
     }
 }
 
@@ -484,24 +542,47 @@ fn merged_rules(case_rules: &[String], extra: impl IntoIterator<Item = String>) 
     rules
 }
 
-/// Re-runs a case to gather the details of one finding.
+/// Why a third party has no answer to a case in a finding's details.
+fn not_asked(v: Option<Verdict>) -> String {
+    match v {
+        Some(Verdict::ConsumerDown) => "not asked: the consumer is down".into(),
+        _ => "not asked: outside its editions or kind of case".into(),
+    }
+}
+
+/// Gathers the details of one finding: the reference and fast are run
+/// again, the third parties' answers are the ones the case got (`r`).
 fn describe(
     case: &Case,
     finding: Finding,
     reference: &dyn Consumer,
     fast: &dyn Consumer,
     others: &[Box<dyn Consumer>],
+    r: &CaseResult,
 ) -> Listed {
     let all: Vec<&dyn Consumer> = [reference, fast].into_iter().chain(others.iter().map(|o| o.as_ref())).collect();
+    let verdict = |i: usize| r.verdicts.iter().find(|(j, _)| *j == i + 1).map(|(_, v)| *v);
+    let answer = |i: usize| r.answers.get(i).cloned().flatten();
     match case {
         Case::Expr(c) => {
             let input = input_text(case);
-            let outcomes: Vec<(String, Outcome)> = all.iter().map(|k| (k.name().to_string(), k.evaluate(c))).collect();
+            let reference_outcome = reference.evaluate(c);
+            let mut outcomes: Vec<(String, String)> = vec![
+                (reference.name().to_string(), reference_outcome.to_string()),
+                (fast.name().to_string(), fast.evaluate(c).to_string()),
+            ];
+            for (i, o) in others.iter().enumerate() {
+                let text = match answer(i) {
+                    Some(Answered::Expr(a)) => a.to_string(),
+                    _ => not_asked(verdict(i)),
+                };
+                outcomes.push((o.name().to_string(), text));
+            }
             let (_, trace) = crate::consumer::builtin::with_reference_state(&c.ctx, |state| {
                 dwarfcheck_reference::expr::evaluate_traced(&c.expr, state)
             });
             let (_, relied) = crate::consumer::builtin::reference_outcome(c);
-            let extra = relied.iter().map(|r| r.to_string()).chain(outcomes[0].1.rule().map(|r| r.to_string()));
+            let extra = relied.iter().map(|r| r.to_string()).chain(reference_outcome.rule().map(|r| r.to_string()));
             let rules = merged_rules(&c.rules, extra);
             Listed {
                 finding,
@@ -510,16 +591,24 @@ fn describe(
                 rules,
                 input,
                 expected: c.expect.as_ref().map(|e| e.to_string()),
-                outcomes: outcomes.into_iter().map(|(n, o)| (n, o.to_string())).collect(),
+                outcomes,
                 trace: trace.iter().map(|t| format!("{:#06x}  {:<40} [{}]", t.at, t.op, t.stack.join(", "))).collect(),
             }
         }
         Case::Cfi(c) => {
-            let outcomes: Vec<(String, CfiOutcome)> =
-                all.iter().map(|k| (k.name().to_string(), k.frame_table(c))).collect();
-            let rules = merged_rules(&c.rules, outcomes[0].1.rule().map(|r| r.to_string()));
-            let mut shown: Vec<(String, String)> =
-                outcomes.iter().map(|(n, o)| (n.clone(), report::cfi_text(o))).collect();
+            let reference_table = reference.frame_table(c);
+            let rules = merged_rules(&c.rules, reference_table.rule().map(|r| r.to_string()));
+            let mut shown: Vec<(String, String)> = vec![
+                (reference.name().to_string(), report::cfi_text(&reference_table)),
+                (fast.name().to_string(), report::cfi_text(&fast.frame_table(c))),
+            ];
+            for (i, o) in others.iter().enumerate() {
+                let text = match answer(i) {
+                    Some(Answered::Cfi(a)) => report::cfi_text(&a),
+                    _ => not_asked(verdict(i)),
+                };
+                shown.push((o.name().to_string(), text));
+            }
             let mut expected = c.expect.as_ref().map(report::cfi_text);
             if let Some(u) = &c.unwind {
                 for (k, (_, text)) in all.iter().zip(shown.iter_mut()) {
