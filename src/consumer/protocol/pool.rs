@@ -60,6 +60,12 @@ pub struct Worker {
     pub hello: HelloReply,
 }
 
+/// The least time a consumer gets for its `hello` reply: starting a
+/// program (an interpreter, a debugger loading symbols) on a loaded machine
+/// can take longer than one request's budget, and a slow start is not a
+/// fault. A consumer that never answers is still down after this long.
+pub const HELLO_TIME: std::time::Duration = std::time::Duration::from_secs(10);
+
 impl Worker {
     /// Starts `sh -c command`, its stderr going to `log`, and does the
     /// handshake.
@@ -107,7 +113,7 @@ impl Worker {
                 supports: reply::WireSupport { editions: Vec::new(), expr: false, cfi: false },
             },
         };
-        let reply = w.ask(&wire::hello_line(), budget.time)?;
+        let reply = w.ask(&wire::hello_line(), budget.time.max(HELLO_TIME))?;
         w.hello = reply::parse_hello(&reply)?;
         w.graceful = true;
         Ok(w)
