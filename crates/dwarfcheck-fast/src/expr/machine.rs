@@ -126,6 +126,12 @@ pub struct Composite {
     pub complete: bool,
     /// Composite nesting depth: 1 + the deepest part location's.
     pub depth: u32,
+    /// The size in **bits** every part has, when all parts have the same
+    /// size and sit at consecutive indices of [`Scratch::parts`] (as
+    /// `DW_OP_LLVM_extend` and `DW_OP_LLVM_select_bit_piece` make them);
+    /// else 0. A read then finds its first part by division instead of
+    /// walking the list.
+    pub stride: u64,
 }
 
 /// One part of a composite.
@@ -197,7 +203,14 @@ impl Scratch {
 
     /// A new empty incomplete composite; returns its index.
     pub fn new_composite(&mut self) -> u32 {
-        self.composites.push(Composite { first: NONE, last: NONE, total_bits: 0, complete: false, depth: 1 });
+        self.composites.push(Composite {
+            first: NONE,
+            last: NONE,
+            total_bits: 0,
+            complete: false,
+            depth: 1,
+            stride: 0,
+        });
         (self.composites.len() - 1) as u32
     }
 
@@ -341,7 +354,11 @@ impl Scratch {
         let c = &mut self.composites[idx as usize];
         if c.first == NONE {
             c.first = p;
+            c.stride = bits;
         } else {
+            if c.stride != bits || c.last + 1 != p {
+                c.stride = 0;
+            }
             self.parts[c.last as usize].next = p;
         }
         let c = &mut self.composites[idx as usize];
