@@ -54,7 +54,8 @@ pub fn elf(
             Err(e) => return super::input_error(format!("{}: {e:#}", f.display())),
         }
     }
-    let opts = Options { gates: args.gate.clone(), progress: true, keep_details: if args.json { 0 } else { 1000 } };
+    let opts =
+        Options { gates: args.gate.clone(), progress: !args.json, keep_details: if args.json { 0 } else { 1000 } };
     let summary = runner::run(&cases, &Reference, &Fast, &others, &opts);
     let title = format!(
         "dwarfcheck elf: {} file(s), {} units: {} location expressions, {} location-list entries, {} FDEs (.eh_frame {}, .debug_frame {}; {} also unwound)",

@@ -222,25 +222,55 @@ fn input_error(msg: impl std::fmt::Display) -> ExitCode {
 }
 
 /// Loads every case under `paths` (default: the bundled suite), printing
-/// every file error; `Err` carries the exit status.
+/// every file error; `Err` carries the exit status. Shows a progress bar
+/// for large inputs on a terminal ([`load_cases_showing`]).
 fn load_cases(paths: Vec<PathBuf>) -> Result<Vec<dwarfcheck::case::Case>, ExitCode> {
+    load_cases_showing(paths, true)
+}
+
+/// Case files holding more than this many bytes (about 2,000 small cases)
+/// get a loading progress bar.
+const PROGRESS_MIN_BYTES: u64 = 256 << 10;
+
+/// [`load_cases`]; with `progress`, a bar on stderr (only when it is a
+/// terminal) counts the bytes of the files loaded so far when there are
+/// more than [`PROGRESS_MIN_BYTES`].
+fn load_cases_showing(paths: Vec<PathBuf>, progress: bool) -> Result<Vec<dwarfcheck::case::Case>, ExitCode> {
     let paths = if paths.is_empty() { default_case_paths() } else { paths };
     let files = dwarfcheck::case::yaml::find_case_files(&paths).map_err(input_error)?;
     if files.is_empty() {
         return Err(input_error("no case files found"));
     }
+    let sizes: Vec<u64> = files.iter().map(|f| std::fs::metadata(f).map(|m| m.len()).unwrap_or(0)).collect();
+    let total: u64 = sizes.iter().sum();
+    let bar = dwarfcheck::runner::progress::on_terminal(
+        total,
+        "{spinner} loading case files {bytes}/{total_bytes} [{bar:40}] {wide_msg}",
+        progress && total > PROGRESS_MIN_BYTES,
+    );
     let mut cases = Vec::new();
     let mut bad = false;
-    for f in files {
-        match dwarfcheck::case::yaml::load_file(&f) {
+    for (f, size) in files.iter().zip(sizes) {
+        if let Some(b) = &bar {
+            b.set_message(f.display().to_string());
+        }
+        match dwarfcheck::case::yaml::load_file(f) {
             Ok(c) => cases.extend(c),
             Err(errs) => {
                 bad = true;
-                for e in errs {
-                    eprintln!("{e}");
+                if let Some(b) = &bar {
+                    b.suspend(|| errs.iter().for_each(|e| eprintln!("{e}")));
+                } else {
+                    errs.iter().for_each(|e| eprintln!("{e}"));
                 }
             }
         }
+        if let Some(b) = &bar {
+            b.inc(size);
+        }
+    }
+    if let Some(b) = bar {
+        b.finish_and_clear();
     }
     if bad {
         return Err(ExitCode::from(2));

@@ -3,6 +3,7 @@
 //! [`Summary`] for the reports ([`report`]).
 
 pub mod compare;
+pub mod progress;
 pub mod report;
 
 use crate::case::{Case, CfiCase, ExprCase};
@@ -21,7 +22,8 @@ use std::collections::BTreeMap;
 pub struct Options {
     /// Third-party consumers whose disagreements fail the run (`--gate`).
     pub gates: Vec<String>,
-    /// Show a progress bar (for large inputs on a terminal).
+    /// Show a progress bar on stderr: only on a terminal and for more than
+    /// [`progress::MIN_CASES`] cases.
     pub progress: bool,
     /// How many failures to keep full details for (0 = all).
     pub keep_details: usize,
@@ -183,7 +185,7 @@ fn run_impl(
     for o in others {
         o.prepare(cases);
     }
-    let bar = progress_bar(cases.len() as u64, opts.progress);
+    let bar = progress::cases(cases.len() as u64, opts.progress);
     let results: Vec<CaseResult> = cases
         .par_iter()
         .map(|c| {
@@ -263,18 +265,6 @@ fn run_impl(
         })
         .collect();
     (s, records)
-}
-
-fn progress_bar(len: u64, wanted: bool) -> Option<indicatif::ProgressBar> {
-    if !wanted || len < 10_000 {
-        return None;
-    }
-    let b = indicatif::ProgressBar::new(len);
-    b.set_style(
-        indicatif::ProgressStyle::with_template("{spinner} {pos}/{len} cases [{bar:40}] {per_sec} eta {eta}")
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-    );
-    Some(b)
 }
 
 /// The findings and verdicts every case kind shares: the hand-derived
