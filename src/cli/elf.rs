@@ -1,36 +1,47 @@
 //! `dwarfcheck elf`: every location expression, location-list entry and FDE
 //! of real binaries.
+//!
+//! Each input file is extracted and checked in turn, so that an input that
+//! cannot be read costs only itself: the others are checked and the
+//! unreadable ones are listed at the end of the report.
 
 use super::ReportArgs;
 use dwarfcheck::case::Case;
 use dwarfcheck::consumer::builtin::{Fast, Reference};
+use dwarfcheck::consumer::Consumer;
 use dwarfcheck::elf::Counts;
-use dwarfcheck::runner::{self, Options};
+use dwarfcheck::runner::{self, InputNote, Options, Summary};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-pub fn elf(
-    files: Vec<PathBuf>,
-    seed: u64,
-    vendor: Option<String>,
-    unwind_samples: usize,
-    args: &ReportArgs,
-) -> ExitCode {
-    let files = if files.is_empty() {
+/// What `elf` does besides the report options.
+pub struct ElfArgs {
+    /// The ELF files (default: this executable).
+    pub files: Vec<PathBuf>,
+    /// Seed of the synthetic machine state.
+    pub seed: u64,
+    /// Vendor profile name forced on every expression and CFI program.
+    pub vendor: Option<String>,
+    /// FDEs per frame section that are also unwound.
+    pub unwind_samples: usize,
+    /// Exit 2 when any input cannot be read (not only when none can).
+    pub strict_inputs: bool,
+}
+
+pub fn elf(a: ElfArgs, args: &ReportArgs) -> ExitCode {
+    let files = if a.files.is_empty() {
         match std::env::current_exe() {
             Ok(p) => vec![p],
             Err(e) => return super::input_error(format!("cannot find this executable: {e}")),
         }
     } else {
-        files
+        a.files
     };
     let others = match args.consumers() {
         Ok(o) => o,
         Err(e) => return super::input_error(e),
     };
-    let mut cases: Vec<Case> = Vec::new();
-    let mut totals = Counts::default();
-    let vendor = match vendor.as_deref().map(|n| (n, dwarfcheck_core::encoding::VendorProfile::by_name(n))) {
+    let vendor = match a.vendor.as_deref().map(|n| (n, dwarfcheck_core::encoding::VendorProfile::by_name(n))) {
         None => None,
         Some((_, Some(v))) => Some(v),
         Some((n, None)) => {
@@ -40,25 +51,31 @@ pub fn elf(
             ))
         }
     };
-    let opts = dwarfcheck::elf::Options { seed, vendor, unwind_samples, ..Default::default() };
+    let extract =
+        dwarfcheck::elf::Options { seed: a.seed, vendor, unwind_samples: a.unwind_samples, ..Default::default() };
+    let keep_details = if args.json { 0 } else { 1000 };
+    let run = Options { gates: args.gate.clone(), progress: !args.json, keep_details };
+    let mut summary = Summary::default();
+    let mut totals = Counts::default();
+    let mut read = 0usize;
     for f in &files {
-        match dwarfcheck::elf::extract(f, &opts) {
-            Ok(x) => {
-                for w in &x.warnings {
-                    eprintln!("{}: warning: {w}", f.display());
-                }
-                totals += x.counts;
-                cases.extend(x.exprs.into_iter().map(Case::Expr));
-                cases.extend(x.cfi.into_iter().map(Case::Cfi));
+        match check_file(f, &extract, &run, &others) {
+            Ok((counts, s)) => {
+                read += 1;
+                totals += counts;
+                summary.absorb(s, keep_details);
             }
-            Err(e) => return super::input_error(format!("{}: {e:#}", f.display())),
+            Err(note) => summary.unreadable_inputs.push(note),
         }
     }
-    let opts =
-        Options { gates: args.gate.clone(), progress: !args.json, keep_details: if args.json { 0 } else { 1000 } };
-    let summary = runner::run(&cases, &Reference, &Fast, &others, &opts);
+    if read == 0 {
+        for n in &summary.unreadable_inputs {
+            eprintln!("dwarfcheck: {}: {}", n.input, n.reason);
+        }
+        return super::input_error("no input could be read");
+    }
     let title = format!(
-        "dwarfcheck elf: {} file(s), {} units: {} location expressions, {} location-list entries, {} FDEs (.eh_frame {}, .debug_frame {}; {} also unwound)",
+        "dwarfcheck elf: {read} of {} file(s), {} units: {} location expressions, {} location-list entries, {} FDEs (.eh_frame {}, .debug_frame {}; {} also unwound)",
         files.len(),
         totals.units,
         totals.expressions,
@@ -68,5 +85,34 @@ pub fn elf(
         totals.debug_frame_fdes,
         totals.unwind_fdes
     );
-    args.finish(&title, &summary)
+    let code = args.finish(&title, &summary);
+    if a.strict_inputs && !summary.unreadable_inputs.is_empty() {
+        eprintln!("dwarfcheck: {} input(s) could not be read (--strict-inputs)", summary.unreadable_inputs.len());
+        return ExitCode::from(2);
+    }
+    code
+}
+
+/// Extracts and checks one file: its counts and summary, or why it could
+/// not be read. Warnings go to stderr.
+fn check_file(
+    f: &std::path::Path,
+    extract: &dwarfcheck::elf::Options,
+    run: &Options,
+    others: &[Box<dyn Consumer>],
+) -> Result<(Counts, Summary), InputNote> {
+    let x = dwarfcheck::elf::extract(f, extract).map_err(|e| InputNote {
+        input: f.display().to_string(),
+        reason: e.reason(),
+        expr_cases_not_checked: 0,
+        cfi_cases_not_checked: 0,
+        units_not_read: 0,
+    })?;
+    for w in &x.warnings {
+        eprintln!("{}: warning: {w}", f.display());
+    }
+    let mut cases: Vec<Case> = Vec::with_capacity(x.exprs.len() + x.cfi.len());
+    cases.extend(x.exprs.into_iter().map(Case::Expr));
+    cases.extend(x.cfi.into_iter().map(Case::Cfi));
+    Ok((x.counts, runner::run(&cases, &Reference, &Fast, others, run)))
 }

@@ -52,6 +52,11 @@ enum Command {
         /// of their range (0: none).
         #[arg(long, default_value_t = dwarfcheck::elf::DEFAULT_UNWIND_SAMPLES)]
         unwind_samples: usize,
+        /// Exit 2 when any input cannot be read. Without it, unreadable
+        /// inputs are listed at the end of the report and the run goes on
+        /// with the others (exit 2 only when none can be read).
+        #[arg(long)]
+        strict_inputs: bool,
         #[command(flatten)]
         report: ReportArgs,
     },
@@ -202,8 +207,8 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Run { paths, report } => run::run(paths, &report),
-        Command::Elf { files, seed, vendor, unwind_samples, report } => {
-            elf::elf(files, seed, vendor, unwind_samples, &report)
+        Command::Elf { files, seed, vendor, unwind_samples, strict_inputs, report } => {
+            elf::elf(elf::ElfArgs { files, seed, vendor, unwind_samples, strict_inputs }, &report)
         }
         Command::Eval(args) => eval::eval(&args),
         Command::Minimize(args) => fuzz::minimize(&args),

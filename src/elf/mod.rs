@@ -128,7 +128,7 @@ pub struct Extracted {
 /// [`Extracted::warnings`] and skips the rest of that unit or section.
 /// Never panics.
 pub fn extract(path: &Path, opts: &Options) -> Result<Extracted, ElfError> {
-    let data = std::fs::read(path).map_err(|source| ElfError::Read { path: path.display().to_string(), source })?;
+    let data = std::fs::read(path).map_err(|source| ElfError::Read { origin: path.display().to_string(), source })?;
     extract_bytes(&data, &path.display().to_string(), opts)
 }
 
@@ -161,10 +161,10 @@ pub fn extract_bytes(data: &[u8], origin: &str, opts: &Options) -> Result<Extrac
 #[derive(Debug, thiserror::Error)]
 pub enum ElfError {
     /// The file cannot be read.
-    #[error("cannot read {path}: {source}")]
+    #[error("{origin}: cannot read: {source}")]
     Read {
         /// The file.
-        path: String,
+        origin: String,
         /// The operating system's error.
         source: std::io::Error,
     },
@@ -200,6 +200,29 @@ pub enum ElfError {
         /// `object`'s error.
         detail: String,
     },
+}
+
+impl ElfError {
+    /// The file the error is about.
+    pub fn origin(&self) -> &str {
+        match self {
+            ElfError::Read { origin, .. }
+            | ElfError::Parse { origin, .. }
+            | ElfError::NotElf { origin }
+            | ElfError::Machine { origin, .. }
+            | ElfError::Section { origin, .. } => origin,
+        }
+    }
+
+    /// What went wrong, without the file's name (every message reads
+    /// `origin: reason`).
+    pub fn reason(&self) -> String {
+        let full = self.to_string();
+        match full.strip_prefix(self.origin()).and_then(|r| r.strip_prefix(": ")) {
+            Some(r) => r.to_string(),
+            None => full,
+        }
+    }
 }
 
 /// The ELF header's `e_machine`, read from the raw bytes (offset 18, two
