@@ -85,3 +85,62 @@ fn unreadable_inputs_are_listed_and_the_others_checked() {
     assert_eq!(none.status.code(), Some(2));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The number just before `word` in the `elf` report's title.
+fn count_before(title: &str, word: &str) -> u64 {
+    let head = &title[..title.find(word).unwrap_or_else(|| panic!("{word} in {title}"))];
+    head.trim_end().rsplit(' ').next().unwrap().parse().unwrap_or_else(|e| panic!("{e}: {title}"))
+}
+
+/// Compilation units `llvm-dwarfdump-19 --debug-info` lists in `path`, if
+/// it is installed (an independent oracle).
+fn dwarfdump_units(path: &Path) -> Option<u64> {
+    let o = Command::new("llvm-dwarfdump-19").arg("--debug-info").arg(path).output().ok()?;
+    o.status.success().then(|| String::from_utf8_lossy(&o.stdout).matches(": Compile Unit:").count() as u64)
+}
+
+#[test]
+fn a_time_budget_reports_what_it_did_not_finish() {
+    let Some(debug) = dwarfcheck::testing::needed("libc6-dbg", dwarfcheck::elf::largest_debug_file()) else {
+        return;
+    };
+    let debug = debug.to_str().unwrap();
+    let run = |budget: &str| {
+        let o = dwarfcheck(&["elf", "--consumers", "none", "--json", "--time-budget", budget, debug]);
+        assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+        let j = json(&o);
+        (j["job"].as_str().unwrap().to_string(), j["summary"].clone())
+    };
+    // Without a binding budget: every unit read, every case checked.
+    let (title, full) = run("100000");
+    let units = count_before(&title, " units:");
+    let cases = count_before(&title, " location expressions") + count_before(&title, " location-list entries");
+    assert_eq!(full["expr_cases"].as_u64(), Some(cases));
+    assert_eq!(full["unfinished_inputs"], serde_json::json!([]));
+    if let Some(n) = dwarfdump_units(Path::new(debug)) {
+        assert_eq!(units, n);
+    }
+
+    // A budget of 0: nothing is read, and the note says how many units.
+    let (_, none) = run("0");
+    let notes = none["unfinished_inputs"].as_array().unwrap();
+    assert_eq!(notes.len(), 1, "{none}");
+    assert_eq!(notes[0]["input"].as_str(), Some(debug));
+    assert!(notes[0]["reason"].as_str().unwrap().contains("time budget of 0 s ran out"), "{none}");
+    assert_eq!(notes[0]["units_not_read"].as_u64(), Some(units));
+    assert_eq!(none["expr_cases"].as_u64(), Some(0));
+
+    // A budget that ends the work part way (the full run takes seconds):
+    // what was read plus what was not is the whole, and the cases
+    // extracted are either checked or counted as not checked.
+    let (title, part) = run("0.3");
+    let notes = part["unfinished_inputs"].as_array().unwrap();
+    assert_eq!(notes.len(), 1, "{part}");
+    let read_units = count_before(&title, " units:");
+    assert_eq!(read_units + notes[0]["units_not_read"].as_u64().unwrap(), units, "{title} {part}");
+    let extracted = count_before(&title, " location expressions") + count_before(&title, " location-list entries");
+    let (checked, left) = (part["expr_cases"].as_u64().unwrap(), part["expr_cases_not_checked"].as_u64().unwrap());
+    assert_eq!(checked + left, extracted, "{title} {part}");
+    assert_eq!(notes[0]["expr_cases_not_checked"].as_u64(), Some(left));
+    assert!(extracted <= cases && checked < cases, "{title} {part}");
+}

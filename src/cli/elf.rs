@@ -26,6 +26,8 @@ pub struct ElfArgs {
     pub unwind_samples: usize,
     /// Exit 2 when any input cannot be read (not only when none can).
     pub strict_inputs: bool,
+    /// Time budget of each input file, extraction and checking together.
+    pub time_budget: std::time::Duration,
 }
 
 pub fn elf(a: ElfArgs, args: &ReportArgs) -> ExitCode {
@@ -59,7 +61,7 @@ pub fn elf(a: ElfArgs, args: &ReportArgs) -> ExitCode {
     let mut totals = Counts::default();
     let mut read = 0usize;
     for f in &files {
-        match check_file(f, &extract, &run, &others) {
+        match check_file(f, &extract, a.time_budget, &run, &others) {
             Ok((counts, s)) => {
                 read += 1;
                 totals += counts;
@@ -93,15 +95,19 @@ pub fn elf(a: ElfArgs, args: &ReportArgs) -> ExitCode {
     code
 }
 
-/// Extracts and checks one file: its counts and summary, or why it could
-/// not be read. Warnings go to stderr.
+/// Extracts and checks one file within `budget`: its counts and summary
+/// (with a note in [`Summary::unfinished_inputs`] when the budget ran out),
+/// or why it could not be read. Warnings go to stderr.
 fn check_file(
     f: &std::path::Path,
     extract: &dwarfcheck::elf::Options,
+    budget: std::time::Duration,
     run: &Options,
     others: &[Box<dyn Consumer>],
 ) -> Result<(Counts, Summary), InputNote> {
-    let x = dwarfcheck::elf::extract(f, extract).map_err(|e| InputNote {
+    let deadline = std::time::Instant::now() + budget;
+    let extract = dwarfcheck::elf::Options { deadline: Some(deadline), ..extract.clone() };
+    let x = dwarfcheck::elf::extract(f, &extract).map_err(|e| InputNote {
         input: f.display().to_string(),
         reason: e.reason(),
         expr_cases_not_checked: 0,
@@ -114,5 +120,20 @@ fn check_file(
     let mut cases: Vec<Case> = Vec::with_capacity(x.exprs.len() + x.cfi.len());
     cases.extend(x.exprs.into_iter().map(Case::Expr));
     cases.extend(x.cfi.into_iter().map(Case::Cfi));
-    Ok((x.counts, runner::run(&cases, &Reference, &Fast, others, run)))
+    let mut s = runner::run_until(&cases, &Reference, &Fast, others, run, deadline);
+    let left = x.unfinished.unwrap_or_default();
+    if s.expr_cases_not_checked + s.cfi_cases_not_checked + left.units_not_read + left.frame_sections_not_read > 0 {
+        let mut reason = format!("time budget of {} s ran out", budget.as_secs_f64());
+        if left.frame_sections_not_read > 0 {
+            reason.push_str(&format!("; {} frame section(s) not read", left.frame_sections_not_read));
+        }
+        s.unfinished_inputs.push(InputNote {
+            input: f.display().to_string(),
+            reason,
+            expr_cases_not_checked: s.expr_cases_not_checked,
+            cfi_cases_not_checked: s.cfi_cases_not_checked,
+            units_not_read: left.units_not_read,
+        });
+    }
+    Ok((x.counts, s))
 }

@@ -57,6 +57,11 @@ enum Command {
         /// with the others (exit 2 only when none can be read).
         #[arg(long)]
         strict_inputs: bool,
+        /// Time budget in seconds of each input file, extraction and
+        /// checking together: when it runs out, the file's remaining work
+        /// is left and the report says how many cases were not checked.
+        #[arg(long, value_name = "SECS", default_value_t = 120.0, value_parser = parse_seconds)]
+        time_budget: f64,
         #[command(flatten)]
         report: ReportArgs,
     },
@@ -207,8 +212,9 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Run { paths, report } => run::run(paths, &report),
-        Command::Elf { files, seed, vendor, unwind_samples, strict_inputs, report } => {
-            elf::elf(elf::ElfArgs { files, seed, vendor, unwind_samples, strict_inputs }, &report)
+        Command::Elf { files, seed, vendor, unwind_samples, strict_inputs, time_budget, report } => {
+            let time_budget = std::time::Duration::from_secs_f64(time_budget);
+            elf::elf(elf::ElfArgs { files, seed, vendor, unwind_samples, strict_inputs, time_budget }, &report)
         }
         Command::Eval(args) => eval::eval(&args),
         Command::Minimize(args) => fuzz::minimize(&args),
@@ -217,6 +223,14 @@ pub fn main() -> ExitCode {
         Command::Synth(args) => synth::synth(&args),
         Command::Coverage { paths, fail_uncovered } => coverage::coverage(paths, fail_uncovered),
         Command::Matrix(args) => matrix::matrix(&args),
+    }
+}
+
+/// A number of seconds: finite, not negative, at most a year.
+fn parse_seconds(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && (0.0..=365.0 * 86400.0).contains(&v) => Ok(v),
+        _ => Err(format!("`{s}` is not a number of seconds between 0 and one year")),
     }
 }
 

@@ -92,6 +92,15 @@ pub(super) fn extract_exprs(
                 break;
             }
         };
+        if opts.past_deadline() {
+            // Count what is left by its headers alone (cheap), then stop.
+            let mut left = 1;
+            while let Ok(Some(_)) = headers.next() {
+                left += 1;
+            }
+            x.out.unfinished().units_not_read += left;
+            break;
+        }
         let unit_off = header.offset().0 as u64;
         match dwarf.unit(header) {
             Ok(unit) => {

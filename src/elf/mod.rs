@@ -39,6 +39,10 @@ pub struct Options {
     /// unwinding from a synthetic machine state in the middle of their
     /// range (`CfiCase::unwind`; 0: none).
     pub unwind_samples: usize,
+    /// When extraction must stop: units and frame sections not reached by
+    /// then are left out and counted in [`Extracted::unfinished`] (`None`:
+    /// no deadline).
+    pub deadline: Option<std::time::Instant>,
 }
 
 /// The default of [`Options::unwind_samples`].
@@ -52,6 +56,7 @@ impl Default for Options {
             seed: DEFAULT_SEED,
             vendor: None,
             unwind_samples: DEFAULT_UNWIND_SAMPLES,
+            deadline: None,
         }
     }
 }
@@ -117,6 +122,33 @@ pub struct Extracted {
     /// Problems that stopped part of the extraction (a bad unit, a bad
     /// frame entry) without making the whole file unusable.
     pub warnings: Vec<String>,
+    /// What was left out because [`Options::deadline`] passed; `None` when
+    /// everything was extracted.
+    pub unfinished: Option<Unfinished>,
+}
+
+/// What extraction left out when its deadline passed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Unfinished {
+    /// Compilation units whose DIEs were not read (their headers were
+    /// counted).
+    pub units_not_read: usize,
+    /// Frame sections (`.eh_frame`, `.debug_frame`) not read.
+    pub frame_sections_not_read: usize,
+}
+
+impl Options {
+    /// Whether [`Options::deadline`] has passed.
+    pub fn past_deadline(&self) -> bool {
+        self.deadline.is_some_and(|d| std::time::Instant::now() >= d)
+    }
+}
+
+impl Extracted {
+    /// The record of what was left out, created on first use.
+    fn unfinished(&mut self) -> &mut Unfinished {
+        self.unfinished.get_or_insert_with(Unfinished::default)
+    }
 }
 
 /// Reads the ELF file at `path` and extracts its cases.
