@@ -223,7 +223,7 @@ impl Scanner<'_> {
     /// Skips anything up to a blank or, in flow context, a flow indicator
     /// (anchors, aliases, tags).
     fn skip_word(&mut self, flow: bool) {
-        while !blankz(self.at(0)) && !(flow && flow_indicator(self.at(0))) {
+        while !blankz(self.at(0)) && (!flow || !flow_indicator(self.at(0))) {
             self.bump();
         }
     }
