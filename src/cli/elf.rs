@@ -76,8 +76,16 @@ pub fn elf(a: ElfArgs, args: &ReportArgs) -> ExitCode {
         }
         return super::input_error("no input could be read");
     }
+    let split = if totals.split_units + totals.skeletons_without_split > 0 {
+        format!(
+            " ({} split; skeleton units whose .dwo was not found: {})",
+            totals.split_units, totals.skeletons_without_split
+        )
+    } else {
+        String::new()
+    };
     let title = format!(
-        "dwarfcheck elf: {read} of {} file(s), {} units: {} location expressions, {} location-list entries, {} FDEs (.eh_frame {}, .debug_frame {}; {} also unwound)",
+        "dwarfcheck elf: {read} of {} file(s), {} units{split}: {} location expressions, {} location-list entries, {} FDEs (.eh_frame {}, .debug_frame {}; {} also unwound)",
         files.len(),
         totals.units,
         totals.expressions,
@@ -121,6 +129,18 @@ fn check_file(
     cases.extend(x.exprs.into_iter().map(Case::Expr));
     cases.extend(x.cfi.into_iter().map(Case::Cfi));
     let mut s = runner::run_until(&cases, &Reference, &Fast, others, run, deadline);
+    if x.counts.skeletons_without_split > 0 {
+        s.unfinished_inputs.push(InputNote {
+            input: f.display().to_string(),
+            reason: format!(
+                "{} skeleton unit(s) whose .dwo was not found (in a .dwo file or a .dwp beside): their locations are not checked",
+                x.counts.skeletons_without_split
+            ),
+            expr_cases_not_checked: 0,
+            cfi_cases_not_checked: 0,
+            units_not_read: x.counts.skeletons_without_split,
+        });
+    }
     let left = x.unfinished.unwrap_or_default();
     if s.expr_cases_not_checked + s.cfi_cases_not_checked + left.units_not_read + left.frame_sections_not_read > 0 {
         let mut reason = format!("time budget of {} s ran out", budget.as_secs_f64());

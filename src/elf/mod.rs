@@ -11,9 +11,15 @@
 //!   see [`dwarf`];
 //! - one [`CfiCase`] per FDE of `.eh_frame` and `.debug_frame`, see
 //!   [`frames`].
+//!
+//! Which units are read (ordinary units; split units of a `.dwo` or `.dwp`
+//! input; the split unit of each skeleton unit, from a `.dwp` or `.dwo`
+//! beside) is decided by `walk`, with the help of `split`.
 
 pub mod dwarf;
 pub mod frames;
+mod split;
+mod walk;
 
 use crate::case::{CfiCase, ExprCase};
 use dwarfcheck_core::target::{presets, Target};
@@ -84,6 +90,13 @@ pub struct Counts {
     pub debug_frame_fdes: usize,
     /// FDEs that also get virtual unwinding ([`Options::unwind_samples`]).
     pub unwind_fdes: usize,
+    /// Of the units read, the split units (`DW_UT_split_compile`, or GNU
+    /// DWARF 4 units of a `.dwo`): from a `.dwo` file or `.dwp` package
+    /// given as input, or found for a skeleton unit.
+    pub split_units: usize,
+    /// Skeleton units whose split unit was found in no `.dwo` file or
+    /// `.dwp` package: their locations are not checked.
+    pub skeletons_without_split: usize,
 }
 
 impl std::ops::AddAssign for Counts {
@@ -96,6 +109,8 @@ impl std::ops::AddAssign for Counts {
         self.eh_frame_fdes += o.eh_frame_fdes;
         self.debug_frame_fdes += o.debug_frame_fdes;
         self.unwind_fdes += o.unwind_fdes;
+        self.split_units += o.split_units;
+        self.skeletons_without_split += o.skeletons_without_split;
     }
 }
 
@@ -146,7 +161,7 @@ impl Options {
 
 impl Extracted {
     /// The record of what was left out, created on first use.
-    fn unfinished(&mut self) -> &mut Unfinished {
+    fn unfinished_mut(&mut self) -> &mut Unfinished {
         self.unfinished.get_or_insert_with(Unfinished::default)
     }
 }
@@ -159,14 +174,30 @@ impl Extracted {
 /// Malformed DWARF inside a unit or a frame section is reported in
 /// [`Extracted::warnings`] and skips the rest of that unit or section.
 /// Never panics.
+///
+/// Split DWARF: a `.dwo` file or a `.dwp` package is read as such (its
+/// split units without addresses: see [`Counts::split_units`]); for each
+/// skeleton unit of an executable or object, its split unit is read from
+/// `<path>.dwp` if that package holds it, else from the `.dwo` file its
+/// `DW_AT_dwo_name` names (absolute, under its `DW_AT_comp_dir`, or beside
+/// `path`), with the skeleton's `.debug_addr` and `DW_AT_addr_base`.
+/// Skeletons whose split unit is found nowhere are counted in
+/// [`Counts::skeletons_without_split`], each with a warning.
 pub fn extract(path: &Path, opts: &Options) -> Result<Extracted, ElfError> {
     let data = std::fs::read(path).map_err(|source| ElfError::Read { origin: path.display().to_string(), source })?;
-    extract_bytes(&data, &path.display().to_string(), opts)
+    extract_at(&data, &path.display().to_string(), Some(path), opts)
 }
 
 /// [`extract`] on the bytes of an ELF file; `origin` names the file in case
-/// origins and errors.
+/// origins and errors. `.dwo` files are looked for only by their absolute
+/// path or under their `DW_AT_comp_dir`, and no package is read.
 pub fn extract_bytes(data: &[u8], origin: &str, opts: &Options) -> Result<Extracted, ElfError> {
+    extract_at(data, origin, None, opts)
+}
+
+/// [`extract_bytes`]; `.dwo` files and a `.dwp` package are also looked
+/// for beside `input`.
+fn extract_at(data: &[u8], origin: &str, input: Option<&Path>, opts: &Options) -> Result<Extracted, ElfError> {
     let file =
         object::File::parse(data).map_err(|e| ElfError::Parse { origin: origin.to_string(), detail: e.to_string() })?;
     if file.format() != object::BinaryFormat::Elf {
@@ -180,7 +211,7 @@ pub fn extract_bytes(data: &[u8], origin: &str, opts: &Options) -> Result<Extrac
     let target = Arc::new(target);
     let mut out = Extracted::default();
     if opts.expressions {
-        dwarf::extract_exprs(&file, origin, &target, opts, &mut out)?;
+        walk::extract_exprs(&file, origin, input, &target, opts, &mut out)?;
     }
     if opts.frames {
         frames::extract_fdes(&file, origin, &target, opts, &mut out)?;
