@@ -18,11 +18,14 @@ __attribute__((noinline)) long f(struct S *s, int n) {
   return t;
 }
 static int g_counter = 3;
+__thread long t_first = 7;
+__thread int t_count = 5;
 int main(int argc, char **argv) {
+  t_count += argc + t_first;
   struct S arr[4] = {{1,2,3.0},{4,5,6.0},{argc,8,9.0},{10,11,12.0}};
   long r = f(arr, argc + 2);
   g_counter += r;
-  printf(\"%ld %d %s\\n\", r, g_counter, argv[0]);
+  printf(\"%ld %d %d %s\\n\", r, g_counter, t_count, argv[0]);
   return 0;
 }
 ";
@@ -74,6 +77,15 @@ fn nm_address(exe: &Path, name: &str) -> Option<u64> {
         let (addr, _, sym) = (w.next()?, w.next()?, w.next()?);
         (sym == name).then(|| u64::from_str_radix(addr, 16).ok()).flatten()
     })
+}
+
+/// The address of the TLS segment (`PT_TLS`) of `exe`, from `readelf -lW`.
+fn tls_segment(exe: &Path) -> Option<u64> {
+    let o = Command::new("readelf").arg("-lW").arg(exe).output().ok()?;
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    let line = text.lines().map(str::trim_start).find(|l| l.starts_with("TLS "))?;
+    let vaddr = line.split_whitespace().nth(2)?;
+    u64::from_str_radix(vaddr.trim_start_matches("0x"), 16).ok()
 }
 
 fn opts() -> Options {
@@ -134,6 +146,35 @@ fn check(version: u8) {
         }
         other => panic!("{other:?}"),
     }
+    // `DW_OP_constx` (GNU: `DW_OP_GNU_const_index`) reads a thread-local
+    // variable's offset from .debug_addr too: its location is the
+    // synthetic TLS base plus that entry. gcc 12 relocates these entries
+    // with R_X86_64_64, so the linker stores the TLS segment's address
+    // plus st_value (nm) where a DTPOFF relocation would store st_value
+    // alone: either reading is accepted, the same for both variables.
+    let segment = tls_segment(&prog).expect("readelf shows the TLS segment");
+    let location = |off: u64| {
+        let bits = u128::from(dwarfcheck::elf::dwarf::SYNTHETIC_TLS_BASE.wrapping_add(off)) * 8;
+        Outcome::Location(dwarfcheck_core::outcome::NormalLocation {
+            places: vec![SingleLocation::Simple(Source::memory(0, bits))],
+        })
+    };
+    let mut got: Vec<Outcome> = x
+        .exprs
+        .iter()
+        .filter(|e| matches!(e.expr[0], 0xa2 | 0xfc))
+        .map(|e| dwarfcheck::consumer::builtin::reference_outcome(e).0)
+        .collect();
+    got.sort_by_key(|o| format!("{o:?}"));
+    let offsets: Vec<u64> =
+        ["t_first", "t_count"].iter().map(|v| nm_address(&prog, v).expect("nm finds the TLS variables")).collect();
+    assert_ne!(offsets[0], offsets[1]);
+    let readings = [0, segment].map(|base| {
+        let mut w: Vec<Outcome> = offsets.iter().map(|o| location(base + o)).collect();
+        w.sort_by_key(|o| format!("{o:?}"));
+        w
+    });
+    assert!(readings.contains(&got), "{got:?} is neither of {readings:?}");
     let f = nm_address(&prog, "f").expect("nm finds f");
     assert!(x.exprs.iter().any(|e| e.ctx.pc == Some(f) && e.origin.contains("entry")), "no list starts at f");
     let lists: Vec<_> = x.exprs.iter().filter(|e| e.origin.contains(" entry ")).collect();
