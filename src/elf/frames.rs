@@ -31,6 +31,10 @@ pub(super) fn extract_fdes(
     let data_base = addr_of(".got");
     for (name, kind) in [(".eh_frame", FrameKind::EhFrame), (".debug_frame", FrameKind::DebugFrame)] {
         let Some(bytes) = section_data(file, origin, name)? else { continue };
+        if opts.past_deadline() {
+            out.unfinished_mut().frame_sections_not_read += 1;
+            continue;
+        }
         let section = Arc::new(CfiSection {
             kind,
             bytes: Arc::from(&*bytes),

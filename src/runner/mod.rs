@@ -3,6 +3,7 @@
 //! [`Summary`] for the reports ([`report`]).
 
 pub mod compare;
+pub mod progress;
 pub mod report;
 
 use crate::case::{Case, CfiCase, ExprCase};
@@ -22,7 +23,8 @@ use std::collections::BTreeMap;
 pub struct Options {
     /// Third-party consumers whose disagreements fail the run (`--gate`).
     pub gates: Vec<String>,
-    /// Show a progress bar (for large inputs on a terminal).
+    /// Show a progress bar on stderr: only on a terminal and for more than
+    /// [`progress::MIN_CASES`] cases.
     pub progress: bool,
     /// How many failures to keep full details for (0 = all).
     pub keep_details: usize,
@@ -136,6 +138,79 @@ pub struct Summary {
     /// Whether the run fails: fast vs reference, expectations, or a gated
     /// consumer that disagrees, faults or is declared down.
     pub failed: bool,
+    /// Expression cases not checked because the run's deadline passed
+    /// ([`run_until`]).
+    pub expr_cases_not_checked: usize,
+    /// CFI cases not checked because the run's deadline passed.
+    pub cfi_cases_not_checked: usize,
+    /// Inputs that could not be checked at all (an ELF file that cannot be
+    /// read or parsed), in the order given.
+    pub unreadable_inputs: Vec<InputNote>,
+    /// Inputs checked only in part (a time budget ran out), in the order
+    /// given.
+    pub unfinished_inputs: Vec<InputNote>,
+}
+
+/// What happened to one input that was not checked in full.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct InputNote {
+    /// The input (a path).
+    pub input: String,
+    /// Why, in words.
+    pub reason: String,
+    /// Its expression cases that were extracted but not checked.
+    pub expr_cases_not_checked: usize,
+    /// Its CFI cases that were extracted but not checked.
+    pub cfi_cases_not_checked: usize,
+    /// Its compilation units that were not read at all (their cases are
+    /// unknown).
+    pub units_not_read: usize,
+}
+
+impl Summary {
+    /// Adds the counts and findings of `other` (a run over other cases,
+    /// such as another input file) to this summary, keeping at most
+    /// `keep_details` detailed findings in all (0 = all).
+    pub fn absorb(&mut self, other: Summary, keep_details: usize) {
+        fn add(into: &mut BTreeMap<String, usize>, from: BTreeMap<String, usize>) {
+            for (k, n) in from {
+                *into.entry(k).or_default() += n;
+            }
+        }
+        self.expr_cases += other.expr_cases;
+        self.cfi_cases += other.cfi_cases;
+        self.unwind_cases += other.unwind_cases;
+        self.unwind_steps += other.unwind_steps;
+        add(&mut self.unwind_ends, other.unwind_ends);
+        for (consumer, m) in other.verdicts {
+            let into = self.verdicts.entry(consumer).or_default();
+            for (v, n) in m {
+                *into.entry(v).or_default() += n;
+            }
+        }
+        self.expectations += other.expectations;
+        self.expectations_met_reference += other.expectations_met_reference;
+        self.expectations_met_fast += other.expectations_met_fast;
+        self.reference_rows += other.reference_rows;
+        add(&mut self.reference_kinds, other.reference_kinds);
+        add(&mut self.reference_rules, other.reference_rules);
+        add(&mut self.unspecified_rules, other.unspecified_rules);
+        for (consumer, m) in other.accepted_ill_formed {
+            add(self.accepted_ill_formed.entry(consumer).or_default(), m);
+        }
+        for (rule, ex) in other.rule_examples {
+            let into = self.rule_examples.entry(rule).or_default();
+            into.extend(ex.into_iter().take(3usize.saturating_sub(into.len())));
+        }
+        let room = if keep_details == 0 { usize::MAX } else { keep_details.saturating_sub(self.failures.len()) };
+        self.failures.extend(other.failures.into_iter().take(room));
+        self.failure_count += other.failure_count;
+        self.failed |= other.failed;
+        self.expr_cases_not_checked += other.expr_cases_not_checked;
+        self.cfi_cases_not_checked += other.cfi_cases_not_checked;
+        self.unreadable_inputs.extend(other.unreadable_inputs);
+        self.unfinished_inputs.extend(other.unfinished_inputs);
+    }
 }
 
 /// One case's judgements, before aggregation.
@@ -188,7 +263,23 @@ pub fn run(
     others: &[Box<dyn Consumer>],
     opts: &Options,
 ) -> Summary {
-    run_impl(cases, reference, fast, others, opts, false).0
+    run_impl(cases, reference, fast, others, opts, false, None).0
+}
+
+/// [`run`], but no case starts after `deadline`: the cases left are counted
+/// in [`Summary::expr_cases_not_checked`] and
+/// [`Summary::cfi_cases_not_checked`] and get no verdict. A case already
+/// started runs to its end (each is bounded by the evaluators' budgets and
+/// the third parties' time limits).
+pub fn run_until(
+    cases: &[Case],
+    reference: &dyn Consumer,
+    fast: &dyn Consumer,
+    others: &[Box<dyn Consumer>],
+    opts: &Options,
+    deadline: std::time::Instant,
+) -> Summary {
+    run_impl(cases, reference, fast, others, opts, false, Some(deadline)).0
 }
 
 /// [`run`], also returning one [`CaseRecord`] per case, in case order.
@@ -199,7 +290,7 @@ pub fn run_recorded(
     others: &[Box<dyn Consumer>],
     opts: &Options,
 ) -> (Summary, Vec<CaseRecord>) {
-    run_impl(cases, reference, fast, others, opts, true)
+    run_impl(cases, reference, fast, others, opts, true, None)
 }
 
 /// [`run`]; the per-case records only when `record` (large ELF runs do
@@ -211,14 +302,18 @@ fn run_impl(
     others: &[Box<dyn Consumer>],
     opts: &Options,
     record: bool,
+    deadline: Option<std::time::Instant>,
 ) -> (Summary, Vec<CaseRecord>) {
     for o in others {
         o.prepare(cases);
     }
-    let bar = progress_bar(cases.len() as u64, opts.progress);
-    let results: Vec<CaseResult> = cases
+    let bar = progress::cases(cases.len() as u64, opts.progress);
+    let results: Vec<Option<CaseResult>> = cases
         .par_iter()
         .map(|c| {
+            if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+                return None;
+            }
             let r = match c {
                 Case::Expr(e) => run_expr(e, fast, others, opts),
                 Case::Cfi(f) => run_cfi(f, reference, fast, others, opts),
@@ -226,7 +321,7 @@ fn run_impl(
             if let Some(b) = &bar {
                 b.inc(1);
             }
-            r
+            Some(r)
         })
         .collect();
     if let Some(b) = bar {
@@ -239,6 +334,13 @@ fn run_impl(
         s.verdicts.insert(n.clone(), BTreeMap::new());
     }
     for (case, r) in cases.iter().zip(&results) {
+        let Some(r) = r else {
+            match case {
+                Case::Expr(_) => s.expr_cases_not_checked += 1,
+                Case::Cfi(_) => s.cfi_cases_not_checked += 1,
+            }
+            continue;
+        };
         match case {
             Case::Expr(_) => s.expr_cases += 1,
             Case::Cfi(c) => {
@@ -295,8 +397,10 @@ fn run_impl(
     if !record {
         return (s, Vec::new());
     }
+    // Recorded runs have no deadline: every case has its result.
     let records = results
         .into_iter()
+        .flatten()
         .map(|r| CaseRecord {
             verdicts: r.verdicts.iter().map(|(_, v)| *v).collect(),
             expect: r.has_expect.then_some((r.ref_meets, r.fast_meets)),
@@ -305,18 +409,6 @@ fn run_impl(
         })
         .collect();
     (s, records)
-}
-
-fn progress_bar(len: u64, wanted: bool) -> Option<indicatif::ProgressBar> {
-    if !wanted || len < 10_000 {
-        return None;
-    }
-    let b = indicatif::ProgressBar::new(len);
-    b.set_style(
-        indicatif::ProgressStyle::with_template("{spinner} {pos}/{len} cases [{bar:40}] {per_sec} eta {eta}")
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-    );
-    Some(b)
 }
 
 /// What [`judge_all`] gives: the verdicts (fast first), the findings, and

@@ -2,7 +2,7 @@
 //! (`--junit FILE`).
 
 use super::compare::Verdict;
-use super::{Finding, Listed, Summary};
+use super::{Finding, InputNote, Listed, Summary};
 use crate::consumer::health::HealthReport;
 use dwarfcheck_core::outcome::{CfiOutcome, Failure};
 use std::fmt::Write as _;
@@ -170,7 +170,53 @@ pub fn text(title: &str, s: &Summary, show: usize) -> String {
     if s.failure_count > show.min(s.failures.len()) {
         let _ = writeln!(out, "\n  ... {} more (use --json for all)", s.failure_count - show.min(s.failures.len()));
     }
+    inputs_text(&mut out, s);
     out
+}
+
+/// One input that was not checked in full, as text.
+fn note_text(n: &InputNote) -> String {
+    let mut left = Vec::new();
+    if n.expr_cases_not_checked > 0 {
+        left.push(format!("{} expression cases", n.expr_cases_not_checked));
+    }
+    if n.cfi_cases_not_checked > 0 {
+        left.push(format!("{} CFI cases", n.cfi_cases_not_checked));
+    }
+    let mut what = if left.is_empty() { String::new() } else { format!("{} not checked", left.join(" and ")) };
+    if n.units_not_read > 0 {
+        let sep = if what.is_empty() { "" } else { "; " };
+        what = format!("{what}{sep}{} compilation units not read", n.units_not_read);
+    }
+    if what.is_empty() {
+        format!("{}: {}", n.input, n.reason)
+    } else {
+        format!("{}: {} ({what})", n.input, n.reason)
+    }
+}
+
+/// The end of the text summary: inputs checked in part, then inputs not
+/// checked at all.
+fn inputs_text(out: &mut String, s: &Summary) {
+    if s.expr_cases_not_checked + s.cfi_cases_not_checked > 0 {
+        let _ = writeln!(
+            out,
+            "\n  NOT CHECKED (time budget): {} expression cases, {} CFI cases",
+            s.expr_cases_not_checked, s.cfi_cases_not_checked
+        );
+    }
+    if !s.unfinished_inputs.is_empty() {
+        let _ = writeln!(out, "\n  inputs checked only in part ({}):", s.unfinished_inputs.len());
+        for n in &s.unfinished_inputs {
+            let _ = writeln!(out, "    {}", note_text(n));
+        }
+    }
+    if !s.unreadable_inputs.is_empty() {
+        let _ = writeln!(out, "\n  inputs not checked ({}):", s.unreadable_inputs.len());
+        for n in &s.unreadable_inputs {
+            let _ = writeln!(out, "    {}", note_text(n));
+        }
+    }
 }
 
 fn failure_text(out: &mut String, f: &Listed) {
@@ -277,6 +323,34 @@ pub fn junit(title: &str, s: &Summary) -> String {
         }
         let _ = writeln!(out, "  </testsuite>");
     }
+    inputs_junit(&mut out, s);
     out.push_str("</testsuites>\n");
     out
+}
+
+/// The suite `inputs` of the JUnit report, when some input was not checked
+/// in full: an unreadable input is an error, an input checked in part is
+/// skipped in part (its note says what was left).
+fn inputs_junit(out: &mut String, s: &Summary) {
+    if s.unreadable_inputs.is_empty() && s.unfinished_inputs.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "  <testsuite name=\"inputs\" tests=\"{}\" errors=\"{}\" skipped=\"{}\">",
+        s.unreadable_inputs.len() + s.unfinished_inputs.len(),
+        s.unreadable_inputs.len(),
+        s.unfinished_inputs.len()
+    );
+    for (notes, element) in [(&s.unreadable_inputs, "error"), (&s.unfinished_inputs, "skipped")] {
+        for n in notes {
+            let _ = writeln!(
+                out,
+                "    <testcase classname=\"inputs\" name=\"{}\"><{element} message=\"{}\"/></testcase>",
+                xml_escape(&n.input),
+                xml_escape(&note_text(n))
+            );
+        }
+    }
+    let _ = writeln!(out, "  </testsuite>");
 }
