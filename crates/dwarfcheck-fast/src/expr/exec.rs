@@ -118,7 +118,9 @@ impl Evaluation<'_> {
             Kind::Drop => {
                 self.need(s, 1)?;
                 self.touch(s, 0)?;
-                s.stack.pop();
+                if let Some(Entry::Location(Location::Composite { idx, .. })) = s.stack.pop() {
+                    s.release_newest(idx);
+                }
             }
             Kind::Over => {
                 self.need(s, 2)?;

@@ -366,6 +366,37 @@ impl Scratch {
         c.total_bits = c.total_bits.saturating_add(bits);
     }
 
+    /// Gives back composite `idx` and its parts after the entry naming it
+    /// was dropped, when nothing can still reach it: it is the newest
+    /// composite, its parts are the newest parts and consecutive (as
+    /// `DW_OP_LLVM_extend` and `DW_OP_LLVM_select_bit_piece` leave them, so
+    /// no part of another composite was made after them and none can
+    /// name it), and no stack entry names it. A loop that builds and drops
+    /// composites then reuses the same memory. The memory budget is not
+    /// refunded (rule `expr.budget.memory` counts what was created).
+    pub fn release_newest(&mut self, idx: u32) {
+        if idx as usize + 1 != self.composites.len() {
+            return;
+        }
+        let c = self.composites[idx as usize];
+        let consecutive = c.stride > 0 || c.first == c.last;
+        if c.first == NONE || !consecutive || c.last as usize + 1 != self.parts.len() {
+            return;
+        }
+        let names = |l: &Location| matches!(*l, Location::Composite { idx: j, .. } if j == idx);
+        let named = self.stack.iter().any(|e| match e {
+            Entry::Location(Location::Multi { start, len }) => {
+                self.multi[*start as usize..(*start + *len) as usize].iter().any(names)
+            }
+            Entry::Location(l) => names(l),
+            _ => false,
+        });
+        if !named {
+            self.parts.truncate(c.first as usize);
+            self.composites.pop();
+        }
+    }
+
     /// Composite nesting depth of a location (0: not a composite).
     pub(super) fn nesting(&self, l: &Location) -> u32 {
         match *l {
