@@ -181,7 +181,8 @@ fn hangs_and_crashes_are_contained() {
         let path = dir.join("fake");
         std::fs::write(&path, format!("#!/bin/sh\n{script}\n")).unwrap();
         std::process::Command::new("chmod").arg("+x").arg(&path).status().unwrap();
-        let d = Debugger::with_program(Kind::Gdb, path, Limits { per_case: Duration::from_secs(1), batch: 64 });
+        let d =
+            Debugger::with_program(Kind::Gdb, path, Limits { per_case: Duration::from_secs(1), ..Limits::default() });
         d.prepare(&cases);
         for c in &cases {
             let Case::Expr(e) = c else { continue };

@@ -32,6 +32,8 @@ pub struct MatrixArgs {
     /// Write nothing; exit 1 if FILE differs from what would be written.
     #[arg(long)]
     check: bool,
+    #[command(flatten)]
+    down: super::DownArgs,
 }
 
 /// Consumers left out, with why: `(name, reason)`.
@@ -39,7 +41,10 @@ type Skipped = Vec<(String, String)>;
 
 /// The third parties to run and those skipped. `Err`: an unknown name, or
 /// a tool named explicitly that is missing.
-fn consumers(wanted: Option<&[String]>) -> Result<(Vec<Box<dyn Consumer>>, Skipped), String> {
+fn consumers(
+    wanted: Option<&[String]>,
+    budgets: &by_name::Budgets,
+) -> Result<(Vec<Box<dyn Consumer>>, Skipped), String> {
     let explicit = wanted.is_some();
     let names: Vec<String> = match wanted {
         Some(w) => w.iter().filter(|n| n.as_str() != "none").cloned().collect(),
@@ -51,7 +56,7 @@ fn consumers(wanted: Option<&[String]>) -> Result<(Vec<Box<dyn Consumer>>, Skipp
         if !by_name::KNOWN.contains(&n.as_str()) {
             return Err(format!("unknown consumer `{n}`; expected {} or none", by_name::KNOWN.join(", ")));
         }
-        match by_name::consumer(&n, &by_name::Budgets::default()) {
+        match by_name::consumer(&n, budgets) {
             Ok(c) => out.push(c),
             Err(e) if explicit => return Err(e.to_string()),
             Err(e) => skipped.push((n, e.to_string())),
@@ -78,12 +83,13 @@ fn shown(path: &Path) -> String {
 
 pub fn matrix(args: &MatrixArgs) -> ExitCode {
     let start = std::time::Instant::now();
-    let (mut others, skipped) = match consumers(args.consumers.as_deref()) {
+    let budgets = by_name::Budgets { down_after: args.down.consumer_down_after, ..by_name::Budgets::default() };
+    let (mut others, skipped) = match consumers(args.consumers.as_deref(), &budgets) {
         Ok(c) => c,
         Err(e) => return input_error(e),
     };
     for spec in &args.consumer {
-        match by_name::protocol(spec, &by_name::Budgets::default(), &others) {
+        match by_name::protocol(spec, &budgets, &others) {
             Ok(p) => others.push(p),
             Err(e) => return input_error(e.to_string()),
         }
@@ -108,6 +114,9 @@ pub fn matrix(args: &MatrixArgs) -> ExitCode {
     }
     for spec in &args.consumer {
         command.push_str(&format!(" --consumer '{spec}'"));
+    }
+    if args.down.consumer_down_after != dwarfcheck::consumer::health::DEFAULT_DOWN_AFTER {
+        command.push_str(&format!(" --consumer-down-after {}", args.down.consumer_down_after));
     }
     let link_dir = out.parent().map(|p| if p.as_os_str().is_empty() { PathBuf::from(".") } else { p.to_path_buf() });
     let text = matrix::render::markdown(&m, &RenderOptions { command, sources, link_dir });

@@ -52,6 +52,16 @@ enum Command {
         /// of their range (0: none).
         #[arg(long, default_value_t = dwarfcheck::elf::DEFAULT_UNWIND_SAMPLES)]
         unwind_samples: usize,
+        /// Exit 2 when any input cannot be read. Without it, unreadable
+        /// inputs are listed at the end of the report and the run goes on
+        /// with the others (exit 2 only when none can be read).
+        #[arg(long)]
+        strict_inputs: bool,
+        /// Time budget in seconds of each input file, extraction and
+        /// checking together: when it runs out, the file's remaining work
+        /// is left and the report says how many cases were not checked.
+        #[arg(long, value_name = "SECS", default_value_t = 120.0, value_parser = parse_seconds)]
+        time_budget: f64,
         #[command(flatten)]
         report: ReportArgs,
     },
@@ -110,6 +120,8 @@ struct ReportArgs {
     /// Time budget in seconds of one protocol request (`--consumer`).
     #[arg(long, value_name = "SECS", default_value_t = 10)]
     protocol_timeout: u64,
+    #[command(flatten)]
+    down: DownArgs,
     /// How many findings to print in full.
     #[arg(long, default_value_t = 10)]
     show: usize,
@@ -127,6 +139,17 @@ struct ReportArgs {
     tool_output: u64,
 }
 
+/// When a consumer that runs other programs is given up on.
+#[derive(Args)]
+pub(crate) struct DownArgs {
+    /// Declare a protocol consumer (`--consumer`) or a debugger (gdb, lldb)
+    /// down after N consecutive faults (no reply in time, a crash, a broken
+    /// protocol; for a debugger, no answer in time or no start): its
+    /// remaining cases are `consumer-down`, not asked. 0: never.
+    #[arg(long, value_name = "N", default_value_t = dwarfcheck::consumer::health::DEFAULT_DOWN_AFTER)]
+    pub(crate) consumer_down_after: u32,
+}
+
 impl ReportArgs {
     /// The limits of external tools and debuggers the options set.
     fn budgets(&self) -> by_name::Budgets {
@@ -140,6 +163,7 @@ impl ReportArgs {
                 time: std::time::Duration::from_secs(self.protocol_timeout),
                 ..dwarfcheck::consumer::protocol::default_budget()
             },
+            down_after: self.down.consumer_down_after,
         }
     }
 
@@ -202,8 +226,9 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Run { paths, report } => run::run(paths, &report),
-        Command::Elf { files, seed, vendor, unwind_samples, report } => {
-            elf::elf(files, seed, vendor, unwind_samples, &report)
+        Command::Elf { files, seed, vendor, unwind_samples, strict_inputs, time_budget, report } => {
+            let time_budget = std::time::Duration::from_secs_f64(time_budget);
+            elf::elf(elf::ElfArgs { files, seed, vendor, unwind_samples, strict_inputs, time_budget }, &report)
         }
         Command::Eval(args) => eval::eval(&args),
         Command::Minimize(args) => fuzz::minimize(&args),
@@ -215,6 +240,14 @@ pub fn main() -> ExitCode {
     }
 }
 
+/// A number of seconds: finite, not negative, at most a year.
+fn parse_seconds(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && (0.0..=365.0 * 86400.0).contains(&v) => Ok(v),
+        _ => Err(format!("`{s}` is not a number of seconds between 0 and one year")),
+    }
+}
+
 /// Prints an input/usage error and returns exit status 2.
 fn input_error(msg: impl std::fmt::Display) -> ExitCode {
     eprintln!("dwarfcheck: {msg}");
@@ -222,25 +255,55 @@ fn input_error(msg: impl std::fmt::Display) -> ExitCode {
 }
 
 /// Loads every case under `paths` (default: the bundled suite), printing
-/// every file error; `Err` carries the exit status.
+/// every file error; `Err` carries the exit status. Shows a progress bar
+/// for large inputs on a terminal ([`load_cases_showing`]).
 fn load_cases(paths: Vec<PathBuf>) -> Result<Vec<dwarfcheck::case::Case>, ExitCode> {
+    load_cases_showing(paths, true)
+}
+
+/// Case files holding more than this many bytes (about 2,000 small cases)
+/// get a loading progress bar.
+const PROGRESS_MIN_BYTES: u64 = 256 << 10;
+
+/// [`load_cases`]; with `progress`, a bar on stderr (only when it is a
+/// terminal) counts the bytes of the files loaded so far when there are
+/// more than [`PROGRESS_MIN_BYTES`].
+fn load_cases_showing(paths: Vec<PathBuf>, progress: bool) -> Result<Vec<dwarfcheck::case::Case>, ExitCode> {
     let paths = if paths.is_empty() { default_case_paths() } else { paths };
     let files = dwarfcheck::case::yaml::find_case_files(&paths).map_err(input_error)?;
     if files.is_empty() {
         return Err(input_error("no case files found"));
     }
+    let sizes: Vec<u64> = files.iter().map(|f| std::fs::metadata(f).map(|m| m.len()).unwrap_or(0)).collect();
+    let total: u64 = sizes.iter().sum();
+    let bar = dwarfcheck::runner::progress::on_terminal(
+        total,
+        "{spinner} loading case files {bytes}/{total_bytes} [{bar:40}] {wide_msg}",
+        progress && total > PROGRESS_MIN_BYTES,
+    );
     let mut cases = Vec::new();
     let mut bad = false;
-    for f in files {
-        match dwarfcheck::case::yaml::load_file(&f) {
+    for (f, size) in files.iter().zip(sizes) {
+        if let Some(b) = &bar {
+            b.set_message(f.display().to_string());
+        }
+        match dwarfcheck::case::yaml::load_file(f) {
             Ok(c) => cases.extend(c),
             Err(errs) => {
                 bad = true;
-                for e in errs {
-                    eprintln!("{e}");
+                if let Some(b) = &bar {
+                    b.suspend(|| errs.iter().for_each(|e| eprintln!("{e}")));
+                } else {
+                    errs.iter().for_each(|e| eprintln!("{e}"));
                 }
             }
         }
+        if let Some(b) = &bar {
+            b.inc(size);
+        }
+    }
+    if let Some(b) = bar {
+        b.finish_and_clear();
     }
     if bad {
         return Err(ExitCode::from(2));

@@ -1,6 +1,6 @@
 //! `dwarfcheck run`: the YAML conformance suite.
 
-use super::{load_cases, ReportArgs};
+use super::{load_cases_showing, ReportArgs};
 use dwarfcheck::consumer::builtin::{Fast, Reference};
 use dwarfcheck::runner::{self, Options};
 use std::path::PathBuf;
@@ -12,7 +12,7 @@ pub fn run(paths: Vec<PathBuf>, args: &ReportArgs) -> ExitCode {
     if paths.is_empty() && !replay_regressions() {
         return ExitCode::from(1);
     }
-    let cases = match load_cases(paths) {
+    let cases = match load_cases_showing(paths, !args.json) {
         Ok(c) => c,
         Err(code) => return code,
     };
@@ -20,7 +20,7 @@ pub fn run(paths: Vec<PathBuf>, args: &ReportArgs) -> ExitCode {
         Ok(o) => o,
         Err(e) => return super::input_error(e),
     };
-    let opts = Options { gates: args.gate.clone(), progress: true, keep_details: 0 };
+    let opts = Options { gates: args.gate.clone(), progress: !args.json, keep_details: 0 };
     let summary = runner::run(&cases, &Reference, &Fast, &others, &opts);
     args.finish("dwarfcheck run", &summary)
 }

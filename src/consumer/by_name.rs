@@ -18,12 +18,20 @@ pub struct Budgets {
     pub debugger: Limits,
     /// One request to a process-protocol consumer.
     pub protocol: RunBudget,
+    /// Faults in a row after which a protocol consumer or a debugger is
+    /// declared down and asked nothing more (0: never).
+    pub down_after: u32,
 }
 
 impl Default for Budgets {
     /// Each consumer's own defaults.
     fn default() -> Self {
-        Budgets { tool: RunBudget::default(), debugger: Limits::default(), protocol: super::protocol::default_budget() }
+        Budgets {
+            tool: RunBudget::default(),
+            debugger: Limits::default(),
+            protocol: super::protocol::default_budget(),
+            down_after: super::health::DEFAULT_DOWN_AFTER,
+        }
     }
 }
 
@@ -36,8 +44,8 @@ pub fn consumer(name: &str, budgets: &Budgets) -> Result<Box<dyn Consumer>, Cons
         "gimli" => Box::new(Gimli),
         "llvm-dwarfdump" => Box::new(External::new(Tool::LlvmDwarfdump, budgets.tool)?),
         "readelf" => Box::new(External::new(Tool::Readelf, budgets.tool)?),
-        "gdb" => Box::new(Debugger::new(Kind::Gdb, budgets.debugger)?),
-        "lldb" => Box::new(Debugger::new(Kind::Lldb, budgets.debugger)?),
+        "gdb" => Box::new(Debugger::new(Kind::Gdb, budgets.debugger)?.down_after(budgets.down_after)),
+        "lldb" => Box::new(Debugger::new(Kind::Lldb, budgets.debugger)?.down_after(budgets.down_after)),
         other => return Err(ConsumerError::Unknown { name: other.to_string() }),
     })
 }
@@ -53,7 +61,7 @@ pub fn protocol(
     budgets: &Budgets,
     others: &[Box<dyn Consumer>],
 ) -> Result<Box<dyn Consumer>, ConsumerError> {
-    let p = super::protocol::Protocol::from_spec(spec, budgets.protocol)?;
+    let p = super::protocol::Protocol::from_spec(spec, budgets.protocol)?.down_after(budgets.down_after);
     if others.iter().any(|c| c.name() == p.name()) {
         return Err(ConsumerError::Duplicate { spec: spec.to_string(), name: p.name().to_string() });
     }

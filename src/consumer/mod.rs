@@ -53,6 +53,24 @@ pub trait Consumer: Send + Sync {
     fn evaluate(&self, case: &ExprCase) -> Outcome;
     /// Builds the row table of one FDE.
     fn frame_table(&self, case: &CfiCase) -> CfiOutcome;
+    /// [`Consumer::evaluate`], unless this consumer has been declared down
+    /// (too many faults in a row, [`health`]): then `None`, without asking
+    /// it; the runner's verdict is `consumer-down`. The default always
+    /// asks.
+    fn try_evaluate(&self, case: &ExprCase) -> Option<Outcome> {
+        Some(self.evaluate(case))
+    }
+    /// [`Consumer::frame_table`] as [`Consumer::try_evaluate`] is
+    /// [`Consumer::evaluate`].
+    fn try_frame_table(&self, case: &CfiCase) -> Option<CfiOutcome> {
+        Some(self.frame_table(case))
+    }
+    /// For a consumer that runs other programs: its faults, whether and
+    /// why it was declared down, and what it wrote to stderr. `None` (the
+    /// default): not tracked.
+    fn health(&self) -> Option<health::HealthReport> {
+        None
+    }
     /// What this consumer can show of the reference's `table` for `case`,
     /// when that is less than the whole normal form (readelf prints no
     /// expression bodies, ...): the runner compares the consumer's table
@@ -113,10 +131,13 @@ pub(crate) fn fde_cie(
 
 pub mod builtin;
 pub mod by_name;
+pub mod contain;
 pub mod debugger;
 mod error;
 pub mod external;
 pub mod gimli;
+pub mod health;
 pub mod protocol;
+pub mod stderr;
 
 pub use error::ConsumerError;

@@ -2,14 +2,14 @@
 //! `DW_AT_frame_base`, as exprloc or as location list, becomes an
 //! [`ExprCase`] with a deterministic synthetic [`Context`].
 
-use super::{section_data, ElfError, Extracted, Options};
+use super::split::R;
+use super::{Extracted, Options};
 use crate::case::ExprCase;
 use dwarfcheck_core::context::{CompUnit, Context, ResultKind};
 use dwarfcheck_core::encoding::Format;
 use dwarfcheck_core::outcome::BaseType;
 use dwarfcheck_core::target::{Endian, Target};
 use gimli::{AttributeValue, EndianSlice, Operation, RunTimeEndian};
-use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -41,82 +41,50 @@ pub fn synthetic_caller() -> dwarfcheck_core::context::CallerFrame {
     }
 }
 
-type R<'a> = EndianSlice<'a, RunTimeEndian>;
-
-/// Extracts the expression cases of `file` into `out`.
-///
-/// Errors only if a DWARF section cannot be read or decompressed; a unit
-/// that fails to parse adds a warning and is skipped from that point on.
-pub(super) fn extract_exprs(
-    file: &object::File<'_>,
-    origin: &str,
-    target: &Arc<Target>,
-    opts: &Options,
-    out: &mut Extracted,
-) -> Result<(), ElfError> {
-    let mut load_err = None;
-    // The loader never fails: a section that cannot be read is kept in
-    // `load_err` and reported once all are loaded.
-    let loaded = gimli::DwarfSections::load(|id| -> Result<Cow<'_, [u8]>, std::convert::Infallible> {
-        match section_data(file, origin, id.name()) {
-            Ok(d) => Ok(d.unwrap_or(Cow::Borrowed(&[]))),
-            Err(e) => {
-                load_err.get_or_insert(e);
-                Ok(Cow::Borrowed(&[]))
-            }
-        }
-    });
-    if let Some(e) = load_err {
-        return Err(e);
-    }
-    let Ok(sections) = loaded;
-    let endian = if target.endian == Endian::Big { RunTimeEndian::Big } else { RunTimeEndian::Little };
-    let dwarf = sections.borrow(|s| EndianSlice::new(s, endian));
-    let debug_addr: Arc<[u8]> = Arc::from(gimli::Section::reader(&dwarf.debug_addr).slice());
-    let mut x = Extractor {
-        origin,
-        target,
-        seed: opts.seed,
-        vendor_forced: opts.vendor.is_some(),
-        caller: Arc::new(synthetic_caller()),
-        debug_addr,
-        out,
-    };
-    let mut headers = dwarf.units();
-    loop {
-        let header = match headers.next() {
-            Ok(Some(h)) => h,
-            Ok(None) => break,
-            Err(e) => {
-                x.out.warnings.push(format!("{origin}: .debug_info unit headers: {e}; rest of the section skipped"));
-                break;
-            }
-        };
-        let unit_off = header.offset().0 as u64;
-        match dwarf.unit(header) {
-            Ok(unit) => {
-                x.out.counts.units += 1;
-                if let Err(e) = x.unit(&dwarf, &unit, unit_off) {
-                    x.out.warnings.push(format!("{origin}: unit at {unit_off:#x}: {e}; rest of the unit skipped"));
-                }
-            }
-            Err(e) => x.out.warnings.push(format!("{origin}: unit at {unit_off:#x}: {e}; unit skipped")),
-        }
-    }
-    Ok(())
-}
-
-/// File-wide state while walking the units.
-struct Extractor<'o> {
-    origin: &'o str,
+/// File-wide state while walking the units of one file (and the split
+/// units its skeletons lead to).
+pub(super) struct Extractor<'o> {
+    /// Names the file (and the `.dwo` or package of a split unit) in case
+    /// origins and warnings.
+    pub(super) origin: String,
     target: &'o Arc<Target>,
     seed: u64,
     /// `Options::vendor` was given: units' augmentations do not apply.
     vendor_forced: bool,
     /// The calling frame of every context ([`synthetic_caller`]).
     caller: Arc<dwarfcheck_core::context::CallerFrame>,
-    debug_addr: Arc<[u8]>,
-    out: &'o mut Extracted,
+    /// `.debug_addr` of the file that holds the addresses: this one, or
+    /// for a split unit its skeleton's file.
+    pub(super) debug_addr: Arc<[u8]>,
+    /// The units walked are split units without their skeleton: addresses
+    /// given by index cannot be resolved, so location lists are read raw
+    /// and their cases have no pc.
+    pub(super) lone: bool,
+    /// Where the cases and counts go.
+    pub(super) out: &'o mut Extracted,
+}
+
+impl<'o> Extractor<'o> {
+    /// An extractor for the file `origin` whose addresses are in
+    /// `debug_addr`.
+    pub(super) fn new(
+        origin: &str,
+        target: &'o Arc<Target>,
+        opts: &Options,
+        debug_addr: Arc<[u8]>,
+        out: &'o mut Extracted,
+    ) -> Self {
+        Extractor {
+            origin: origin.to_string(),
+            target,
+            seed: opts.seed,
+            vendor_forced: opts.vendor.is_some(),
+            caller: Arc::new(synthetic_caller()),
+            debug_addr,
+            lone: false,
+            out,
+        }
+    }
 }
 
 /// Per-unit state: the unit's facts and a cache of shared contexts.
@@ -166,7 +134,12 @@ impl Attr {
 
 impl Extractor<'_> {
     /// Walks one unit: collects its base types, then every location.
-    fn unit(&mut self, dwarf: &gimli::Dwarf<R<'_>>, unit: &gimli::Unit<R<'_>>, unit_off: u64) -> gimli::Result<()> {
+    pub(super) fn unit(
+        &mut self,
+        dwarf: &gimli::Dwarf<R<'_>>,
+        unit: &gimli::Unit<R<'_>>,
+        unit_off: u64,
+    ) -> gimli::Result<()> {
         let encoding = unit.encoding();
         let mut st = UnitState {
             encoding,
@@ -279,21 +252,78 @@ impl Extractor<'_> {
             self.push(st, name, origin, bytes.clone(), pc, frame_base);
             return Ok(Some(bytes));
         }
+        if self.lone {
+            return self.raw_list(dwarf, unit, st, value, attr, die_off, frame_base);
+        }
         let Some(mut list) = dwarf.attr_locations(unit, value)? else { return Ok(None) };
         let mut i = 0usize;
         while let Some(entry) = list.next()? {
-            let bytes: Arc<[u8]> = Arc::from(entry.data.0.slice());
-            self.out.counts.loclist_entries += 1;
-            if matches!(attr, Attr::FrameBase) {
-                self.out.counts.frame_bases += 1;
-            }
             let (b, e) = (entry.range.begin, entry.range.end);
-            let name = format!("die{die_off:#x}.{}.{i}", attr.short());
-            let origin = format!("{}: DIE {die_off:#x} {} entry {i} [{b:#x}, {e:#x})", self.origin, attr.name());
-            self.push(st, name, origin, bytes, Some(b), frame_base.clone());
+            let range = format!("[{b:#x}, {e:#x})");
+            self.list_entry(st, attr, die_off, i, &range, entry.data.0.slice(), Some(b), frame_base.clone());
             i += 1;
         }
         Ok(None)
+    }
+
+    /// The entries of a location list of a split unit read without its
+    /// skeleton: addresses by index cannot be resolved, so every entry
+    /// with an expression is a case without a pc (its range shown as
+    /// written).
+    #[allow(clippy::too_many_arguments)]
+    fn raw_list(
+        &mut self,
+        dwarf: &gimli::Dwarf<R<'_>>,
+        unit: &gimli::Unit<R<'_>>,
+        st: &mut UnitState,
+        value: AttributeValue<R<'_>>,
+        attr: Attr,
+        die_off: u64,
+        frame_base: Option<Arc<[u8]>>,
+    ) -> gimli::Result<Option<Arc<[u8]>>> {
+        use gimli::RawLocListEntry as E;
+        let Some(offset) = dwarf.attr_locations_offset(unit, value)? else { return Ok(None) };
+        let mut list = dwarf.raw_locations(unit, offset)?;
+        let mut i = 0usize;
+        while let Some(entry) = list.next()? {
+            let (range, data) = match entry {
+                E::StartxLength { begin, length, data } => {
+                    (format!("address index {:#x}, length {length:#x}", begin.0), data)
+                }
+                E::StartxEndx { begin, end, data } => (format!("address indices {:#x} to {:#x}", begin.0, end.0), data),
+                E::AddressOrOffsetPair { begin, end, data }
+                | E::OffsetPair { begin, end, data }
+                | E::StartEnd { begin, end, data } => (format!("[{begin:#x}, {end:#x}) as written"), data),
+                E::StartLength { begin, length, data } => (format!("{begin:#x} length {length:#x} as written"), data),
+                E::DefaultLocation { data } => ("default location".to_string(), data),
+                E::BaseAddress { .. } | E::BaseAddressx { .. } => continue,
+            };
+            self.list_entry(st, attr, die_off, i, &range, data.0.slice(), None, frame_base.clone());
+            i += 1;
+        }
+        Ok(None)
+    }
+
+    /// Adds entry `i` of a location list as a case.
+    #[allow(clippy::too_many_arguments)]
+    fn list_entry(
+        &mut self,
+        st: &mut UnitState,
+        attr: Attr,
+        die_off: u64,
+        i: usize,
+        range: &str,
+        expr: &[u8],
+        pc: Option<u64>,
+        frame_base: Option<Arc<[u8]>>,
+    ) {
+        self.out.counts.loclist_entries += 1;
+        if matches!(attr, Attr::FrameBase) {
+            self.out.counts.frame_bases += 1;
+        }
+        let name = format!("die{die_off:#x}.{}.{i}", attr.short());
+        let origin = format!("{}: DIE {die_off:#x} {} entry {i} {range}", self.origin, attr.name());
+        self.push(st, name, origin, Arc::from(expr), pc, frame_base);
     }
 
     /// Adds one case, sharing its context with earlier cases of the unit

@@ -11,9 +11,15 @@
 //!   see [`dwarf`];
 //! - one [`CfiCase`] per FDE of `.eh_frame` and `.debug_frame`, see
 //!   [`frames`].
+//!
+//! Which units are read (ordinary units; split units of a `.dwo` or `.dwp`
+//! input; the split unit of each skeleton unit, from a `.dwp` or `.dwo`
+//! beside) is decided by `walk`, with the help of `split`.
 
 pub mod dwarf;
 pub mod frames;
+mod split;
+mod walk;
 
 use crate::case::{CfiCase, ExprCase};
 use dwarfcheck_core::target::{presets, Target};
@@ -39,6 +45,10 @@ pub struct Options {
     /// unwinding from a synthetic machine state in the middle of their
     /// range (`CfiCase::unwind`; 0: none).
     pub unwind_samples: usize,
+    /// When extraction must stop: units and frame sections not reached by
+    /// then are left out and counted in [`Extracted::unfinished`] (`None`:
+    /// no deadline).
+    pub deadline: Option<std::time::Instant>,
 }
 
 /// The default of [`Options::unwind_samples`].
@@ -52,6 +62,7 @@ impl Default for Options {
             seed: DEFAULT_SEED,
             vendor: None,
             unwind_samples: DEFAULT_UNWIND_SAMPLES,
+            deadline: None,
         }
     }
 }
@@ -79,6 +90,13 @@ pub struct Counts {
     pub debug_frame_fdes: usize,
     /// FDEs that also get virtual unwinding ([`Options::unwind_samples`]).
     pub unwind_fdes: usize,
+    /// Of the units read, the split units (`DW_UT_split_compile`, or GNU
+    /// DWARF 4 units of a `.dwo`): from a `.dwo` file or `.dwp` package
+    /// given as input, or found for a skeleton unit.
+    pub split_units: usize,
+    /// Skeleton units whose split unit was found in no `.dwo` file or
+    /// `.dwp` package: their locations are not checked.
+    pub skeletons_without_split: usize,
 }
 
 impl std::ops::AddAssign for Counts {
@@ -91,6 +109,8 @@ impl std::ops::AddAssign for Counts {
         self.eh_frame_fdes += o.eh_frame_fdes;
         self.debug_frame_fdes += o.debug_frame_fdes;
         self.unwind_fdes += o.unwind_fdes;
+        self.split_units += o.split_units;
+        self.skeletons_without_split += o.skeletons_without_split;
     }
 }
 
@@ -117,6 +137,33 @@ pub struct Extracted {
     /// Problems that stopped part of the extraction (a bad unit, a bad
     /// frame entry) without making the whole file unusable.
     pub warnings: Vec<String>,
+    /// What was left out because [`Options::deadline`] passed; `None` when
+    /// everything was extracted.
+    pub unfinished: Option<Unfinished>,
+}
+
+/// What extraction left out when its deadline passed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Unfinished {
+    /// Compilation units whose DIEs were not read (their headers were
+    /// counted).
+    pub units_not_read: usize,
+    /// Frame sections (`.eh_frame`, `.debug_frame`) not read.
+    pub frame_sections_not_read: usize,
+}
+
+impl Options {
+    /// Whether [`Options::deadline`] has passed.
+    pub fn past_deadline(&self) -> bool {
+        self.deadline.is_some_and(|d| std::time::Instant::now() >= d)
+    }
+}
+
+impl Extracted {
+    /// The record of what was left out, created on first use.
+    fn unfinished_mut(&mut self) -> &mut Unfinished {
+        self.unfinished.get_or_insert_with(Unfinished::default)
+    }
 }
 
 /// Reads the ELF file at `path` and extracts its cases.
@@ -127,14 +174,30 @@ pub struct Extracted {
 /// Malformed DWARF inside a unit or a frame section is reported in
 /// [`Extracted::warnings`] and skips the rest of that unit or section.
 /// Never panics.
+///
+/// Split DWARF: a `.dwo` file or a `.dwp` package is read as such (its
+/// split units without addresses: see [`Counts::split_units`]); for each
+/// skeleton unit of an executable or object, its split unit is read from
+/// `<path>.dwp` if that package holds it, else from the `.dwo` file its
+/// `DW_AT_dwo_name` names (absolute, under its `DW_AT_comp_dir`, or beside
+/// `path`), with the skeleton's `.debug_addr` and `DW_AT_addr_base`.
+/// Skeletons whose split unit is found nowhere are counted in
+/// [`Counts::skeletons_without_split`], each with a warning.
 pub fn extract(path: &Path, opts: &Options) -> Result<Extracted, ElfError> {
-    let data = std::fs::read(path).map_err(|source| ElfError::Read { path: path.display().to_string(), source })?;
-    extract_bytes(&data, &path.display().to_string(), opts)
+    let data = std::fs::read(path).map_err(|source| ElfError::Read { origin: path.display().to_string(), source })?;
+    extract_at(&data, &path.display().to_string(), Some(path), opts)
 }
 
 /// [`extract`] on the bytes of an ELF file; `origin` names the file in case
-/// origins and errors.
+/// origins and errors. `.dwo` files are looked for only by their absolute
+/// path or under their `DW_AT_comp_dir`, and no package is read.
 pub fn extract_bytes(data: &[u8], origin: &str, opts: &Options) -> Result<Extracted, ElfError> {
+    extract_at(data, origin, None, opts)
+}
+
+/// [`extract_bytes`]; `.dwo` files and a `.dwp` package are also looked
+/// for beside `input`.
+fn extract_at(data: &[u8], origin: &str, input: Option<&Path>, opts: &Options) -> Result<Extracted, ElfError> {
     let file =
         object::File::parse(data).map_err(|e| ElfError::Parse { origin: origin.to_string(), detail: e.to_string() })?;
     if file.format() != object::BinaryFormat::Elf {
@@ -148,7 +211,7 @@ pub fn extract_bytes(data: &[u8], origin: &str, opts: &Options) -> Result<Extrac
     let target = Arc::new(target);
     let mut out = Extracted::default();
     if opts.expressions {
-        dwarf::extract_exprs(&file, origin, &target, opts, &mut out)?;
+        walk::extract_exprs(&file, origin, input, &target, opts, &mut out)?;
     }
     if opts.frames {
         frames::extract_fdes(&file, origin, &target, opts, &mut out)?;
@@ -161,10 +224,10 @@ pub fn extract_bytes(data: &[u8], origin: &str, opts: &Options) -> Result<Extrac
 #[derive(Debug, thiserror::Error)]
 pub enum ElfError {
     /// The file cannot be read.
-    #[error("cannot read {path}: {source}")]
+    #[error("{origin}: cannot read: {source}")]
     Read {
         /// The file.
-        path: String,
+        origin: String,
         /// The operating system's error.
         source: std::io::Error,
     },
@@ -200,6 +263,29 @@ pub enum ElfError {
         /// `object`'s error.
         detail: String,
     },
+}
+
+impl ElfError {
+    /// The file the error is about.
+    pub fn origin(&self) -> &str {
+        match self {
+            ElfError::Read { origin, .. }
+            | ElfError::Parse { origin, .. }
+            | ElfError::NotElf { origin }
+            | ElfError::Machine { origin, .. }
+            | ElfError::Section { origin, .. } => origin,
+        }
+    }
+
+    /// What went wrong, without the file's name (every message reads
+    /// `origin: reason`).
+    pub fn reason(&self) -> String {
+        let full = self.to_string();
+        match full.strip_prefix(self.origin()).and_then(|r| r.strip_prefix(": ")) {
+            Some(r) => r.to_string(),
+            None => full,
+        }
+    }
 }
 
 /// The ELF header's `e_machine`, read from the raw bytes (offset 18, two

@@ -97,7 +97,9 @@ fn same_as_fast(case: &ExprCase, r: &Outcome) -> Result<(), Violation> {
 /// gimli's verdict on `case` under the comparison policy (docs/architecture.md §8,
 /// `runner::compare::judge`), when the case is DWARF 5 + GNU input; `None`
 /// outside gimli's edition. With it: the known class of a disagreement
-/// (`consumer::gimli::classes`), and the two outcomes as text.
+/// (`consumer::gimli::classes`), and the two outcomes as text. A fault
+/// (gimli gave no answer: a caught panic) is given as a disagreement, so
+/// that it needs a known class as well.
 pub fn gimli_verdict(case: &ExprCase) -> Option<(Verdict, Option<&'static str>, String)> {
     if !gimli_judges(case) {
         return None;
@@ -116,6 +118,7 @@ fn gimli_judges(case: &ExprCase) -> bool {
 fn judge_gimli(case: &ExprCase, r: &Outcome, relied: &[RuleId]) -> (Verdict, Option<&'static str>, String) {
     let g = crate::consumer::gimli::Gimli.evaluate(case);
     let v = judge(r, &g, !relied.is_empty());
+    let v = if v == Verdict::Fault { Verdict::Disagree } else { v };
     let class = (v == Verdict::Disagree).then(|| crate::consumer::gimli::classes::known_class(case, r, &g)).flatten();
     (v, class, format!("reference {r} / gimli {g} on {:02x?}", &case.expr[..]))
 }

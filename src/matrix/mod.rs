@@ -21,16 +21,20 @@
 //! `label n` when all do):
 //!
 //! 1. `fail`: some case disagrees;
-//! 2. `accepted-ill-formed`: some case the reference calls ill-formed got
+//! 2. `fault`: the consumer gave no answer to some case (it crashed, hung
+//!    or broke its protocol);
+//! 3. `accepted-ill-formed`: some case the reference calls ill-formed got
 //!    an answer (recorded, not a failure: docs/architecture.md §8);
-//! 3. `pass`: some case agrees, or is ill-formed and also rejected by the
+//! 4. `pass`: some case agrees, or is ill-formed and also rejected by the
 //!    consumer (`ill-formed:diagnosed` counts as a pass);
-//! 4. `unspecified`: some case's answer rests on an `unspecified` rule;
-//! 5. `unsupported`: the consumer said it does not implement something;
-//! 6. `out-of-edition`: every case is outside the consumer's editions;
-//! 7. `ref-budget`: the reference ran out of a budget;
-//! 8. `no oracle` (reference only): no case has an `expect`;
-//! 9. `n/a`: the consumer does no case of the rule.
+//! 5. `unspecified`: some case's answer rests on an `unspecified` rule;
+//! 6. `unsupported`: the consumer said it does not implement something;
+//! 7. `consumer-down`: some case was not asked, the consumer having been
+//!    declared down after too many faults in a row;
+//! 8. `out-of-edition`: every case is outside the consumer's editions;
+//! 9. `ref-budget`: the reference ran out of a budget;
+//! 10. `no oracle` (reference only): no case has an `expect`;
+//! 11. `n/a`: the consumer does no case of the rule.
 //!
 //! So a cell hides nothing worse than what it shows: a `pass 10/12` cell
 //! has no fail and no accepted ill-formed case, only 2 of the lower labels
@@ -42,7 +46,7 @@ pub mod reports;
 use crate::case::Case;
 use crate::consumer::{Answer, Consumer, FailureClass, Support};
 use crate::runner::compare::Verdict;
-use crate::runner::{self, CaseRecord, Options};
+use crate::runner::{self, Answered, CaseRecord, Options};
 use dwarfcheck_core::outcome::{CfiOutcome, Outcome};
 use std::collections::BTreeMap;
 
@@ -62,6 +66,8 @@ pub enum Mark {
 pub enum Label {
     /// Some case disagrees.
     Fail,
+    /// Some case got no answer (a consumer fault).
+    Fault,
     /// Some ill-formed case got an answer.
     AcceptedIllFormed,
     /// Agreements (and ill-formed input diagnosed).
@@ -70,6 +76,8 @@ pub enum Label {
     Unspecified,
     /// The consumer does not implement something used.
     Unsupported,
+    /// Not asked: the consumer had been declared down.
+    ConsumerDown,
     /// Input outside the consumer's editions.
     OutOfEdition,
     /// The reference ran out of a budget.
@@ -82,12 +90,14 @@ pub enum Label {
 
 impl Label {
     /// Every label, in priority order.
-    pub const ALL: [Label; 9] = [
+    pub const ALL: [Label; 11] = [
         Label::Fail,
+        Label::Fault,
         Label::AcceptedIllFormed,
         Label::Pass,
         Label::Unspecified,
         Label::Unsupported,
+        Label::ConsumerDown,
         Label::OutOfEdition,
         Label::RefBudget,
         Label::NoOracle,
@@ -98,10 +108,12 @@ impl Label {
     pub fn text(self) -> &'static str {
         match self {
             Label::Fail => "fail",
+            Label::Fault => "fault",
             Label::AcceptedIllFormed => "accepted-ill-formed",
             Label::Pass => "pass",
             Label::Unspecified => "unspecified",
             Label::Unsupported => "unsupported",
+            Label::ConsumerDown => "consumer-down",
             Label::OutOfEdition => "out-of-edition",
             Label::RefBudget => "ref-budget",
             Label::NoOracle => "no oracle",
@@ -116,6 +128,8 @@ impl Label {
             Mark::NoOracle => Label::NoOracle,
             Mark::Verdict(v) => match v {
                 Verdict::Disagree => Label::Fail,
+                Verdict::Fault => Label::Fault,
+                Verdict::ConsumerDown => Label::ConsumerDown,
                 Verdict::IllFormedAccepted => Label::AcceptedIllFormed,
                 Verdict::Agree | Verdict::IllFormedDiagnosed => Label::Pass,
                 Verdict::Unspecified => Label::Unspecified,
@@ -215,7 +229,7 @@ pub struct CaseRow {
     pub marks: Vec<Mark>,
 }
 
-/// One failing (consumer, case).
+/// One failing (consumer, case): a disagreement or a fault.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FailureEntry {
     /// Column index of the consumer.
@@ -248,7 +262,7 @@ pub struct Matrix {
     pub cases: Vec<CaseRow>,
     /// Rule ID to the indices of the cases exercising it (sorted by ID).
     pub rules: BTreeMap<String, Vec<usize>>,
-    /// Every failure, by column then case.
+    /// Every failure (disagreement or fault), by column then case.
     pub failures: Vec<FailureEntry>,
 }
 
@@ -317,8 +331,10 @@ pub fn build(
     let mut failures = Vec::new();
     for col in 0..columns.len() {
         for (i, row) in rows.iter().enumerate() {
-            if row.marks[col] == Mark::Verdict(Verdict::Disagree) {
-                failures.push(failure(&cases[i], i, col, &all, reports));
+            if matches!(row.marks[col], Mark::Verdict(Verdict::Disagree | Verdict::Fault)) {
+                // A third party's answer is the one it gave in the run.
+                let kept = col.checked_sub(2).and_then(|k| records[i].answers.get(k)).and_then(Option::as_ref);
+                failures.push(failure(&cases[i], i, col, &all, kept, reports));
             }
         }
     }
@@ -345,18 +361,35 @@ fn marks(kind: Kind, rec: &CaseRecord, columns: &[Column]) -> Vec<Mark> {
 }
 
 /// The details of the failure of column `col` (consumer `all[col]`) on
-/// case `i`: both outcomes again, and the consumer's class for it.
-fn failure(case: &Case, i: usize, col: usize, all: &[&dyn Consumer], reports: &[reports::KnownReport]) -> FailureEntry {
+/// case `i`: the reference's outcome again, the consumer's (`kept` from
+/// the run, else asked again: the evaluators), and the consumer's class
+/// for it.
+fn failure(
+    case: &Case,
+    i: usize,
+    col: usize,
+    all: &[&dyn Consumer],
+    kept: Option<&Answered>,
+    reports: &[reports::KnownReport],
+) -> FailureEntry {
     let (reference, consumer) = (all[0], all[col]);
     let mut reference_view = None;
     let (expected, reference_text, answer, class) = match case {
         Case::Expr(c) => {
-            let (r, a): (Outcome, Outcome) = (reference.evaluate(c), consumer.evaluate(c));
+            let a = match kept {
+                Some(Answered::Expr(a)) => a.clone(),
+                _ => consumer.evaluate(c),
+            };
+            let r: Outcome = reference.evaluate(c);
             let class = (col >= 2).then(|| consumer.failure_class(case, Answer::Expr(&r), Answer::Expr(&a))).flatten();
             (c.expect.as_ref().map(|e| e.to_string()), r.to_string(), a.to_string(), class)
         }
         Case::Cfi(c) => {
-            let (r, a): (CfiOutcome, CfiOutcome) = (reference.frame_table(c), consumer.frame_table(c));
+            let a = match kept {
+                Some(Answered::Cfi(a)) => a.clone(),
+                _ => consumer.frame_table(c),
+            };
+            let r: CfiOutcome = reference.frame_table(c);
             let class = (col >= 2).then(|| consumer.failure_class(case, Answer::Cfi(&r), Answer::Cfi(&a))).flatten();
             if let CfiOutcome::Table(t) = &r {
                 reference_view =

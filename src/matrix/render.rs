@@ -94,14 +94,17 @@ fn summary(s: &mut String, m: &Matrix) {
     let _ = writeln!(
         s,
         "Counted per case (a case exercising several rules counts once). \"judged\" = pass + fail: cases where an \
-         answer was compared with the reference's (for the reference, with the case's `expect`).\n"
+         answer was compared with the reference's (for the reference, with the case's `expect`); a fault is a case \
+         the consumer gave no answer to (it crashed, hung or broke its protocol).\n"
     );
     let shown = [
         Label::Pass,
         Label::Fail,
+        Label::Fault,
         Label::AcceptedIllFormed,
         Label::Unspecified,
         Label::Unsupported,
+        Label::ConsumerDown,
         Label::OutOfEdition,
         Label::RefBudget,
         Label::NoOracle,
@@ -140,14 +143,16 @@ fn legend(s: &mut String) {
          reference's exactly and meets the `expect`; a third party gets the runner's verdict (docs/architecture.md §8), `n/a` for a \
          kind of case (expression or CFI) it does not do. Over the cases of the rule (leaving out `n/a`), the cell \
          shows the first label that applies, with how many cases have it (`label k/n`, or `label n` when all do), \
-         then in parentheses the labels of the other cases (a fail cell links its smallest failing case instead):\n"
+         then in parentheses the labels of the other cases (a fail or fault cell links its smallest such case instead):\n"
     );
     let rules = [
         ("fail", "some case disagrees (linked: its smallest failing case)"),
+        ("fault", "the consumer gave no answer to some case: it crashed, hung or broke its protocol (linked)"),
         ("accepted-ill-formed", "some case the reference calls ill-formed got an answer: recorded, not a failure"),
         ("pass", "some case agrees, or is ill-formed and rejected by the consumer too"),
         ("unspecified", "the answer rests on an `unspecified` rule: recorded, not judged"),
         ("unsupported", "the consumer does not implement something the case uses"),
+        ("consumer-down", "not asked: the consumer had been declared down after too many faults in a row"),
         ("out-of-edition", "the input is outside the consumer's editions (docs/architecture.md §3)"),
         ("ref-budget", "the reference ran out of a budget: nothing to judge"),
         ("no oracle", "reference only: no case of the rule has an `expect`"),
@@ -174,10 +179,10 @@ fn table(s: &mut String, m: &Matrix, o: &RenderOptions) {
         let cells: Vec<String> = (0..m.columns.len())
             .map(|col| {
                 let cell = m.cell(rule, col);
-                if cell.label != Label::Fail {
+                if !matches!(cell.label, Label::Fail | Label::Fault) {
                     return with_rest(cell, &m.marks(rule, col));
                 }
-                let failing = cases.iter().copied().filter(|&i| Label::of(m.cases[i].marks[col]) == Label::Fail);
+                let failing = cases.iter().copied().filter(|&i| Label::of(m.cases[i].marks[col]) == cell.label);
                 let smallest = failing.min_by_key(|&i| (m.cases[i].input.len(), i));
                 match smallest {
                     Some(i) => format!("{cell} ({})", case_link(m, i, o)),

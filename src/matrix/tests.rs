@@ -46,6 +46,15 @@ fn lower_labels_in_priority_order() {
 }
 
 #[test]
+fn a_fault_ranks_below_a_fail_and_down_below_unsupported() {
+    assert_eq!(cell(&[v(Agree), v(Fault), v(Disagree)]), "fail 1/3");
+    assert_eq!(cell(&[v(Agree), v(Fault), v(IllFormedAccepted)]), "fault 1/3");
+    assert_eq!(cell(&[v(ConsumerDown), v(Agree)]), "pass 1/2");
+    assert_eq!(cell(&[v(ConsumerDown), v(Unsupported)]), "unsupported 1/2");
+    assert_eq!(cell(&[v(ConsumerDown), v(OutsideEdition)]), "consumer-down 1/2");
+}
+
+#[test]
 fn reference_marks_without_an_oracle() {
     // One of two cases has an expectation, met.
     assert_eq!(cell(&[Mark::NoOracle, v(Agree)]), "pass 1/2");
@@ -66,7 +75,18 @@ fn every_verdict_has_a_label() {
     let labels: Vec<&str> = Verdict::ALL.iter().map(|x| Label::of(v(*x)).text()).collect();
     assert_eq!(
         labels,
-        ["pass", "fail", "pass", "accepted-ill-formed", "unspecified", "out-of-edition", "unsupported", "ref-budget"]
+        [
+            "pass",
+            "fail",
+            "fault",
+            "consumer-down",
+            "pass",
+            "accepted-ill-formed",
+            "unspecified",
+            "out-of-edition",
+            "unsupported",
+            "ref-budget"
+        ]
     );
 }
 

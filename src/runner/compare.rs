@@ -6,7 +6,9 @@
 //!   errors equal in kind; when the reference says ill-formed any answer is
 //!   recorded (diagnosed / accepted) but is no failure; outcomes that rest on
 //!   an `unspecified` rule are recorded, not judged; input outside the
-//!   consumer's edition is skipped; `Unsupported` is counted, not failed.
+//!   consumer's edition is skipped; `Unsupported` is counted, not failed;
+//!   a `ConsumerFault` (no answer) is a fault, counted apart from the
+//!   disagreements.
 
 use crate::catalogue::{Catalogue, RuleKind};
 use dwarfcheck_core::outcome::unwind::{Step, Unwind, UnwindEnd};
@@ -22,6 +24,12 @@ pub enum Verdict {
     Agree,
     /// A different answer where the spec fixes one: a failure.
     Disagree,
+    /// No answer: the consumer crashed, hung, or broke its protocol on the
+    /// case (`ConsumerFault`).
+    Fault,
+    /// Not asked: the consumer had been declared down after too many
+    /// faults in a row (`consumer::health`).
+    ConsumerDown,
     /// The reference says ill-formed; the consumer also rejected the input.
     IllFormedDiagnosed,
     /// The reference says ill-formed; the consumer produced a result.
@@ -38,9 +46,11 @@ pub enum Verdict {
 
 impl Verdict {
     /// Every verdict, in report column order.
-    pub const ALL: [Verdict; 8] = [
+    pub const ALL: [Verdict; 10] = [
         Verdict::Agree,
         Verdict::Disagree,
+        Verdict::Fault,
+        Verdict::ConsumerDown,
         Verdict::IllFormedDiagnosed,
         Verdict::IllFormedAccepted,
         Verdict::Unspecified,
@@ -54,6 +64,8 @@ impl Verdict {
         match self {
             Verdict::Agree => "agree",
             Verdict::Disagree => "DISAGREE",
+            Verdict::Fault => "fault",
+            Verdict::ConsumerDown => "consumer-down",
             Verdict::IllFormedDiagnosed => "ill-formed:diagnosed",
             Verdict::IllFormedAccepted => "ill-formed:accepted",
             Verdict::Unspecified => "unspecified",
@@ -233,7 +245,7 @@ pub fn judge(reference: &Outcome, other: &Outcome, unspecified: bool) -> Verdict
         Outcome::Value(_) | Outcome::Location(_) => Kind::Result,
         Outcome::Failed(Failure::IllFormed { .. }) => Kind::IllFormed,
         Outcome::Failed(Failure::EvalError { .. }) | Outcome::Failed(Failure::Budget { .. }) => Kind::EvalError,
-        Outcome::Failed(Failure::ConsumerFault { .. }) => return Verdict::Disagree,
+        Outcome::Failed(Failure::ConsumerFault { .. }) => return Verdict::Fault,
         Outcome::Failed(Failure::Unsupported { .. }) => unreachable!("handled above"),
     };
     match reference {
@@ -296,7 +308,7 @@ fn as_address(o: &Outcome) -> Option<u128> {
 pub fn judge_cfi(reference: &CfiOutcome, other: &CfiOutcome, unspecified: bool) -> Verdict {
     match other {
         CfiOutcome::Failed(Failure::Unsupported { .. }) => return Verdict::Unsupported,
-        CfiOutcome::Failed(Failure::ConsumerFault { .. }) => return Verdict::Disagree,
+        CfiOutcome::Failed(Failure::ConsumerFault { .. }) => return Verdict::Fault,
         _ => {}
     }
     let other_is_table = matches!(other, CfiOutcome::Table(_));
@@ -376,10 +388,11 @@ mod tests {
             judge(&v(1), &Outcome::Failed(Failure::Unsupported { what: "x".into() }), false),
             Verdict::Unsupported
         );
-        assert_eq!(
-            judge(&v(1), &Outcome::Failed(Failure::ConsumerFault { what: "panic".into() }), false),
-            Verdict::Disagree
-        );
+        // A fault is no answer: its own verdict, whatever the reference says.
+        let fault = Outcome::Failed(Failure::ConsumerFault { what: "panic".into() });
+        assert_eq!(judge(&v(1), &fault, false), Verdict::Fault);
+        assert_eq!(judge(&ill(), &fault, false), Verdict::Fault);
+        assert_eq!(judge(&v(1), &fault, true), Verdict::Fault);
         // A generic value and a default-address-space memory location at the
         // same byte are the same answer (implicit conversion).
         let mem = |a: u128| {

@@ -3,9 +3,11 @@
 //! [`Summary`] for the reports ([`report`]).
 
 pub mod compare;
+pub mod progress;
 pub mod report;
 
 use crate::case::{Case, CfiCase, ExprCase};
+use crate::consumer::health::HealthReport;
 use crate::consumer::Consumer;
 use crate::edition::{self, Edition};
 use compare::Verdict;
@@ -21,7 +23,8 @@ use std::collections::BTreeMap;
 pub struct Options {
     /// Third-party consumers whose disagreements fail the run (`--gate`).
     pub gates: Vec<String>,
-    /// Show a progress bar (for large inputs on a terminal).
+    /// Show a progress bar on stderr: only on a terminal and for more than
+    /// [`progress::MIN_CASES`] cases.
     pub progress: bool,
     /// How many failures to keep full details for (0 = all).
     pub keep_details: usize,
@@ -44,6 +47,24 @@ pub enum Finding {
         /// Whether that consumer is gated (its disagreements fail the run).
         gated: bool,
     },
+    /// A third-party consumer gave no answer: it crashed, hung or broke its
+    /// protocol (verdict `fault`).
+    ConsumerFault {
+        /// Consumer name.
+        consumer: String,
+        /// Whether that consumer is gated (its faults fail the run).
+        gated: bool,
+    },
+}
+
+/// A third party's answer to one case, kept for the details of a finding
+/// (so that a consumer is never asked twice).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Answered {
+    /// To an expression case.
+    Expr(Outcome),
+    /// To a CFI case.
+    Cfi(CfiOutcome),
 }
 
 /// One listed finding, with everything needed to understand it.
@@ -106,11 +127,90 @@ pub struct Summary {
     pub rule_examples: BTreeMap<String, Vec<String>>,
     /// Findings, in case order; at most `keep_details` with full details.
     pub failures: Vec<Listed>,
-    /// Total findings (may exceed `failures.len()`).
+    /// Total findings (may exceed `failures.len()`), faults included.
     pub failure_count: usize,
+    /// Of those, the faults of third parties (no answer).
+    pub fault_count: usize,
+    /// Per third party that runs other programs (protocol consumers,
+    /// debuggers): faults, whether and why it was declared down, its
+    /// stderr.
+    pub health: BTreeMap<String, HealthReport>,
     /// Whether the run fails: fast vs reference, expectations, or a gated
-    /// consumer.
+    /// consumer that disagrees, faults or is declared down.
     pub failed: bool,
+    /// Expression cases not checked because the run's deadline passed
+    /// ([`run_until`]).
+    pub expr_cases_not_checked: usize,
+    /// CFI cases not checked because the run's deadline passed.
+    pub cfi_cases_not_checked: usize,
+    /// Inputs that could not be checked at all (an ELF file that cannot be
+    /// read or parsed), in the order given.
+    pub unreadable_inputs: Vec<InputNote>,
+    /// Inputs checked only in part (a time budget ran out), in the order
+    /// given.
+    pub unfinished_inputs: Vec<InputNote>,
+}
+
+/// What happened to one input that was not checked in full.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct InputNote {
+    /// The input (a path).
+    pub input: String,
+    /// Why, in words.
+    pub reason: String,
+    /// Its expression cases that were extracted but not checked.
+    pub expr_cases_not_checked: usize,
+    /// Its CFI cases that were extracted but not checked.
+    pub cfi_cases_not_checked: usize,
+    /// Its compilation units that were not read at all (their cases are
+    /// unknown).
+    pub units_not_read: usize,
+}
+
+impl Summary {
+    /// Adds the counts and findings of `other` (a run over other cases,
+    /// such as another input file) to this summary, keeping at most
+    /// `keep_details` detailed findings in all (0 = all).
+    pub fn absorb(&mut self, other: Summary, keep_details: usize) {
+        fn add(into: &mut BTreeMap<String, usize>, from: BTreeMap<String, usize>) {
+            for (k, n) in from {
+                *into.entry(k).or_default() += n;
+            }
+        }
+        self.expr_cases += other.expr_cases;
+        self.cfi_cases += other.cfi_cases;
+        self.unwind_cases += other.unwind_cases;
+        self.unwind_steps += other.unwind_steps;
+        add(&mut self.unwind_ends, other.unwind_ends);
+        for (consumer, m) in other.verdicts {
+            let into = self.verdicts.entry(consumer).or_default();
+            for (v, n) in m {
+                *into.entry(v).or_default() += n;
+            }
+        }
+        self.expectations += other.expectations;
+        self.expectations_met_reference += other.expectations_met_reference;
+        self.expectations_met_fast += other.expectations_met_fast;
+        self.reference_rows += other.reference_rows;
+        add(&mut self.reference_kinds, other.reference_kinds);
+        add(&mut self.reference_rules, other.reference_rules);
+        add(&mut self.unspecified_rules, other.unspecified_rules);
+        for (consumer, m) in other.accepted_ill_formed {
+            add(self.accepted_ill_formed.entry(consumer).or_default(), m);
+        }
+        for (rule, ex) in other.rule_examples {
+            let into = self.rule_examples.entry(rule).or_default();
+            into.extend(ex.into_iter().take(3usize.saturating_sub(into.len())));
+        }
+        let room = if keep_details == 0 { usize::MAX } else { keep_details.saturating_sub(self.failures.len()) };
+        self.failures.extend(other.failures.into_iter().take(room));
+        self.failure_count += other.failure_count;
+        self.failed |= other.failed;
+        self.expr_cases_not_checked += other.expr_cases_not_checked;
+        self.cfi_cases_not_checked += other.cfi_cases_not_checked;
+        self.unreadable_inputs.extend(other.unreadable_inputs);
+        self.unfinished_inputs.extend(other.unfinished_inputs);
+    }
 }
 
 /// One case's judgements, before aggregation.
@@ -126,6 +226,9 @@ struct CaseResult {
     ref_meets: bool,
     fast_meets: bool,
     findings: Vec<Finding>,
+    /// Per third party, its answer (`None`: not asked); empty when the
+    /// case has no finding.
+    answers: Vec<Option<Answered>>,
 }
 
 /// One case's judgements, kept per case for reports that need more than
@@ -141,6 +244,10 @@ pub struct CaseRecord {
     pub expect: Option<(bool, bool)>,
     /// The reference's error rule (ill-formed / evaluation error), if any.
     pub reference_rule: Option<String>,
+    /// Per third party (`others` in order), its answer, `None` where it was
+    /// not asked; kept only for a case with a finding (a disagreement or a
+    /// fault), else empty.
+    pub answers: Vec<Option<Answered>>,
 }
 
 /// Runs `cases` with the reference, `fast` and the `others`, and judges.
@@ -156,7 +263,23 @@ pub fn run(
     others: &[Box<dyn Consumer>],
     opts: &Options,
 ) -> Summary {
-    run_impl(cases, reference, fast, others, opts, false).0
+    run_impl(cases, reference, fast, others, opts, false, None).0
+}
+
+/// [`run`], but no case starts after `deadline`: the cases left are counted
+/// in [`Summary::expr_cases_not_checked`] and
+/// [`Summary::cfi_cases_not_checked`] and get no verdict. A case already
+/// started runs to its end (each is bounded by the evaluators' budgets and
+/// the third parties' time limits).
+pub fn run_until(
+    cases: &[Case],
+    reference: &dyn Consumer,
+    fast: &dyn Consumer,
+    others: &[Box<dyn Consumer>],
+    opts: &Options,
+    deadline: std::time::Instant,
+) -> Summary {
+    run_impl(cases, reference, fast, others, opts, false, Some(deadline)).0
 }
 
 /// [`run`], also returning one [`CaseRecord`] per case, in case order.
@@ -167,7 +290,7 @@ pub fn run_recorded(
     others: &[Box<dyn Consumer>],
     opts: &Options,
 ) -> (Summary, Vec<CaseRecord>) {
-    run_impl(cases, reference, fast, others, opts, true)
+    run_impl(cases, reference, fast, others, opts, true, None)
 }
 
 /// [`run`]; the per-case records only when `record` (large ELF runs do
@@ -179,14 +302,18 @@ fn run_impl(
     others: &[Box<dyn Consumer>],
     opts: &Options,
     record: bool,
+    deadline: Option<std::time::Instant>,
 ) -> (Summary, Vec<CaseRecord>) {
     for o in others {
         o.prepare(cases);
     }
-    let bar = progress_bar(cases.len() as u64, opts.progress);
-    let results: Vec<CaseResult> = cases
+    let bar = progress::cases(cases.len() as u64, opts.progress);
+    let results: Vec<Option<CaseResult>> = cases
         .par_iter()
         .map(|c| {
+            if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+                return None;
+            }
             let r = match c {
                 Case::Expr(e) => run_expr(e, fast, others, opts),
                 Case::Cfi(f) => run_cfi(f, reference, fast, others, opts),
@@ -194,7 +321,7 @@ fn run_impl(
             if let Some(b) = &bar {
                 b.inc(1);
             }
-            r
+            Some(r)
         })
         .collect();
     if let Some(b) = bar {
@@ -207,6 +334,13 @@ fn run_impl(
         s.verdicts.insert(n.clone(), BTreeMap::new());
     }
     for (case, r) in cases.iter().zip(&results) {
+        let Some(r) = r else {
+            match case {
+                Case::Expr(_) => s.expr_cases_not_checked += 1,
+                Case::Cfi(_) => s.cfi_cases_not_checked += 1,
+            }
+            continue;
+        };
         match case {
             Case::Expr(_) => s.expr_cases += 1,
             Case::Cfi(c) => {
@@ -243,51 +377,56 @@ fn run_impl(
         }
         for f in &r.findings {
             s.failure_count += 1;
-            if !matches!(f, Finding::Consumer { gated: false, .. }) {
+            s.fault_count += usize::from(matches!(f, Finding::ConsumerFault { .. }));
+            if !matches!(f, Finding::Consumer { gated: false, .. } | Finding::ConsumerFault { gated: false, .. }) {
                 s.failed = true;
             }
             if opts.keep_details == 0 || s.failures.len() < opts.keep_details {
-                s.failures.push(describe(case, f.clone(), reference, fast, others));
+                s.failures.push(describe(case, f.clone(), reference, fast, others, r));
             }
+        }
+    }
+    for o in others {
+        if let Some(h) = o.health() {
+            if h.down.is_some() && opts.gates.iter().any(|g| g == o.name()) {
+                s.failed = true;
+            }
+            s.health.insert(o.name().to_string(), h);
         }
     }
     if !record {
         return (s, Vec::new());
     }
+    // Recorded runs have no deadline: every case has its result.
     let records = results
         .into_iter()
+        .flatten()
         .map(|r| CaseRecord {
             verdicts: r.verdicts.iter().map(|(_, v)| *v).collect(),
             expect: r.has_expect.then_some((r.ref_meets, r.fast_meets)),
             reference_rule: r.reference_rule,
+            answers: r.answers,
         })
         .collect();
     (s, records)
 }
 
-fn progress_bar(len: u64, wanted: bool) -> Option<indicatif::ProgressBar> {
-    if !wanted || len < 10_000 {
-        return None;
-    }
-    let b = indicatif::ProgressBar::new(len);
-    b.set_style(
-        indicatif::ProgressStyle::with_template("{spinner} {pos}/{len} cases [{bar:40}] {per_sec} eta {eta}")
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-    );
-    Some(b)
-}
+/// What [`judge_all`] gives: the verdicts (fast first), the findings, and
+/// the third parties' answers (empty when there is no finding).
+type Judged = (Vec<(usize, Verdict)>, Vec<Finding>, Vec<Option<Answered>>);
 
 /// The findings and verdicts every case kind shares: the hand-derived
 /// expectation (reference and fast), fast vs reference, then each third
-/// party inside its edition (`in_scope`) judged by `judge`.
+/// party inside its edition (`in_scope`) judged by `judge`, which also
+/// gives its answer (`None`: not asked, the consumer is down).
 fn judge_all(
     expect: Option<(bool, bool)>,
     fast: Verdict,
     others: &[Box<dyn Consumer>],
     opts: &Options,
     in_scope: impl Fn(&crate::consumer::Support) -> bool,
-    judge: impl Fn(&dyn Consumer) -> Verdict,
-) -> (Vec<(usize, Verdict)>, Vec<Finding>) {
+    judge: impl Fn(&dyn Consumer) -> (Verdict, Option<Answered>),
+) -> Judged {
     let mut findings = Vec::new();
     let (ref_meets, fast_meets) = expect.unwrap_or((true, true));
     if !ref_meets {
@@ -300,17 +439,22 @@ fn judge_all(
         findings.push(Finding::FastVsReference);
     }
     let mut verdicts = vec![(0, fast)];
+    let mut answers = Vec::with_capacity(others.len());
     for (i, o) in others.iter().enumerate() {
-        let v = if in_scope(&o.supports()) { judge(o.as_ref()) } else { Verdict::OutsideEdition };
-        if v == Verdict::Disagree {
-            findings.push(Finding::Consumer {
-                consumer: o.name().to_string(),
-                gated: opts.gates.iter().any(|g| g == o.name()),
-            });
+        let (v, a) = if in_scope(&o.supports()) { judge(o.as_ref()) } else { (Verdict::OutsideEdition, None) };
+        let (consumer, gated) = (o.name().to_string(), opts.gates.iter().any(|g| g == o.name()));
+        match v {
+            Verdict::Disagree => findings.push(Finding::Consumer { consumer, gated }),
+            Verdict::Fault => findings.push(Finding::ConsumerFault { consumer, gated }),
+            _ => {}
         }
         verdicts.push((i + 1, v));
+        answers.push(a);
     }
-    (verdicts, findings)
+    if findings.is_empty() {
+        answers.clear();
+    }
+    (verdicts, findings, answers)
 }
 
 /// An expression case. The reference is [`dwarfcheck_reference::expr`] itself,
@@ -325,15 +469,18 @@ fn run_expr(c: &ExprCase, fast: &dyn Consumer, others: &[Box<dyn Consumer>], opt
     // an `unspecified` rule still judges a consumer where no choice showed.
     let own_rule = r.rule().map(|x| x.to_string());
     let unspecified = !relied.is_empty() || compare::exercises_unspecified(own_rule.as_slice());
-    let (verdicts, findings) = judge_all(
+    let (verdicts, findings, answers) = judge_all(
         expect,
         compare::fast_verdict(compare::same_evaluator_outcome(&r, &f)),
         others,
         opts,
         |s| s.expr && s.editions.contains(&edition),
-        |o| {
-            let seen = o.expr_view(c, &r);
-            compare::judge(seen.as_ref().unwrap_or(&r), &o.evaluate(c), unspecified)
+        |o| match o.try_evaluate(c) {
+            None => (Verdict::ConsumerDown, None),
+            Some(a) => {
+                let seen = o.expr_view(c, &r);
+                (compare::judge(seen.as_ref().unwrap_or(&r), &a, unspecified), Some(Answered::Expr(a)))
+            }
         },
     );
     CaseResult {
@@ -347,6 +494,7 @@ fn run_expr(c: &ExprCase, fast: &dyn Consumer, others: &[Box<dyn Consumer>], opt
         ref_meets: expect.is_none_or(|e| e.0),
         fast_meets: expect.is_none_or(|e| e.1),
         findings,
+        answers,
     }
 }
 
@@ -378,19 +526,20 @@ fn run_cfi(
     }
     let edition = if others.is_empty() { Edition::Dwarf5 } else { edition::of_cfi_case(c) };
     let unspecified = compare::exercises_unspecified(&c.rules);
-    let (verdicts, findings) = judge_all(
+    let (verdicts, findings, answers) = judge_all(
         expect,
         compare::fast_verdict(compare::same_evaluator_cfi(&r, &f) && same_unwind),
         others,
         opts,
         |s| s.cfi && s.editions.contains(&edition),
         |o| {
+            let Some(a) = o.try_frame_table(c) else { return (Verdict::ConsumerDown, None) };
             // Judge only what the consumer can show (Consumer::cfi_view).
             let view = match &r {
                 CfiOutcome::Table(t) => o.cfi_view(c, t).map(CfiOutcome::Table),
                 _ => None,
             };
-            compare::judge_cfi(view.as_ref().unwrap_or(&r), &o.frame_table(c), unspecified)
+            (compare::judge_cfi(view.as_ref().unwrap_or(&r), &a, unspecified), Some(Answered::Cfi(a)))
         },
     );
     let rows = match &r {
@@ -408,6 +557,7 @@ fn run_cfi(
         ref_meets: expect.is_none_or(|e| e.0),
         fast_meets: expect.is_none_or(|e| e.1),
         findings,
+        answers,
     }
 }
 
@@ -484,24 +634,47 @@ fn merged_rules(case_rules: &[String], extra: impl IntoIterator<Item = String>) 
     rules
 }
 
-/// Re-runs a case to gather the details of one finding.
+/// Why a third party has no answer to a case in a finding's details.
+fn not_asked(v: Option<Verdict>) -> String {
+    match v {
+        Some(Verdict::ConsumerDown) => "not asked: the consumer is down".into(),
+        _ => "not asked: outside its editions or kind of case".into(),
+    }
+}
+
+/// Gathers the details of one finding: the reference and fast are run
+/// again, the third parties' answers are the ones the case got (`r`).
 fn describe(
     case: &Case,
     finding: Finding,
     reference: &dyn Consumer,
     fast: &dyn Consumer,
     others: &[Box<dyn Consumer>],
+    r: &CaseResult,
 ) -> Listed {
     let all: Vec<&dyn Consumer> = [reference, fast].into_iter().chain(others.iter().map(|o| o.as_ref())).collect();
+    let verdict = |i: usize| r.verdicts.iter().find(|(j, _)| *j == i + 1).map(|(_, v)| *v);
+    let answer = |i: usize| r.answers.get(i).cloned().flatten();
     match case {
         Case::Expr(c) => {
             let input = input_text(case);
-            let outcomes: Vec<(String, Outcome)> = all.iter().map(|k| (k.name().to_string(), k.evaluate(c))).collect();
+            let reference_outcome = reference.evaluate(c);
+            let mut outcomes: Vec<(String, String)> = vec![
+                (reference.name().to_string(), reference_outcome.to_string()),
+                (fast.name().to_string(), fast.evaluate(c).to_string()),
+            ];
+            for (i, o) in others.iter().enumerate() {
+                let text = match answer(i) {
+                    Some(Answered::Expr(a)) => a.to_string(),
+                    _ => not_asked(verdict(i)),
+                };
+                outcomes.push((o.name().to_string(), text));
+            }
             let (_, trace) = crate::consumer::builtin::with_reference_state(&c.ctx, |state| {
                 dwarfcheck_reference::expr::evaluate_traced(&c.expr, state)
             });
             let (_, relied) = crate::consumer::builtin::reference_outcome(c);
-            let extra = relied.iter().map(|r| r.to_string()).chain(outcomes[0].1.rule().map(|r| r.to_string()));
+            let extra = relied.iter().map(|r| r.to_string()).chain(reference_outcome.rule().map(|r| r.to_string()));
             let rules = merged_rules(&c.rules, extra);
             Listed {
                 finding,
@@ -510,16 +683,24 @@ fn describe(
                 rules,
                 input,
                 expected: c.expect.as_ref().map(|e| e.to_string()),
-                outcomes: outcomes.into_iter().map(|(n, o)| (n, o.to_string())).collect(),
+                outcomes,
                 trace: trace.iter().map(|t| format!("{:#06x}  {:<40} [{}]", t.at, t.op, t.stack.join(", "))).collect(),
             }
         }
         Case::Cfi(c) => {
-            let outcomes: Vec<(String, CfiOutcome)> =
-                all.iter().map(|k| (k.name().to_string(), k.frame_table(c))).collect();
-            let rules = merged_rules(&c.rules, outcomes[0].1.rule().map(|r| r.to_string()));
-            let mut shown: Vec<(String, String)> =
-                outcomes.iter().map(|(n, o)| (n.clone(), report::cfi_text(o))).collect();
+            let reference_table = reference.frame_table(c);
+            let rules = merged_rules(&c.rules, reference_table.rule().map(|r| r.to_string()));
+            let mut shown: Vec<(String, String)> = vec![
+                (reference.name().to_string(), report::cfi_text(&reference_table)),
+                (fast.name().to_string(), report::cfi_text(&fast.frame_table(c))),
+            ];
+            for (i, o) in others.iter().enumerate() {
+                let text = match answer(i) {
+                    Some(Answered::Cfi(a)) => report::cfi_text(&a),
+                    _ => not_asked(verdict(i)),
+                };
+                shown.push((o.name().to_string(), text));
+            }
             let mut expected = c.expect.as_ref().map(report::cfi_text);
             if let Some(u) = &c.unwind {
                 for (k, (_, text)) in all.iter().zip(shown.iter_mut()) {

@@ -2,7 +2,8 @@
 //! (`--junit FILE`).
 
 use super::compare::Verdict;
-use super::{Finding, Listed, Summary};
+use super::{Finding, InputNote, Listed, Summary};
+use crate::consumer::health::HealthReport;
 use dwarfcheck_core::outcome::{CfiOutcome, Failure};
 use std::fmt::Write as _;
 
@@ -36,6 +37,53 @@ fn finding_text(f: &Finding) -> String {
         Finding::FastVsReference => "fast and reference disagree".into(),
         Finding::Consumer { consumer, gated } => {
             format!("{consumer} disagrees with the reference{}", if *gated { " (gated)" } else { "" })
+        }
+        Finding::ConsumerFault { consumer, gated } => {
+            format!("{consumer} gave no answer (fault){}", if *gated { " (gated)" } else { "" })
+        }
+    }
+}
+
+/// Lines of a consumer's stderr shown in the text summary (all of it, up
+/// to the cap, is in the JSON).
+const STDERR_LINES: usize = 12;
+
+/// One consumer's faults and down state, and the end of its stderr, as
+/// indented lines; nothing for a consumer without faults.
+fn health_text(out: &mut String, name: &str, h: &HealthReport) {
+    if h.faults == 0 && h.down.is_none() {
+        return;
+    }
+    let _ = write!(out, "  {name}: {} fault(s), {} answer(s)", h.faults, h.answered);
+    match &h.down {
+        Some(d) => {
+            let _ = writeln!(
+                out,
+                "; declared DOWN after {} faults in a row, {:.1} s after it started, having answered {}: {} case(s) \
+                 not asked; last fault: {}",
+                d.faults_in_a_row,
+                d.after_ms as f64 / 1000.0,
+                d.answered_before,
+                h.not_asked,
+                d.last_fault
+            );
+        }
+        None => {
+            let _ = writeln!(out);
+        }
+    }
+    if let Some(e) = &h.stderr {
+        let lines: Vec<&str> = e.text.lines().collect();
+        let shown = &lines[lines.len().saturating_sub(STDERR_LINES)..];
+        let _ = writeln!(
+            out,
+            "  {name} stderr ({} bytes{}; last {} line(s)):",
+            e.bytes,
+            if e.truncated { ", head and tail kept" } else { "" },
+            shown.len()
+        );
+        for l in shown {
+            let _ = writeln!(out, "    | {l}");
         }
     }
 }
@@ -97,15 +145,23 @@ pub fn text(title: &str, s: &Summary, show: usize) -> String {
         }
         let _ = writeln!(out);
     }
+    for (name, h) in &s.health {
+        health_text(&mut out, name, h);
+    }
     if s.failure_count == 0 {
         let _ = writeln!(out, "  no disagreements");
     } else {
         let _ = writeln!(
             out,
-            "  {} finding(s){}",
+            "  {} finding(s): {} disagreement(s), {} fault(s){}",
             s.failure_count,
+            s.failure_count - s.fault_count,
+            s.fault_count,
             if s.failed { "; the run FAILS" } else { " (none gated)" }
         );
+    }
+    if s.failed && s.failure_count == 0 {
+        let _ = writeln!(out, "  a gated consumer was declared down; the run FAILS");
     }
     for f in s.failures.iter().take(show) {
         let _ = writeln!(out);
@@ -114,7 +170,53 @@ pub fn text(title: &str, s: &Summary, show: usize) -> String {
     if s.failure_count > show.min(s.failures.len()) {
         let _ = writeln!(out, "\n  ... {} more (use --json for all)", s.failure_count - show.min(s.failures.len()));
     }
+    inputs_text(&mut out, s);
     out
+}
+
+/// One input that was not checked in full, as text.
+fn note_text(n: &InputNote) -> String {
+    let mut left = Vec::new();
+    if n.expr_cases_not_checked > 0 {
+        left.push(format!("{} expression cases", n.expr_cases_not_checked));
+    }
+    if n.cfi_cases_not_checked > 0 {
+        left.push(format!("{} CFI cases", n.cfi_cases_not_checked));
+    }
+    let mut what = if left.is_empty() { String::new() } else { format!("{} not checked", left.join(" and ")) };
+    if n.units_not_read > 0 {
+        let sep = if what.is_empty() { "" } else { "; " };
+        what = format!("{what}{sep}{} compilation units not read", n.units_not_read);
+    }
+    if what.is_empty() {
+        format!("{}: {}", n.input, n.reason)
+    } else {
+        format!("{}: {} ({what})", n.input, n.reason)
+    }
+}
+
+/// The end of the text summary: inputs checked in part, then inputs not
+/// checked at all.
+fn inputs_text(out: &mut String, s: &Summary) {
+    if s.expr_cases_not_checked + s.cfi_cases_not_checked > 0 {
+        let _ = writeln!(
+            out,
+            "\n  NOT CHECKED (time budget): {} expression cases, {} CFI cases",
+            s.expr_cases_not_checked, s.cfi_cases_not_checked
+        );
+    }
+    if !s.unfinished_inputs.is_empty() {
+        let _ = writeln!(out, "\n  inputs checked only in part ({}):", s.unfinished_inputs.len());
+        for n in &s.unfinished_inputs {
+            let _ = writeln!(out, "    {}", note_text(n));
+        }
+    }
+    if !s.unreadable_inputs.is_empty() {
+        let _ = writeln!(out, "\n  inputs not checked ({}):", s.unreadable_inputs.len());
+        for n in &s.unreadable_inputs {
+            let _ = writeln!(out, "    {}", note_text(n));
+        }
+    }
 }
 
 fn failure_text(out: &mut String, f: &Listed) {
@@ -143,12 +245,17 @@ pub fn json(title: &str, s: &Summary) -> String {
     serde_json::to_string_pretty(&v).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
 }
 
+/// `s` as XML text: markup characters escaped, and control characters XML
+/// 1.0 cannot hold (a consumer's stderr may have them) shown as `?`.
 fn xml_escape(s: &str) -> String {
+    let s: String = s.chars().map(|c| if c < ' ' && !matches!(c, '\t' | '\n' | '\r') { '?' } else { c }).collect();
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
-/// The summary as JUnit XML: one test suite per consumer; each finding is a
-/// failed test case, and the agreeing cases are one passed test case per
+/// The summary as JUnit XML: one test suite per consumer; each
+/// disagreement is a failed test case, each fault a test case in error,
+/// a consumer declared down one more test case in error (with the end of
+/// its stderr), and the agreeing cases are one passed test case per
 /// consumer (real inputs have hundreds of thousands of cases).
 pub fn junit(title: &str, s: &Summary) -> String {
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
@@ -161,19 +268,23 @@ pub fn junit(title: &str, s: &Summary) -> String {
         let suite = match &f.finding {
             Finding::ReferenceVsExpect | Finding::FastVsExpect => "expectations".to_string(),
             Finding::FastVsReference => "fast".to_string(),
-            Finding::Consumer { consumer, .. } => consumer.clone(),
+            Finding::Consumer { consumer, .. } | Finding::ConsumerFault { consumer, .. } => consumer.clone(),
         };
         if let Some(entry) = suites.iter_mut().find(|(n, _)| *n == suite) {
             entry.1.push(f);
         }
     }
-    for (name, fails) in suites {
-        let total = fails.len() + 1;
+    for (name, listed) in suites {
+        let health = s.health.get(&name);
+        let down = health.and_then(|h| h.down.as_ref());
+        let faults = listed.iter().filter(|f| matches!(f.finding, Finding::ConsumerFault { .. })).count();
+        let errors = faults + usize::from(down.is_some());
         let _ = writeln!(
             out,
-            "  <testsuite name=\"{}\" tests=\"{total}\" failures=\"{}\">",
+            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{errors}\">",
             xml_escape(&name),
-            fails.len()
+            listed.len() + 1 + usize::from(down.is_some()),
+            listed.len() - faults
         );
         let agreed = if name == "expectations" {
             format!("{} expectation(s) checked", s.expectations)
@@ -182,20 +293,64 @@ pub fn junit(title: &str, s: &Summary) -> String {
             format!("{n} case(s) agree with the reference")
         };
         let _ = writeln!(out, "    <testcase classname=\"{}\" name=\"{}\"/>", xml_escape(&name), xml_escape(&agreed));
-        for f in fails {
+        for f in listed {
             let mut body = String::new();
             failure_text(&mut body, f);
+            let tag = if matches!(f.finding, Finding::ConsumerFault { .. }) { "error" } else { "failure" };
             let _ = writeln!(
                 out,
-                "    <testcase classname=\"{}\" name=\"{}\"><failure message=\"{}\">{}</failure></testcase>",
+                "    <testcase classname=\"{}\" name=\"{}\"><{tag} message=\"{}\">{}</{tag}></testcase>",
                 xml_escape(&name),
                 xml_escape(&format!("{} ({})", f.case, f.origin)),
                 xml_escape(&finding_text(&f.finding)),
                 xml_escape(&body)
             );
         }
+        if let (Some(h), Some(d)) = (health, down) {
+            let mut body = String::new();
+            health_text(&mut body, &name, h);
+            let _ = writeln!(
+                out,
+                "    <testcase classname=\"{}\" name=\"consumer down: {} case(s) not asked\"><error message=\"{}\">{}</error></testcase>",
+                xml_escape(&name),
+                h.not_asked,
+                xml_escape(&format!("declared down after {} faults in a row: {}", d.faults_in_a_row, d.last_fault)),
+                xml_escape(&body)
+            );
+        }
+        if let Some(e) = health.and_then(|h| h.stderr.as_ref()) {
+            let _ = writeln!(out, "    <system-err>{}</system-err>", xml_escape(&e.text));
+        }
         let _ = writeln!(out, "  </testsuite>");
     }
+    inputs_junit(&mut out, s);
     out.push_str("</testsuites>\n");
     out
+}
+
+/// The suite `inputs` of the JUnit report, when some input was not checked
+/// in full: an unreadable input is an error, an input checked in part is
+/// skipped in part (its note says what was left).
+fn inputs_junit(out: &mut String, s: &Summary) {
+    if s.unreadable_inputs.is_empty() && s.unfinished_inputs.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "  <testsuite name=\"inputs\" tests=\"{}\" errors=\"{}\" skipped=\"{}\">",
+        s.unreadable_inputs.len() + s.unfinished_inputs.len(),
+        s.unreadable_inputs.len(),
+        s.unfinished_inputs.len()
+    );
+    for (notes, element) in [(&s.unreadable_inputs, "error"), (&s.unfinished_inputs, "skipped")] {
+        for n in notes {
+            let _ = writeln!(
+                out,
+                "    <testcase classname=\"inputs\" name=\"{}\"><{element} message=\"{}\"/></testcase>",
+                xml_escape(&n.input),
+                xml_escape(&note_text(n))
+            );
+        }
+    }
+    let _ = writeln!(out, "  </testsuite>");
 }

@@ -117,11 +117,20 @@ fn link(descs: &[CallerFrame]) -> Vec<Arc<CallerFrame>> {
 
 /// `unwind.no-fde` search: the first FDE in section order, of those whose
 /// headers parse, with pc_begin <= lookup < pc_begin + pc_range.
-fn find_fde(section: &CfiSection, lookup: u64) -> Option<(Fde, Cie)> {
-    section.fde_offsets().filter_map(Result::ok).filter_map(|o| section.parse_fde(o).ok()).find(|(f, _)| {
-        u128::from(f.pc_begin) <= u128::from(lookup)
-            && u128::from(lookup) < u128::from(f.pc_begin) + u128::from(f.pc_range)
-    })
+fn find_fde(fdes: &[(Fde, Cie)], lookup: u64) -> Option<(Fde, Cie)> {
+    fdes.iter()
+        .find(|(f, _)| {
+            u128::from(f.pc_begin) <= u128::from(lookup)
+                && u128::from(lookup) < u128::from(f.pc_begin) + u128::from(f.pc_range)
+        })
+        .cloned()
+}
+
+/// Every FDE of `section` whose header parses, with its CIE, in section
+/// order: what [`find_fde`] searches (parsed once per unwinding, not once
+/// per step).
+fn parsed_fdes(section: &CfiSection) -> Vec<(Fde, Cie)> {
+    section.fde_offsets().filter_map(Result::ok).filter_map(|o| section.parse_fde(o).ok()).collect()
 }
 
 /// A row table fault as an expression outcome (`unwind.table-fault`).
@@ -198,12 +207,16 @@ fn walk(section: &CfiSection, state: &dyn MachineState, limit: Option<u32>) -> W
     let mut pc = 0u64;
     let mut signal = false;
     let mut k: usize = 0;
+    // The FDEs, and the row table of each FDE once built: a walk that
+    // comes back to an FDE uses the same table.
+    let fdes = parsed_fdes(section);
+    let mut tables: BTreeMap<u64, CfiOutcome> = BTreeMap::new();
     let end = loop {
         // Step 1: the case's limit first, then the frames budget.
         if limit.is_some_and(|l| l as usize == k) {
             break UnwindEnd::Limit;
         }
-        if k == state.budgets().frames as usize {
+        if k == state.budgets().clamped().frames as usize {
             break UnwindEnd::Fault {
                 outcome: Outcome::Failed(Failure::Budget { budget: BudgetKind::Frames, at: None }),
             };
@@ -227,15 +240,15 @@ fn walk(section: &CfiSection, state: &dyn MachineState, limit: Option<u32>) -> W
             pc.wrapping_sub(1)
         };
         // Step 3 (unwind.no-fde).
-        let Some((fde, cie)) = find_fde(section, lookup) else {
+        let Some((fde, cie)) = find_fde(&fdes, lookup) else {
             break UnwindEnd::Fault {
                 outcome: Outcome::Failed(Failure::EvalError { rule: id::UNWIND_NO_FDE, at: None }),
             };
         };
         // Step 4 (unwind.table-fault); the row holding lookup.
-        let table = match fde_table(section, fde.offset) {
-            CfiOutcome::Table(t) => t,
-            other => break UnwindEnd::Fault { outcome: table_fault(other) },
+        let table = match tables.entry(fde.offset).or_insert_with(|| fde_table(section, fde.offset)) {
+            CfiOutcome::Table(t) => t.clone(),
+            other => break UnwindEnd::Fault { outcome: table_fault(other.clone()) },
         };
         let Some(row) = table.rows.iter().find(|r| r.start <= lookup && lookup < r.end).cloned() else {
             break UnwindEnd::Fault {
@@ -261,6 +274,12 @@ fn walk(section: &CfiSection, state: &dyn MachineState, limit: Option<u32>) -> W
             Ok(x) => x,
             Err(outcome) => break UnwindEnd::Fault { outcome },
         };
+        // unwind.repeated-frame: the same pc and CFA as a frame before it.
+        if w.unwind.steps.iter().any(|s| s.pc == pc && s.cfa == cfa) {
+            break UnwindEnd::Fault {
+                outcome: Outcome::Failed(Failure::EvalError { rule: id::UNWIND_REPEATED_FRAME, at: None }),
+            };
+        }
         if k == 0 {
             top_cfa = Ok(Cfa { address, aspace });
             w.cfa0 = Some((aspace, address));

@@ -186,6 +186,8 @@ pub(super) fn context(target: &Arc<Target>, vendor: VendorProfile, s: &ContextSp
         ctx.cfi = Some(section);
     }
     if let Some(b) = s.budgets {
+        // A case may lower a budget or raise it up to its hard ceiling only.
+        b.check_ceiling().map_err(|e| problem(format!("budgets: {e}"), &[&format!("{}:", e.name), e.name]))?;
         ctx.budgets = b;
     }
     Ok(ctx)
@@ -318,7 +320,13 @@ pub(super) fn expectation(y: &Yaml, ctx: &Context) -> R<Outcome> {
                 Some("depth") => BudgetKind::Depth,
                 Some("size") => BudgetKind::Size,
                 Some("frames") => BudgetKind::Frames,
-                _ => return Err(problem("expect.budget is one of steps, stack, depth, size, frames", &["budget"])),
+                Some("memory") => BudgetKind::Memory,
+                _ => {
+                    return Err(problem(
+                        "expect.budget is one of steps, stack, depth, size, frames, memory",
+                        &["budget"],
+                    ))
+                }
             };
             Outcome::Failed(Failure::Budget { budget, at })
         }

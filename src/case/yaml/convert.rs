@@ -3,7 +3,7 @@
 //! errors.
 
 use super::context::{assemble, context, expectation, problem, reparse, with_near, Problem, R};
-use super::locate::find_in_case;
+use super::locate::CaseLines;
 use super::schema::{CaseSpec, FileSpec};
 use super::CaseFileError;
 use crate::case::{Case, ExprCase};
@@ -18,16 +18,18 @@ use yaml_serde::Value as Yaml;
 /// Every case of a parsed file, or every located error.
 pub fn convert_file(file: &str, text: &str, spec: FileSpec) -> Result<Vec<Case>, Vec<CaseFileError>> {
     let mut errors = Vec::new();
+    // One index of the text for every case: locating stays linear.
+    let lines = CaseLines::new(text);
     let at = |case: &str, p: Problem| {
         let needles: Vec<&str> = p.near.iter().map(|s| s.as_str()).collect();
-        let (line, column) = if case.is_empty() { (1, 1) } else { find_in_case(text, case, &needles) };
+        let (line, column) = if case.is_empty() { (1, 1) } else { lines.find_in_case(case, &needles) };
         CaseFileError { file: file.to_string(), line, column, message: p.message }
     };
     let target = match target_of(&spec.target) {
         Ok(t) => Arc::new(t),
         Err(p) => {
-            let (line, column) = find_top_key(text, "target");
-            return Err(vec![CaseFileError { file: file.to_string(), line, column, message: p.message }]);
+            let line = lines.top_key("target");
+            return Err(vec![CaseFileError { file: file.to_string(), line, column: 1, message: p.message }]);
         }
     };
     let file_vendor = match &spec.vendor {
@@ -35,8 +37,8 @@ pub fn convert_file(file: &str, text: &str, spec: FileSpec) -> Result<Vec<Case>,
         Some(v) => match vendor(v) {
             Ok(v) => v,
             Err(p) => {
-                let (line, column) = find_top_key(text, "vendor");
-                return Err(vec![CaseFileError { file: file.to_string(), line, column, message: p.message }]);
+                let line = lines.top_key("vendor");
+                return Err(vec![CaseFileError { file: file.to_string(), line, column: 1, message: p.message }]);
             }
         },
     };
@@ -48,7 +50,7 @@ pub fn convert_file(file: &str, text: &str, spec: FileSpec) -> Result<Vec<Case>,
             continue;
         }
         let name = c.name.clone();
-        let line = super::locate::case_line(text, &name);
+        let line = lines.case_line(&name);
         match convert_case(&target, &file_vendor, c, format!("{file}:{line}")) {
             Ok(case) => cases.push(case),
             Err(p) => errors.push(at(&name, p)),
@@ -59,15 +61,6 @@ pub fn convert_file(file: &str, text: &str, spec: FileSpec) -> Result<Vec<Case>,
     } else {
         Err(errors)
     }
-}
-
-fn find_top_key(text: &str, key: &str) -> (usize, usize) {
-    for (i, l) in text.lines().enumerate() {
-        if l.starts_with(&format!("{key}:")) {
-            return (i + 1, 1);
-        }
-    }
-    (1, 1)
 }
 
 fn target_of(t: &crate::case::yaml::target::TargetRef) -> R<Target> {

@@ -8,6 +8,7 @@
 pub mod cfi;
 mod context;
 mod convert;
+pub mod limits;
 mod locate;
 mod loclists;
 mod schema;
@@ -48,10 +49,24 @@ pub fn load_file(path: &Path) -> Result<Vec<Case>, Vec<CaseFileError>> {
 }
 
 /// Loads every case of YAML `text`, naming it `file` in errors and origins.
+///
+/// Before parsing, the text is held to the loader's limits
+/// ([`limits`]): collections nested at most [`limits::MAX_NESTING`] deep,
+/// and aliases that expand to at most about one node per byte of text.
 pub fn load_str(file: &str, text: &str) -> Result<Vec<Case>, Vec<CaseFileError>> {
+    let located = |l: limits::LimitError| {
+        vec![CaseFileError { file: file.to_string(), line: l.line, column: l.column, message: l.message }]
+    };
+    limits::flow_nesting(text).map_err(located)?;
+    limits::alias_expansion(text).map_err(located)?;
     let spec: schema::FileSpec = yaml_serde::from_str(text).map_err(|e| {
         let (line, column) = e.location().map(|l| (l.line(), l.column())).unwrap_or((1, 1));
-        vec![CaseFileError { file: file.to_string(), line, column, message: strip_location(&e.to_string()) }]
+        let mut message = strip_location(&e.to_string());
+        if message.ends_with("recursion limit exceeded") {
+            message =
+                format!("collections nested more than {} deep (the loader's limit on nesting)", limits::MAX_NESTING);
+        }
+        vec![CaseFileError { file: file.to_string(), line, column, message }]
     })?;
     convert::convert_file(file, text, spec)
 }

@@ -9,7 +9,11 @@
 //! JSON line per case. Batches run in parallel on rayon's pool (one debugger
 //! process per worker thread). A batch that crashes or overruns its time is
 //! re-run case by case, so one bad case costs only itself
-//! ([`Outcome::ConsumerFault`]). The reference's outcome is compared as the
+//! ([`Outcome::ConsumerFault`]). A debugger that gives no answer in time
+//! (or does not start) for [`Health`]'s number of runs in a row is declared
+//! down, and its remaining cases are not run; a crash on one case's input
+//! does not count towards it (the debugger runs, and the crash is the
+//! finding). The reference's outcome is compared as the
 //! debugger can show it ([`observe::view`], through
 //! [`Consumer::expr_view`]).
 
@@ -19,7 +23,9 @@ pub mod lldb;
 pub mod observe;
 
 use crate::case::{Case, CfiCase, ExprCase};
-use crate::consumer::external::process::{self, RunBudget, TempDir};
+use crate::consumer::external::process::{self, RunBudget, RunFault, TempDir};
+use crate::consumer::health::{Health, HealthReport, DEFAULT_DOWN_AFTER};
+use crate::consumer::stderr::{StderrLog, DEFAULT_CAP};
 use crate::consumer::{Answer, Consumer, ConsumerError, FailureClass, Support};
 use crate::edition::Edition;
 use crate::synth::{self, VarShape};
@@ -95,22 +101,31 @@ pub struct Limits {
     pub per_case: Duration,
     /// Cases per debugger process.
     pub batch: usize,
+    /// Time a debugger may take to start, on top of its first case's.
+    pub start: Duration,
 }
 
 impl Default for Limits {
-    /// 10 s per case, 64 cases per process.
+    /// 10 s per case, 64 cases per process, 5 s to start.
     fn default() -> Self {
-        Limits { per_case: Duration::from_secs(10), batch: 64 }
+        Limits { per_case: Duration::from_secs(10), batch: 64, start: Duration::from_secs(5) }
     }
 }
+
+/// Bytes of a faulting debugger run's output kept in its log.
+const FAULT_OUTPUT: usize = 4096;
 
 /// GDB or LLDB as a consumer.
 pub struct Debugger {
     kind: Kind,
     program: PathBuf,
     limits: Limits,
-    /// Answers of prepared cases, by [`key`].
-    cache: Mutex<HashMap<String, Outcome>>,
+    /// Answers of prepared cases, by [`key`]; `None`: not run, the
+    /// debugger was down.
+    cache: Mutex<HashMap<String, Option<Outcome>>>,
+    health: Health,
+    /// The output of the runs that faulted (their ends).
+    log: StderrLog,
 }
 
 impl std::fmt::Debug for Debugger {
@@ -138,9 +153,24 @@ impl Debugger {
         Ok(Debugger::with_program(kind, program, limits))
     }
 
-    /// The debugger at `program`.
+    /// The debugger at `program`, declared down after
+    /// [`DEFAULT_DOWN_AFTER`] runs in a row without an answer.
     pub fn with_program(kind: Kind, program: PathBuf, limits: Limits) -> Self {
-        Debugger { kind, program, limits, cache: Mutex::new(HashMap::new()) }
+        Debugger {
+            kind,
+            program,
+            limits,
+            cache: Mutex::new(HashMap::new()),
+            health: Health::new(DEFAULT_DOWN_AFTER),
+            log: StderrLog::new(DEFAULT_CAP),
+        }
+    }
+
+    /// The same debugger, declared down after `n` runs in a row without an
+    /// answer (0: never).
+    pub fn down_after(mut self, n: u32) -> Self {
+        self.health = Health::new(n);
+        self
     }
 
     /// The executable used.
@@ -149,7 +179,7 @@ impl Debugger {
     }
 
     /// Evaluates `cases` in batches of [`Limits::batch`], in parallel.
-    fn run_all(&self, cases: &[&ExprCase]) -> Vec<Outcome> {
+    fn run_all(&self, cases: &[&ExprCase]) -> Vec<Option<Outcome>> {
         let chunks: Vec<&[&ExprCase]> = cases.chunks(self.limits.batch.max(1)).collect();
         chunks.par_iter().flat_map_iter(|c| self.run_batch(c)).collect()
     }
@@ -157,11 +187,12 @@ impl Debugger {
     /// Debugger processes over `cases`, as few as possible: a process that
     /// hangs (no answer for [`Limits::per_case`]) or crashes is blamed on
     /// the first case without an answer, which gets
-    /// [`Outcome::ConsumerFault`], and a new process takes the rest.
-    fn run_batch(&self, cases: &[&ExprCase]) -> Vec<Outcome> {
+    /// [`Outcome::ConsumerFault`], and a new process takes the rest. Once
+    /// the debugger is down, the cases left are not run (`None`).
+    fn run_batch(&self, cases: &[&ExprCase]) -> Vec<Option<Outcome>> {
         let dir = match TempDir::new() {
             Ok(d) => d,
-            Err(e) => return vec![fault(format!("temporary directory: {e}")); cases.len()],
+            Err(e) => return vec![Some(fault(format!("temporary directory: {e}"))); cases.len()],
         };
         let mut answers: Vec<Option<Outcome>> = vec![None; cases.len()];
         let mut jobs = Vec::new();
@@ -173,14 +204,18 @@ impl Debugger {
         }
         let probe = dir.path().join("probe.py");
         if let Err(e) = std::fs::write(&probe, self.kind.probe()) {
-            return vec![fault(format!("writing the probe: {e}")); cases.len()];
+            return vec![Some(fault(format!("writing the probe: {e}"))); cases.len()];
         }
         let results = dir.path().join("results.jsonl");
         while !jobs.is_empty() {
+            if self.health.is_down() {
+                self.health.not_asked(jobs.len() as u64);
+                break;
+            }
             let list = serde_json::Value::Array(jobs.iter().map(|(_, j)| j.clone()).collect());
             let _ = std::fs::remove_file(&results);
             if let Err(e) = std::fs::write(dir.path().join("jobs.json"), list.to_string()) {
-                return vec![fault(format!("writing the jobs: {e}")); cases.len()];
+                return vec![Some(fault(format!("writing the jobs: {e}"))); cases.len()];
             }
             let args = self.kind.args(dir.path(), &probe);
             let args: Vec<&std::ffi::OsStr> = args.iter().map(std::ffi::OsStr::new).collect();
@@ -189,7 +224,7 @@ impl Debugger {
                 output_bytes: 64 << 20,
             };
             // The first answer also waits for the debugger to start.
-            let stall = self.limits.per_case + Duration::from_secs(5);
+            let stall = self.limits.per_case + self.limits.start;
             let watch = process::Progress { file: &results, stall };
             let run = process::run_watched(&self.program, &args, dir.path(), budget, Some(watch));
             for line in std::fs::read_to_string(&results).unwrap_or_default().lines() {
@@ -200,6 +235,7 @@ impl Debugger {
                 if let Some(i) = v.get("id").and_then(|i| i.as_u64()).map(|i| i as usize) {
                     if i < answers.len() && answers[i].is_none() {
                         answers[i] = Some(self.answer(&v));
+                        self.health.answered();
                     }
                 }
             }
@@ -209,11 +245,33 @@ impl Debugger {
                     Err(f) => format!("{} {f}", self.kind.name()),
                     Ok(o) => format!("{} gave no answer (exit {}): {}", self.kind.name(), o.code, last_line(&o.text)),
                 };
+                self.keep_output(cases[*first], &why, &dir.path().join("output.txt"));
+                // No answer in time, or no start at all, says the debugger
+                // may be down; a crash on this case's input does not.
+                match &run {
+                    Err(RunFault::Timeout(_) | RunFault::Spawn(_)) => {
+                        self.health.faulted(&why);
+                    }
+                    _ => self.health.faulted_on_case(),
+                }
                 answers[*first] = Some(fault(why));
                 jobs.remove(0);
             }
         }
-        answers.into_iter().map(|a| a.unwrap_or_else(|| fault("no answer".into()))).collect()
+        // Only the jobs left when the debugger went down have no answer.
+        answers
+    }
+
+    /// Keeps the end of a faulting run's output (`file`) in the log, under
+    /// a line naming the case and the fault.
+    fn keep_output(&self, case: &ExprCase, why: &str, file: &Path) {
+        let text = std::fs::read(file).unwrap_or_default();
+        let tail = &text[text.len().saturating_sub(FAULT_OUTPUT)..];
+        self.log.push(format!("== {}#{}: {why}\n", case.origin, case.name).as_bytes());
+        self.log.push(tail);
+        if !tail.ends_with(b"\n") {
+            self.log.push(b"\n");
+        }
     }
 
     /// Synthesises case number `i` into `dir` and describes it for the
@@ -328,11 +386,25 @@ impl Consumer for Debugger {
         }
     }
 
+    /// [`Consumer::try_evaluate`]; a case not run because the debugger is
+    /// down gives `ConsumerFault`.
     fn evaluate(&self, case: &ExprCase) -> Outcome {
+        self.try_evaluate(case).unwrap_or_else(|| fault(format!("{}: not run, the debugger is down", self.kind.name())))
+    }
+
+    /// The prepared answer, or a run of its own; `None` when it was not
+    /// run because the debugger is down.
+    fn try_evaluate(&self, case: &ExprCase) -> Option<Outcome> {
         if let Some(a) = self.cache.lock().unwrap_or_else(|p| p.into_inner()).get(&key(case)) {
             return a.clone();
         }
-        self.run_batch(&[case]).pop().unwrap_or_else(|| fault("no answer".into()))
+        self.run_batch(&[case]).pop().flatten()
+    }
+
+    /// Faults, whether and why it went down, and the ends of the output of
+    /// the runs that faulted.
+    fn health(&self) -> Option<HealthReport> {
+        Some(self.health.report(self.log.excerpt()))
     }
 
     fn expr_view(&self, case: &ExprCase, reference: &Outcome) -> Option<Outcome> {

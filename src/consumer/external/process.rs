@@ -1,6 +1,6 @@
 //! Running an external tool under a time budget and an output cap.
 
-use std::os::unix::process::CommandExt;
+use crate::consumer::contain;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -97,30 +97,29 @@ pub fn run_watched(
     let out_path = dir.join("output.txt");
     let file = std::fs::File::create(&out_path).map_err(|e| RunFault::Io(e.to_string()))?;
     let err = file.try_clone().map_err(|e| RunFault::Io(e.to_string()))?;
-    // Its own process group, so that a kill also ends whatever it started
-    // (a shell script's children would otherwise go on writing).
+    // Contained (consumer::contain), so that a kill also ends whatever it
+    // started, even in another session (a shell script's children would
+    // otherwise go on writing), and whatever it leaves when it exits.
     // The program runs in `dir`, so that whatever it drops in its working
     // directory (a crashing debugger's `core` file) goes away with it.
-    let mut child = Command::new(program)
-        .process_group(0)
-        .current_dir(dir)
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::from(file))
-        .stderr(Stdio::from(err))
-        .env("LC_ALL", "C")
-        .spawn()
-        .map_err(|e| RunFault::Spawn(format!("{}: {e}", program.display())))?;
+    let mut child = contain::spawn(
+        Command::new(program)
+            .current_dir(dir)
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::from(file))
+            .stderr(Stdio::from(err))
+            .env("LC_ALL", "C"),
+    )
+    .map_err(|e| RunFault::Spawn(format!("{}: {e}", program.display())))?;
     let start = Instant::now();
     let mut last_growth = (0u64, start);
     let mut pause = Duration::from_millis(1);
     let status = loop {
-        match child.try_wait() {
-            Ok(Some(s)) => break s,
-            Ok(None) => {}
-            Err(e) => {
-                kill_group(&mut child);
-                return Err(RunFault::Io(e.to_string()));
+        if child.exited().is_some() {
+            match child.kill_all() {
+                Some(s) => break s,
+                None => return Err(RunFault::Io("the program's exit status was lost".into())),
             }
         }
         let written = std::fs::metadata(&out_path).map(|m| m.len()).unwrap_or(0);
@@ -138,7 +137,7 @@ pub fn run_watched(
             None
         };
         if let Some(f) = fault {
-            kill_group(&mut child);
+            child.kill_all();
             return Err(f);
         }
         std::thread::sleep(pause);
@@ -159,15 +158,6 @@ pub fn version_line(program: &Path) -> Option<String> {
     let dir = TempDir::new().ok()?;
     let out = run(program, &[std::ffi::OsStr::new("--version")], dir.path(), RunBudget::default()).ok()?;
     out.text.lines().map(str::trim).find(|l| !l.is_empty()).map(str::to_string)
-}
-
-/// Sends SIGKILL to the child's process group (its id is the child's pid,
-/// see `process_group(0)` above), then to the child itself, and reaps it.
-pub(crate) fn kill_group(child: &mut std::process::Child) {
-    let group = format!("-{}", child.id());
-    let _ = Command::new("kill").args(["-KILL", "--", &group]).stdout(Stdio::null()).stderr(Stdio::null()).status();
-    let _ = child.kill();
-    let _ = child.wait();
 }
 
 /// A private temporary directory, removed (with its contents) on drop.

@@ -48,6 +48,13 @@ pub enum ProtocolError {
         /// ` (exit status ...)` if the child has ended, else empty.
         status: String,
     },
+    /// The child's main process exited before replying (whether or not
+    /// something it started still holds its stdout).
+    #[error("exited without a reply{status}")]
+    Exited {
+        /// ` (exit status ...)`.
+        status: String,
+    },
     /// The child did not reply within the request's time budget.
     #[error("no reply within {ms} ms")]
     Timeout {

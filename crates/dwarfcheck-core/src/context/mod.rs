@@ -154,11 +154,31 @@ pub enum ContextError {
 /// - `size_bytes`: any single value, implicit storage or composite larger
 ///   than this many **bytes** (or a piece/part of more than `8 * size_bytes`
 ///   **bits**);
+/// - `memory_bytes`: the storage one evaluation creates, counted over its
+///   whole run, nested evaluations included, in **bytes**:
+///   [`Budgets::PART_MEMORY_BYTES`] per composite part a `DW_OP_piece`,
+///   `DW_OP_bit_piece`, `DW_OP_LLVM_extend` or
+///   `DW_OP_LLVM_select_bit_piece` creates (weighed as the size budget
+///   weighs them), the byte size of each implicit storage `DW_OP_implicit_value`
+///   or a DIE's constant creates, and the byte size of each value a typed
+///   operation (`DW_OP_const_type`, `DW_OP_regval_type`,
+///   `DW_OP_deref_type`, `DW_OP_xderef_type`, `DW_OP_convert`,
+///   `DW_OP_reinterpret`) or an entry value of a register creates. The
+///   charge is made where the size budget is checked; going over reports
+///   `Budget { Memory, at }` (rule `expr.budget.memory`). Nothing is given
+///   back when an entry is dropped, so this bounds both what an evaluation
+///   holds at once and what it allocates in total;
 /// - `frames`: virtual unwinding that would make step number `frames + 1`
 ///   reports `Budget { Frames }` (`unwind.frames-budget`).
 ///
-/// Serialized (feature `serde`) as a mapping of these five keys; a missing
-/// key takes its default.
+/// Every budget has a hard ceiling ([`Budgets::CEILING`]): evaluators use
+/// [`Budgets::clamped`], and loaders of case files reject a larger value
+/// ([`Budgets::check_ceiling`]). The depth ceiling is what keeps nested
+/// evaluations, which recurse on the native stack, within a 2 MiB thread
+/// stack.
+///
+/// Serialized (feature `serde`) as a mapping of these keys; a missing key
+/// takes its default.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(default, deny_unknown_fields))]
@@ -173,10 +193,86 @@ pub struct Budgets {
     pub size_bytes: u64,
     /// Maximum frames one virtual unwinding steps through.
     pub frames: u32,
+    /// Maximum storage one evaluation creates in total, in **bytes**.
+    pub memory_bytes: u64,
 }
 
 impl Default for Budgets {
     fn default() -> Self {
-        Budgets { steps: 100_000, stack: 1024, depth: 16, size_bytes: 1 << 20, frames: 256 }
+        Budgets { steps: 100_000, stack: 1024, depth: 16, size_bytes: 1 << 20, frames: 256, memory_bytes: 8 << 20 }
+    }
+}
+
+/// A budget asked for above its hard ceiling ([`Budgets::check_ceiling`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("budget `{name}` = {asked} is above its ceiling {ceiling}")]
+pub struct BudgetCeilingError {
+    /// The budget's key (`steps`, `stack`, `depth`, `size_bytes`,
+    /// `frames`, `memory_bytes`).
+    pub name: &'static str,
+    /// The value asked for.
+    pub asked: u64,
+    /// The largest value allowed.
+    pub ceiling: u64,
+}
+
+impl Budgets {
+    /// Bytes of the size budget one composite part is charged by
+    /// `DW_OP_LLVM_extend` and `DW_OP_LLVM_select_bit_piece`
+    /// (`op.extend.size-limits`).
+    pub const PART_BYTES: u64 = 8;
+
+    /// Bytes of the memory budget one composite part is charged by every
+    /// operation that creates parts (`expr.budget.memory`): about what a
+    /// part takes in either evaluator, so that the budget bounds real
+    /// memory, not a nominal count.
+    pub const PART_MEMORY_BYTES: u64 = 64;
+
+    /// The largest value of each budget. `depth` is bounded so that the
+    /// deepest nesting (`DW_OP_call*` chains, frame bases, entry values,
+    /// implicit pointers) fits a 2 MiB native stack, the smallest an
+    /// evaluator runs on here (test and rayon threads); `tests` in both
+    /// evaluator crates run the deepest shapes at this depth on such a
+    /// thread. The others bound total work (`steps` × the per-operation
+    /// cost bounded by `size_bytes`) and memory.
+    pub const CEILING: Budgets = Budgets {
+        steps: 10_000_000,
+        stack: 1 << 16,
+        depth: 128,
+        size_bytes: 64 << 20,
+        frames: 4096,
+        memory_bytes: 256 << 20,
+    };
+
+    /// These budgets with each one lowered to its ceiling: what both
+    /// evaluators apply, whatever the machine state asks for.
+    pub fn clamped(self) -> Budgets {
+        let c = Budgets::CEILING;
+        Budgets {
+            steps: self.steps.min(c.steps),
+            stack: self.stack.min(c.stack),
+            depth: self.depth.min(c.depth),
+            size_bytes: self.size_bytes.min(c.size_bytes),
+            frames: self.frames.min(c.frames),
+            memory_bytes: self.memory_bytes.min(c.memory_bytes),
+        }
+    }
+
+    /// `Err` naming the first budget above its ceiling
+    /// ([`Budgets::CEILING`]), for loaders that must refuse such input.
+    pub fn check_ceiling(&self) -> Result<(), BudgetCeilingError> {
+        let c = Budgets::CEILING;
+        let pairs: [(&'static str, u64, u64); 6] = [
+            ("steps", self.steps, c.steps),
+            ("stack", self.stack as u64, c.stack as u64),
+            ("depth", u64::from(self.depth), u64::from(c.depth)),
+            ("size_bytes", self.size_bytes, c.size_bytes),
+            ("frames", u64::from(self.frames), u64::from(c.frames)),
+            ("memory_bytes", self.memory_bytes, c.memory_bytes),
+        ];
+        match pairs.into_iter().find(|&(_, asked, ceiling)| asked > ceiling) {
+            Some((name, asked, ceiling)) => Err(BudgetCeilingError { name, asked, ceiling }),
+            None => Ok(()),
+        }
     }
 }

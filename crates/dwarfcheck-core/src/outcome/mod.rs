@@ -33,6 +33,8 @@ pub enum BudgetKind {
     Time,
     /// Frames of one virtual unwinding (`unwind.frames-budget`).
     Frames,
+    /// Storage created by one evaluation in total (`expr.budget.memory`).
+    Memory,
 }
 
 /// Why an evaluation gave no value, location or row table: the failure

@@ -43,6 +43,7 @@ impl Evaluation<'_> {
                 if bytes.len() as u64 > self.budgets.size_bytes {
                     return Err(Fail::Budget(BudgetKind::Size));
                 }
+                self.charge_memory(s, bytes.len() as u128)?;
                 let start = s.store(bytes);
                 self.push(s, Entry::Location(Location::Implicit { start, len: bytes.len() as u32, bit: 0 }));
                 Ok(())

@@ -168,7 +168,7 @@ impl<'a> Evaluation<'a> {
         Evaluation {
             state,
             target: state.target(),
-            budgets: state.budgets(),
+            budgets: state.budgets().clamped(),
             base: 0,
             depth: 0,
             at_override: None,
@@ -321,25 +321,39 @@ impl Evaluation<'_> {
     }
 
     /// `t` if a value of it fits the size budget (docs/architecture.md §9; checked with
-    /// the operation's operand checks, before the stack: ambiguities item 45).
-    pub(super) fn within_size(&self, t: BaseType) -> Result<BaseType> {
+    /// the operation's operand checks, before the stack: ambiguities item 45),
+    /// its byte size then charged to the memory budget (`expr.budget.memory`).
+    pub(super) fn within_size(&self, s: &mut Scratch, t: BaseType) -> Result<BaseType> {
         if u64::from(t.bits) > self.budgets.size_bytes.saturating_mul(8) {
             return Err(Fail::Budget(BudgetKind::Size));
         }
+        self.charge_memory(s, t.bytes() as u128)?;
         Ok(t)
+    }
+
+    /// Charges `bytes` of created storage to the memory budget (rule
+    /// `expr.budget.memory`). Errors: `Budget(Memory)` when the total
+    /// created by the evaluation would go over `budgets.memory_bytes`.
+    pub(super) fn charge_memory(&self, s: &mut Scratch, bytes: u128) -> Result<()> {
+        let total = u128::from(s.created).saturating_add(bytes);
+        if total > u128::from(self.budgets.memory_bytes) {
+            return Err(Fail::Budget(BudgetKind::Memory));
+        }
+        s.created = total as u64;
+        Ok(())
     }
 
     /// The target's base type of register `regno`: the generic type for a
     /// register of the generic size, else an unsigned integer of the
     /// register's size, which must fit the size budget (rule
     /// `op.entry-value.register-type`).
-    pub(super) fn register_type(&self, regno: u64) -> Result<BaseType> {
+    pub(super) fn register_type(&self, s: &mut Scratch, regno: u64) -> Result<BaseType> {
         let reg = self.target.register(regno).ok_or(Fail::EvalError(R::REG_UNKNOWN_REGISTER_READ))?;
         let t = if reg.bits == self.generic_bits() {
             self.generic_type
         } else {
             BaseType::ate(ate::UNSIGNED, reg.bits, self.generic_type.big_endian)
         };
-        self.within_size(t)
+        self.within_size(s, t)
     }
 }

@@ -118,7 +118,9 @@ impl Evaluation<'_> {
             Kind::Drop => {
                 self.need(s, 1)?;
                 self.touch(s, 0)?;
-                s.stack.pop();
+                if let Some(Entry::Location(Location::Composite { idx, .. })) = s.stack.pop() {
+                    s.release_newest(idx);
+                }
             }
             Kind::Over => {
                 self.need(s, 2)?;
@@ -167,7 +169,7 @@ impl Evaluation<'_> {
                 if t.bytes() as u64 != ins.a {
                     return Err(Fail::IllFormed(R::OP_DEREF_TYPE_SIZE_MISMATCH));
                 }
-                self.within_size(t)?;
+                self.within_size(s, t)?;
                 let l = self.pop_location(s)?;
                 let e = self.deref(s, &l, t)?;
                 self.push(s, e);
@@ -276,6 +278,7 @@ impl Evaluation<'_> {
                 if ins.b > self.budgets.size_bytes {
                     return Err(Fail::Budget(BudgetKind::Size));
                 }
+                self.charge_memory(s, u128::from(ins.b))?;
                 let start = s.store(&prog.bytes[st..st + len]);
                 self.push(s, Entry::Location(Location::Implicit { start, len: len as u32, bit: 0 }));
             }
@@ -315,19 +318,19 @@ impl Evaluation<'_> {
                 if t.bytes() as u64 != u64::from(ins.c) {
                     return Err(Fail::IllFormed(R::OP_CONST_TYPE_SIZE_MISMATCH));
                 }
-                self.within_size(t)?;
+                self.within_size(s, t)?;
                 let blk = &prog.bytes[ins.b as usize..ins.b as usize + ins.c as usize];
                 let v = self.value_from_memory_order(s, t, blk);
                 self.push(s, Entry::Value(v));
             }
             Kind::RegvalType => {
-                let t = self.within_size(self.base_type(ins.b)?)?;
+                let t = self.within_size(s, self.base_type(ins.b)?)?;
                 let l = self.register_location(s, ins.a)?;
                 let e = self.deref(s, &l, t)?;
                 self.push(s, e);
             }
             Kind::Convert | Kind::Reinterpret => {
-                let t = self.within_size(self.base_type(ins.a)?)?;
+                let t = self.within_size(s, self.base_type(ins.a)?)?;
                 self.need(s, 1)?;
                 let v = self.pop_value(s)?;
                 let r = if ins.kind == Kind::Convert {

@@ -10,6 +10,7 @@ use super::decode::{Insn, Kind};
 use super::evaluation::{Evaluation, Fail, Result};
 use super::machine::{mask, Entry, Location, Scratch, Value, NONE};
 use super::weight::Weigher;
+use dwarfcheck_core::context::Budgets;
 use dwarfcheck_core::encoding::ate;
 use dwarfcheck_core::outcome::{BaseType, BudgetKind, TypeEncoding};
 use dwarfcheck_core::rules::{id as R, RuleId};
@@ -86,16 +87,17 @@ impl Evaluation<'_> {
         }
         self.check_composite_size(u128::from(size) * u128::from(count))?;
         // Every part is charged 8 bytes, so memory stays bounded for 1-bit elements.
-        if u128::from(count) * 8 > u128::from(self.budgets.size_bytes) {
+        if u128::from(count) * u128::from(Budgets::PART_BYTES) > u128::from(self.budgets.size_bytes) {
             return Err(Fail::Budget(BudgetKind::Size));
         }
         Ok(())
     }
 
-    /// Parts of total weight `weight` are charged 8 bytes of the size
-    /// budget each (rule `op.extend.size-limits`).
+    /// Parts of total weight `weight` are charged
+    /// [`Budgets::PART_BYTES`] of the size budget each (rule
+    /// `op.extend.size-limits`).
     fn charge(&self, weight: u128) -> Result<()> {
-        if weight.saturating_mul(8) > u128::from(self.budgets.size_bytes) {
+        if weight.saturating_mul(u128::from(Budgets::PART_BYTES)) > u128::from(self.budgets.size_bytes) {
             return Err(Fail::Budget(BudgetKind::Size));
         }
         Ok(())
@@ -109,6 +111,10 @@ impl Evaluation<'_> {
         self.check_part_fits(s, &part, size)?;
         let w = Weigher::new(s, &part).weight(s, &part, size);
         self.charge(w.saturating_mul(u128::from(count)))?;
+        self.charge_memory(
+            s,
+            w.saturating_mul(u128::from(count)).saturating_mul(u128::from(Budgets::PART_MEMORY_BYTES)),
+        )?;
         // (Flattened once if it nests too deep, then shared by the C parts.)
         let part = s.shallow(part, size);
         let idx = s.new_composite();
@@ -144,6 +150,7 @@ impl Evaluation<'_> {
             self.charge(weight)?;
             s.append_part(idx, size, part);
         }
+        self.charge_memory(s, weight.saturating_mul(u128::from(Budgets::PART_MEMORY_BYTES)))?;
         s.composites[idx as usize].complete = true;
         self.push(s, Entry::Location(Location::Composite { idx, bit: 0 }));
         Ok(())

@@ -486,3 +486,23 @@ fn deeply_nested_composites() {
     }
     assert_eq!(evaluate(&e, &c), composite(&[(8, reg(32, 0))]));
 }
+
+#[test]
+fn a_dropped_extend_composite_gives_its_parts_back() {
+    use super::{Program, Scratch};
+    // sgpr0; extend 8 100; drop, three times, then lit0; stack_value. Each
+    // extend makes 100 parts; once dropped nothing names them, so the
+    // next extend reuses them: 0 parts are left at the end instead of 300.
+    let turn = cat(&[&SGPR0, &[EXTEND, 8, 100, 0x13]]);
+    let e = cat(&[&turn, &turn, &turn, &[0x30, 0x9f]]);
+    let c = state();
+    let mut s = Scratch::new();
+    let out = Program::compile(&e, &c).run(&c, &mut s);
+    assert_eq!(out, loc(Source::Implicit { bytes: vec![0; 8], bit_offset: 0 }));
+    assert_eq!((s.parts.len(), s.composites.len()), (0, 0));
+    // A composite still named by another entry (dup) is kept: 100 parts.
+    let kept = cat(&[&SGPR0, &[EXTEND, 8, 100, 0x12, 0x13]]);
+    let out = Program::compile(&kept, &c).run(&c, &mut s);
+    assert!(matches!(out, Outcome::Location(_)), "{out:?}");
+    assert_eq!(s.parts.len(), 100);
+}

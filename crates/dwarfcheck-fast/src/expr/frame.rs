@@ -253,7 +253,7 @@ impl Evaluation<'_> {
             Some(Entry::ImplicitPointer(_)) => Err(Fail::EvalError(R::OP_IMPLICIT_POINTER_VALUE_MISUSE)),
             Some(Entry::Location(l)) => match e.insns.get(s.last as usize) {
                 Some(last) if last.kind == Kind::Reg => {
-                    let t = inner.register_type(last.a)?;
+                    let t = inner.register_type(s, last.a)?;
                     inner.deref(s, &l, t)
                 }
                 // A memory byte address in the default space converts to

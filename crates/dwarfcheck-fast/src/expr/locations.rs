@@ -84,6 +84,7 @@ impl Evaluation<'_> {
                 if bytes.len() as u64 > self.budgets.size_bytes {
                     return Err(Fail::Budget(BudgetKind::Size));
                 }
+                self.charge_memory(s, bytes.len() as u128)?;
                 let start = s.store(bytes);
                 Location::Implicit { start, len: bytes.len() as u32, bit: 0 }
             }

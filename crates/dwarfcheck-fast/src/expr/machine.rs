@@ -126,6 +126,12 @@ pub struct Composite {
     pub complete: bool,
     /// Composite nesting depth: 1 + the deepest part location's.
     pub depth: u32,
+    /// The size in **bits** every part has, when all parts have the same
+    /// size and sit at consecutive indices of [`Scratch::parts`] (as
+    /// `DW_OP_LLVM_extend` and `DW_OP_LLVM_select_bit_piece` make them);
+    /// else 0. A read then finds its first part by division instead of
+    /// walking the list.
+    pub stride: u64,
 }
 
 /// One part of a composite.
@@ -157,6 +163,9 @@ pub struct Scratch {
     pub tmp: Vec<u8>,
     /// Operations executed so far (step budget, nested evaluations included).
     pub steps: u64,
+    /// Storage created so far, in **bytes**, as the memory budget counts it
+    /// (rule `expr.budget.memory`; nested evaluations included).
+    pub created: u64,
     /// Index of the last operation executed by the innermost evaluation
     /// that ran (`DW_OP_entry_value` asks whether it was a `DW_OP_reg*`).
     pub last: u32,
@@ -182,6 +191,7 @@ impl Scratch {
         self.multi.clear();
         self.unwound_in_progress.clear();
         self.steps = 0;
+        self.created = 0;
     }
 
     /// Stores bytes in the arena; returns the start index.
@@ -193,7 +203,14 @@ impl Scratch {
 
     /// A new empty incomplete composite; returns its index.
     pub fn new_composite(&mut self) -> u32 {
-        self.composites.push(Composite { first: NONE, last: NONE, total_bits: 0, complete: false, depth: 1 });
+        self.composites.push(Composite {
+            first: NONE,
+            last: NONE,
+            total_bits: 0,
+            complete: false,
+            depth: 1,
+            stride: 0,
+        });
         (self.composites.len() - 1) as u32
     }
 
@@ -337,12 +354,47 @@ impl Scratch {
         let c = &mut self.composites[idx as usize];
         if c.first == NONE {
             c.first = p;
+            c.stride = bits;
         } else {
+            if c.stride != bits || c.last + 1 != p {
+                c.stride = 0;
+            }
             self.parts[c.last as usize].next = p;
         }
         let c = &mut self.composites[idx as usize];
         c.last = p;
         c.total_bits = c.total_bits.saturating_add(bits);
+    }
+
+    /// Gives back composite `idx` and its parts after the entry naming it
+    /// was dropped, when nothing can still reach it: it is the newest
+    /// composite, its parts are the newest parts and consecutive (as
+    /// `DW_OP_LLVM_extend` and `DW_OP_LLVM_select_bit_piece` leave them, so
+    /// no part of another composite was made after them and none can
+    /// name it), and no stack entry names it. A loop that builds and drops
+    /// composites then reuses the same memory. The memory budget is not
+    /// refunded (rule `expr.budget.memory` counts what was created).
+    pub fn release_newest(&mut self, idx: u32) {
+        if idx as usize + 1 != self.composites.len() {
+            return;
+        }
+        let c = self.composites[idx as usize];
+        let consecutive = c.stride > 0 || c.first == c.last;
+        if c.first == NONE || !consecutive || c.last as usize + 1 != self.parts.len() {
+            return;
+        }
+        let names = |l: &Location| matches!(*l, Location::Composite { idx: j, .. } if j == idx);
+        let named = self.stack.iter().any(|e| match e {
+            Entry::Location(Location::Multi { start, len }) => {
+                self.multi[*start as usize..(*start + *len) as usize].iter().any(names)
+            }
+            Entry::Location(l) => names(l),
+            _ => false,
+        });
+        if !named {
+            self.parts.truncate(c.first as usize);
+            self.composites.pop();
+        }
     }
 
     /// Composite nesting depth of a location (0: not a composite).

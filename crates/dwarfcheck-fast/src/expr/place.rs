@@ -7,6 +7,7 @@ use super::decode::{Insn, Kind};
 use super::evaluation::{Evaluation, Fail, Result};
 use super::machine::{mask, Entry, Location, Scratch};
 use super::program::Program;
+use super::weight::Weigher;
 use dwarfcheck_core::outcome::BudgetKind;
 use dwarfcheck_core::rules::id as R;
 
@@ -67,11 +68,11 @@ impl Evaluation<'_> {
         match self.top(s) {
             None => {
                 let idx = s.new_composite();
-                self.add_part(s, idx, bits, Location::Undefined)?;
+                self.add_part(s, idx, bits, Location::Undefined, 1)?;
                 self.push(s, Entry::Location(Location::Composite { idx, bit: 0 }));
             }
             Some(Entry::Location(Location::Composite { idx, .. })) if !s.composites[idx as usize].complete => {
-                self.add_part(s, idx, bits, Location::Undefined)?;
+                self.add_part(s, idx, bits, Location::Undefined, 1)?;
             }
             Some(e) => {
                 let part = self.to_location_as(s, e, R::OP_PIECE_NOT_LOCATION)?;
@@ -80,14 +81,17 @@ impl Evaluation<'_> {
                     None => part,
                 };
                 self.check_part_fits(s, &part, bits)?;
+                // The part's weight for the memory budget, as
+                // op.extend.size-limits weighs a part.
+                let weight = Weigher::new(s, &part).weight(s, &part, bits);
                 s.stack.pop();
                 match self.top(s) {
                     Some(Entry::Location(Location::Composite { idx, .. })) if !s.composites[idx as usize].complete => {
-                        self.add_part(s, idx, bits, part)?;
+                        self.add_part(s, idx, bits, part, weight)?;
                     }
                     _ => {
                         let idx = s.new_composite();
-                        self.add_part(s, idx, bits, part)?;
+                        self.add_part(s, idx, bits, part, weight)?;
                         self.push(s, Entry::Location(Location::Composite { idx, bit: 0 }));
                     }
                 }

@@ -241,8 +241,13 @@ impl Evaluation<'_> {
                     return Err(Fail::EvalError(R::OP_DEREF_PAST_STORAGE_END));
                 }
                 let end = st + n;
-                let mut pos = 0u64;
-                let mut p = c.first;
+                let (mut pos, mut p) = (0u64, c.first);
+                if c.stride > 0 {
+                    // Parts of one size at consecutive indices: the part
+                    // holding bit `st` is number st / stride.
+                    let k = st / c.stride;
+                    (pos, p) = (k * c.stride, c.first + k as u32);
+                }
                 while p != NONE && pos < end {
                     let part = s.parts[p as usize];
                     let pend = pos + part.bits;

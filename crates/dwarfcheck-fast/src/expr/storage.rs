@@ -6,6 +6,7 @@
 
 use super::evaluation::{Evaluation, Fail, Result};
 use super::machine::{ImplicitPointer, Location, Scratch, Value};
+use dwarfcheck_core::context::Budgets;
 use dwarfcheck_core::outcome::BudgetKind;
 use dwarfcheck_core::rules::{id as R, RuleId};
 
@@ -116,9 +117,17 @@ impl Evaluation<'_> {
 
     /// Appends a part, checking the composite's total size against the
     /// largest address space (rule `composite.too-large`) and the size budget.
-    pub(super) fn add_part(&self, s: &mut Scratch, idx: u32, bits: u64, location: Location) -> Result<()> {
+    pub(super) fn add_part(
+        &self,
+        s: &mut Scratch,
+        idx: u32,
+        bits: u64,
+        location: Location,
+        weight: u128,
+    ) -> Result<()> {
         let total = s.composites[idx as usize].total_bits.saturating_add(bits);
         self.check_composite_size(u128::from(total))?;
+        self.charge_memory(s, weight.saturating_mul(u128::from(Budgets::PART_MEMORY_BYTES)))?;
         s.append_part(idx, bits, location);
         Ok(())
     }

@@ -2,7 +2,7 @@
 //! does not give them, come from virtually unwinding it through a frame
 //! section (`unwind.context-from-cfi`).
 
-use super::{walk_state, Frame, Stepped, Unwinder};
+use super::{repeats, walk_state, Frame, Stepped, Unwinder};
 use dwarfcheck_core::cfi::CfiSection;
 use dwarfcheck_core::context::{
     Budgets, CallerFrame, Cfa, ContextError, DebugSection, Die, Element, Entry, MachineState, MemoryStorage,
@@ -25,7 +25,7 @@ use std::sync::Arc;
 ///
 /// The unwinding runs once, the first time the CFA or the caller is asked
 /// for, from `state`'s program location, registers and memory, at most
-/// `state.budgets().frames` steps:
+/// `state.budgets().clamped().frames` steps:
 /// - the CFA is step 0's;
 /// - frame k+1 (k >= 0) is a [`CallerFrame`] whenever step k was made and
 ///   unwinding goes on after it (neither the base of the stack nor a
@@ -89,7 +89,7 @@ fn unwinding(state: &dyn MachineState, cfi: &CfiSection) -> Found {
     let (mut pc, mut lookup) = (top.pc, top.lookup);
     let mut made: Vec<(Stepped, Vec<(u64, RegisterRule)>)> = Vec::new();
     let mut fault0 = None;
-    while (made.len() as u64) < u64::from(state.budgets().frames) {
+    while (made.len() as u64) < u64::from(state.budgets().clamped().frames) {
         let frame = Frame { pc, lookup, callee: made.last().map(|(s, _)| &s.step) };
         let st = match u.step_from(&walk, &frame) {
             Ok(st) => st,
@@ -100,6 +100,9 @@ fn unwinding(state: &dyn MachineState, cfi: &CfiSection) -> Found {
                 break;
             }
         };
+        if repeats(made.iter().map(|(m, _)| &m.step), &st.step) {
+            break;
+        }
         let rules = u.frame.rules().to_vec();
         let next = st.caller().map(|f| (f.pc, f.lookup));
         made.push((st, rules));

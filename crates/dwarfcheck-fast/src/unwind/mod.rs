@@ -262,7 +262,7 @@ impl<'a> Unwinder<'a> {
     /// steps (end `Limit`), at most the state's `frames` budget of steps
     /// (end `Budget { Frames }`, `unwind.frames-budget`).
     pub fn unwind(&mut self, state: &dyn MachineState, limit: Option<u32>) -> Unwind {
-        let frames = state.budgets().frames;
+        let frames = state.budgets().clamped().frames;
         let walk = walk_state(state);
         let top = match self.start(state) {
             Ok(f) => f,
@@ -284,6 +284,9 @@ impl<'a> Unwinder<'a> {
             match self.step_from(&walk, &frame) {
                 Err(outcome) => break UnwindEnd::Fault { outcome },
                 Ok(st) => {
+                    if repeats(steps.iter(), &st.step) {
+                        break UnwindEnd::Fault { outcome: eval_error(R::UNWIND_REPEATED_FRAME) };
+                    }
                     let next = st.caller().map(|f| (f.pc, f.lookup));
                     steps.push(st.step);
                     if let Some(end) = st.end {
@@ -313,6 +316,12 @@ fn walk_state(state: &dyn MachineState) -> Overlay<'_> {
         .with_frame_base(None)
         .with_caller(Err(ContextError::Missing(Element::Caller)))
         .with_result_kind(Some(ResultKind::Location))
+}
+
+/// Whether `step`'s frame has the program location and CFA of one of
+/// `before` (rule `unwind.repeated-frame`: unwinding ends there).
+pub(super) fn repeats<'s>(mut before: impl Iterator<Item = &'s Step>, step: &Step) -> bool {
+    before.any(|s| s.pc == step.pc && s.cfa == step.cfa)
 }
 
 /// Register bytes in target order as an unsigned integer (its low 64 bits).

@@ -24,7 +24,7 @@ impl Machine<'_> {
     /// Budget `depth` if one more nesting level would exceed it
     /// (`op.call.depth-budget`).
     pub(super) fn deeper(&self, depth: u32) -> Result<u32, Stop> {
-        if depth + 1 > self.ctx.budgets().depth {
+        if depth + 1 > self.ctx.budgets().clamped().depth {
             return Err(Stop::Budget(BudgetKind::Depth));
         }
         Ok(depth + 1)
@@ -50,11 +50,13 @@ impl Machine<'_> {
             depth,
             last_reg: None,
             steps: self.steps,
+            created: self.created,
             unspecified: std::mem::take(&mut self.unspecified),
             marks: std::mem::take(&mut self.marks),
         };
         let r = m.run(expr, kind, stack, depth, None);
         self.steps = m.steps;
+        self.created = m.created;
         self.unspecified = m.unspecified;
         self.marks = m.marks;
         let last = m.last_reg;
@@ -131,7 +133,10 @@ impl Machine<'_> {
                 let cfa = self.callee_cfa(below).map_err(none)?;
                 let a = self.cfa_plus(cfa, offset, aspace).map_err(none)?;
                 let ty = BaseType::ate(ate::UNSIGNED, reg_bits.unwrap_or(g.bits), g.big_endian);
-                Ok(Loc::one(Storage::Implicit { bytes: memory_image(Value::from_u128(ty, u128::from(a))) }, 0))
+                Ok(Loc::one(
+                    Storage::Implicit { bytes: Arc::new(memory_image(Value::from_u128(ty, u128::from(a)))) },
+                    0,
+                ))
             }
             RegisterRule::Register { register } => {
                 let other = self.ctx.target().register(register).map(|r| r.bits);
@@ -154,7 +159,7 @@ impl Machine<'_> {
                 if reg_bits.is_some_and(|b| b != v.ty.bits) {
                     return Err(none(Stop::Ill(id::FRAME_VAL_EXPRESSION_SIZE_MISMATCH)));
                 }
-                Ok(Loc::one(Storage::Implicit { bytes: memory_image(v) }, 0))
+                Ok(Loc::one(Storage::Implicit { bytes: Arc::new(memory_image(v)) }, 0))
             }
             RegisterRule::RaSigned { .. } => {
                 Err(none(Stop::Unsupported("the AArch64 return-address signing rule in a calling frame".into())))
@@ -271,11 +276,12 @@ impl Machine<'_> {
 
     /// One implicit location description holding `bytes`, after the size
     /// budget (as `DW_OP_implicit_value`).
-    pub(super) fn implicit_value(&self, bytes: &[u8]) -> Result<Loc, Stop> {
-        if bytes.len() as u64 > self.ctx.budgets().size_bytes {
+    pub(super) fn implicit_value(&mut self, bytes: &[u8]) -> Result<Loc, Stop> {
+        if bytes.len() as u64 > self.ctx.budgets().clamped().size_bytes {
             return Err(Stop::Budget(BudgetKind::Size));
         }
-        Ok(Loc::one(Storage::Implicit { bytes: bytes.to_vec() }, 0))
+        self.charge_memory(bytes.len() as u128)?;
+        Ok(Loc::one(Storage::Implicit { bytes: Arc::new(bytes.to_vec()) }, 0))
     }
 
     /// `DW_OP_entry_value` / `DW_OP_GNU_entry_value` with block `e`

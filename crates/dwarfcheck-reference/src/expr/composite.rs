@@ -2,9 +2,11 @@
 //! location descriptions (hetero-2020 "Composite Location Description
 //! Operations").
 
-use super::entry::{memory_bits, Entry, Loc, Part, Storage};
+use super::entry::{memory_bits, Entry, Loc, Part, Storage, MAX_NESTING};
 use super::machine::{Machine, Stack};
 use super::stop::Stop;
+use super::window::PartSource;
+use dwarfcheck_core::context::Budgets;
 use dwarfcheck_core::outcome::BudgetKind;
 use dwarfcheck_core::rules::id;
 
@@ -14,22 +16,19 @@ impl Machine<'_> {
     /// `composite.*`.
     pub(super) fn piece(&mut self, stack: &mut Stack, bits: u128, bit_disp: Option<u64>) -> Result<(), Stop> {
         let ctx = self.ctx;
-        if bits > u128::from(ctx.budgets().size_bytes) * 8 {
+        if bits > u128::from(ctx.budgets().clamped().size_bytes) * 8 {
             return Err(Stop::Budget(BudgetKind::Size));
         }
         let bits = bits as u64;
         let undefined_part = Part { bits, loc: Loc::undefined() };
+        // The part's weight for the memory budget (an undefined part: 1).
+        let mut weight = 1u64;
         match stack.last_mut() {
             // op.piece.empty-stack-undefined-part
-            None => stack.push(Entry::Location(Loc::one(
-                Storage::Composite { parts: vec![undefined_part], complete: false },
-                0,
-            ))),
+            None => stack.push(Entry::Location(Loc::one(Storage::composite(vec![undefined_part], false), 0))),
             // op.piece.top-incomplete-appends
             Some(Entry::Location(l)) if l.is_incomplete_composite() => {
-                if let Storage::Composite { parts, .. } = &mut l.singles[0].storage {
-                    parts.push(undefined_part);
-                }
+                l.singles[0].storage.append_part(undefined_part);
             }
             Some(_) => {
                 let e = stack.pop().expect("not empty");
@@ -38,17 +37,20 @@ impl Machine<'_> {
                     self.offset(&mut pl, i128::from(b), id::OP_BIT_PIECE_OFFSET_PAST_STORAGE)?;
                 }
                 self.check_part_fits(&pl, bits)?;
+                // The weight of the part, as op.extend.size-limits weighs a
+                // part; too deep a nesting is cut to its normal form
+                // (MAX_NESTING).
+                let (cut, w) = self.part_at(&PartSource::new(&pl), 0, bits, None)?;
+                weight = w;
+                let pl = if pl.nesting() >= MAX_NESTING { cut } else { pl };
                 let part = Part { bits, loc: pl };
                 match stack.last_mut() {
                     // op.piece.pops-part-appends
                     Some(Entry::Location(l)) if l.is_incomplete_composite() => {
-                        if let Storage::Composite { parts, .. } = &mut l.singles[0].storage {
-                            parts.push(part);
-                        }
+                        l.singles[0].storage.append_part(part);
                     }
                     // op.piece.pops-part-creates
-                    _ => stack
-                        .push(Entry::Location(Loc::one(Storage::Composite { parts: vec![part], complete: false }, 0))),
+                    _ => stack.push(Entry::Location(Loc::one(Storage::composite(vec![part], false), 0))),
                 }
             }
         }
@@ -59,7 +61,8 @@ impl Machine<'_> {
                 self.check_composite_size(total)?;
             }
         }
-        Ok(())
+        // expr.budget.memory: the part created, by its weight.
+        self.charge_memory(u128::from(weight) * u128::from(Budgets::PART_MEMORY_BYTES))
     }
 
     /// Rule `composite.part-exceeds-storage`: every bit of a part of `bits`
@@ -87,7 +90,7 @@ impl Machine<'_> {
         if total > largest {
             return Err(Stop::Ill(id::COMPOSITE_TOO_LARGE));
         }
-        if total > u128::from(self.ctx.budgets().size_bytes) * 8 {
+        if total > u128::from(self.ctx.budgets().clamped().size_bytes) * 8 {
             return Err(Stop::Budget(BudgetKind::Size));
         }
         Ok(())

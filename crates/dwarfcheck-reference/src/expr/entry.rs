@@ -10,6 +10,14 @@
 use dwarfcheck_core::context::MachineState;
 use dwarfcheck_core::outcome::location::RawSingle;
 use dwarfcheck_core::outcome::{NormalLocation, RawLocation, RawPiece, SingleLocation, Source, Value};
+use std::sync::Arc;
+
+/// The deepest composite nesting kept as it is. A part location nesting
+/// this deep is replaced by its normal form cut to the part's bits (same
+/// meaning, nesting 1), so that the functions that walk a location
+/// description recursively (reading, normalising) never go deeper than
+/// this, whatever the input (docs/architecture.md §9).
+pub const MAX_NESTING: u32 = 64;
 
 /// One entry of the DWARF stack.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -65,8 +73,9 @@ pub enum Storage {
     },
     /// Implicit storage holding these bytes (memory order).
     Implicit {
-        /// The storage contents.
-        bytes: Vec<u8>,
+        /// The storage contents, shared by copies of the location
+        /// description (never changed once created).
+        bytes: Arc<Vec<u8>>,
     },
     /// Implicit storage of a pointer to DIE `die`, displaced by `disp` bytes,
     /// in address space `aspace`; its size in bits is that address space's
@@ -84,10 +93,21 @@ pub enum Storage {
     Undefined,
     /// Composite storage.
     Composite {
-        /// The parts in order.
-        parts: Vec<Part>,
+        /// The parts in order, shared by the copies of a location
+        /// description that names this storage (copying one, as
+        /// `DW_OP_dup` does, copies no part; appending to an incomplete
+        /// composite, which is never copied, changes it in place).
+        parts: Arc<Vec<Part>>,
         /// False while `DW_OP_piece`/`DW_OP_bit_piece` may still append.
         complete: bool,
+        /// The sum of the parts' sizes in **bits**, kept with the parts
+        /// ([`Storage::composite`], [`Storage::append_part`]) so that a
+        /// composite grown one part at a time is not summed again each time.
+        bits: u128,
+        /// Composite nesting: 1 + the deepest nesting of a part location
+        /// (0 for a location without composite storage), kept with the
+        /// parts like `bits`.
+        nesting: u32,
     },
 }
 
@@ -131,6 +151,19 @@ impl Loc {
         Loc { singles: vec![from_source(src)] }
     }
 
+    /// How many composite storages deep this location description nests
+    /// (0: no composite storage); see [`MAX_NESTING`].
+    pub fn nesting(&self) -> u32 {
+        self.singles
+            .iter()
+            .map(|s| match s.storage {
+                Storage::Composite { nesting, .. } => nesting,
+                _ => 0,
+            })
+            .max()
+            .unwrap_or(0)
+    }
+
     /// Converts to the outcome's raw form.
     pub fn to_raw(&self) -> RawLocation {
         RawLocation { singles: self.singles.iter().map(Single::to_raw).collect() }
@@ -151,16 +184,16 @@ impl Loc {
             .map(|p| match p {
                 SingleLocation::Simple(s) => from_source(s),
                 SingleLocation::Composite(pieces) => Single {
-                    storage: Storage::Composite {
-                        parts: pieces
+                    storage: Storage::composite(
+                        pieces
                             .iter()
                             .map(|pc| Part {
                                 bits: pc.bits,
                                 loc: Loc { singles: pc.sources.iter().map(from_source).collect() },
                             })
                             .collect(),
-                        complete: true,
-                    },
+                        true,
+                    ),
                     bit_offset: 0,
                 },
             })
@@ -181,9 +214,10 @@ fn from_source(s: &Source) -> Single {
         Source::Register { regno, bit_offset } => {
             Single { storage: Storage::Register { regno: *regno }, bit_offset: u128::from(*bit_offset) }
         }
-        Source::Implicit { bytes, bit_offset } => {
-            Single { storage: Storage::Implicit { bytes: bytes.clone() }, bit_offset: u128::from(*bit_offset) }
-        }
+        Source::Implicit { bytes, bit_offset } => Single {
+            storage: Storage::Implicit { bytes: Arc::new(bytes.clone()) },
+            bit_offset: u128::from(*bit_offset),
+        },
         Source::ImplicitPointer { die, byte_displacement, bit_offset, aspace } => Single {
             storage: Storage::ImplicitPointer { die: *die, disp: *byte_displacement, aspace: aspace.unwrap_or(0) },
             bit_offset: u128::from(*bit_offset),
@@ -204,7 +238,7 @@ impl Single {
             }),
             Storage::Register { regno } => RawSingle::Simple(Source::Register { regno: *regno, bit_offset: off64 }),
             Storage::Implicit { bytes } => {
-                RawSingle::Simple(Source::Implicit { bytes: bytes.clone(), bit_offset: off64 })
+                RawSingle::Simple(Source::Implicit { bytes: bytes.to_vec(), bit_offset: off64 })
             }
             Storage::ImplicitPointer { die, disp, aspace } => RawSingle::Simple(Source::ImplicitPointer {
                 die: *die,
@@ -223,6 +257,24 @@ impl Single {
 }
 
 impl Storage {
+    /// Composite storage of `parts`, complete or not.
+    pub fn composite(parts: Vec<Part>, complete: bool) -> Storage {
+        let bits = parts.iter().map(|p| u128::from(p.bits)).sum();
+        let nesting = 1 + parts.iter().map(|p| p.loc.nesting()).max().unwrap_or(0);
+        Storage::Composite { parts: Arc::new(parts), complete, bits, nesting }
+    }
+
+    /// Appends `part` to composite storage (nothing for other storage).
+    /// An incomplete composite is never copied, so its parts are not
+    /// shared and this changes them in place.
+    pub fn append_part(&mut self, part: Part) {
+        if let Storage::Composite { parts, bits, nesting, .. } = self {
+            *bits += u128::from(part.bits);
+            *nesting = (*nesting).max(1 + part.loc.nesting());
+            Arc::make_mut(parts).push(part);
+        }
+    }
+
     /// Size of the storage in **bits**, or `None` when it has no size the
     /// evaluator can check (undefined storage; a register the target does
     /// not define).
@@ -241,7 +293,7 @@ impl Storage {
             Storage::Implicit { bytes } => Some(bytes.len() as u128 * 8),
             Storage::ImplicitPointer { aspace, .. } => Some(u128::from(implicit_pointer_bits(ctx, *aspace))),
             Storage::Undefined => None,
-            Storage::Composite { parts, .. } => Some(parts.iter().map(|p| u128::from(p.bits)).sum()),
+            Storage::Composite { bits, .. } => Some(*bits),
         }
     }
 }

@@ -11,6 +11,7 @@ use super::entry::{Entry, Loc, Part, Storage};
 use super::machine::{need, Machine, Stack};
 use super::stop::Stop;
 use super::window::PartSource;
+use dwarfcheck_core::context::Budgets;
 use dwarfcheck_core::encoding::{ate, Op};
 use dwarfcheck_core::outcome::{BaseType, BudgetKind, TypeEncoding, Value};
 use dwarfcheck_core::rules::{id, RuleId};
@@ -18,7 +19,7 @@ use dwarfcheck_core::rules::{id, RuleId};
 /// Bytes of the size budget each part of a composite built by
 /// `DW_OP_LLVM_extend` / `DW_OP_LLVM_select_bit_piece` costs, per unit of
 /// weight (`op.extend.size-limits`).
-const PART_CHARGE: u128 = 8;
+const PART_CHARGE: u128 = Budgets::PART_BYTES as u128;
 
 /// The low `bits` bits set (all 128 for `bits >= 128`).
 fn low_mask(bits: u32) -> u128 {
@@ -262,7 +263,7 @@ impl Machine<'_> {
         }
         self.check_composite_size(u128::from(s) * u128::from(c))?;
         // Each part is charged PART_CHARGE bytes of the size budget.
-        if u128::from(c) * PART_CHARGE > u128::from(self.ctx.budgets().size_bytes) {
+        if u128::from(c) * PART_CHARGE > u128::from(self.ctx.budgets().clamped().size_bytes) {
             return Err(Stop::Budget(BudgetKind::Size));
         }
         Ok(())
@@ -278,11 +279,13 @@ impl Machine<'_> {
         // composite.part-exceeds-storage).
         let (part, weight) = self.part_at(&PartSource::new(&pl), 0, s, None)?;
         // op.extend.size-limits: C parts of this weight.
-        if u128::from(weight) * u128::from(c) * PART_CHARGE > u128::from(self.ctx.budgets().size_bytes) {
+        if u128::from(weight) * u128::from(c) * PART_CHARGE > u128::from(self.ctx.budgets().clamped().size_bytes) {
             return Err(Stop::Budget(BudgetKind::Size));
         }
+        // expr.budget.memory: the parts created.
+        self.charge_memory(u128::from(weight) * u128::from(c) * u128::from(Budgets::PART_MEMORY_BYTES))?;
         let parts = vec![Part { bits: s, loc: part }; c as usize];
-        stack.push(Entry::Location(Loc::one(Storage::Composite { parts, complete: true }, 0)));
+        stack.push(Entry::Location(Loc::one(Storage::composite(parts, true), 0)));
         Ok(())
     }
 
@@ -314,12 +317,14 @@ impl Machine<'_> {
             )?;
             // op.extend.size-limits: the running weight of the parts.
             total_weight = total_weight.saturating_add(u128::from(weight));
-            if total_weight * PART_CHARGE > u128::from(self.ctx.budgets().size_bytes) {
+            if total_weight * PART_CHARGE > u128::from(self.ctx.budgets().clamped().size_bytes) {
                 return Err(Stop::Budget(BudgetKind::Size));
             }
             parts.push(Part { bits: s, loc: pl });
         }
-        stack.push(Entry::Location(Loc::one(Storage::Composite { parts, complete: true }, 0)));
+        // expr.budget.memory: the parts created.
+        self.charge_memory(total_weight * u128::from(Budgets::PART_MEMORY_BYTES))?;
+        stack.push(Entry::Location(Loc::one(Storage::composite(parts, true), 0)));
         Ok(())
     }
 }

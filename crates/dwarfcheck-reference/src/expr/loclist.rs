@@ -240,13 +240,13 @@ impl Machine<'_> {
         }
         // The union is a set (loclist.union): a place that several entries
         // give is one place.
-        let mut places: Vec<(dwarfcheck_core::outcome::NormalLocation, Single)> = Vec::new();
+        let mut seen = std::collections::BTreeSet::new();
+        let mut places: Vec<Single> = Vec::new();
         for single in singles {
-            let key = Loc { singles: vec![single.clone()] }.normalize();
-            if !places.iter().any(|(k, _)| *k == key) {
-                places.push((key, single));
+            if seen.insert(Loc { singles: vec![single.clone()] }.normalize()) {
+                places.push(single);
             }
         }
-        Ok(Loc { singles: places.into_iter().map(|(_, single)| single).collect() })
+        Ok(Loc { singles: places })
     }
 }

@@ -69,6 +69,9 @@ pub(super) struct Machine<'c> {
     pub(super) last_reg: Option<u64>,
     /// Operations executed so far, nested evaluations included.
     pub(super) steps: u64,
+    /// Storage created so far in **bytes**, nested evaluations included
+    /// (`expr.budget.memory`).
+    pub(super) created: u64,
     /// `unspecified` rules the evaluation's answer rests on, in the order
     /// first relied on (see [`super::unspecified`]).
     pub(super) unspecified: Vec<RuleId>,
@@ -140,6 +143,7 @@ impl<'c> Machine<'c> {
             depth: 0,
             last_reg: None,
             steps: 0,
+            created: 0,
             unspecified: Vec::new(),
             marks: Default::default(),
         }
@@ -209,7 +213,7 @@ impl<'c> Machine<'c> {
             let insn = &insns[i];
             let at = Some(insn.at as u64);
             self.steps += 1;
-            if self.steps > self.ctx.budgets().steps {
+            if self.steps > self.ctx.budgets().clamped().steps {
                 return Err((Stop::Budget(BudgetKind::Steps), at));
             }
             let flow = self.step(insn, &insns, expr.len(), stack, depth).map_err(|s| (s, at))?;
@@ -218,7 +222,7 @@ impl<'c> Machine<'c> {
                 dwarfcheck_core::encoding::Op::Regx => Some(insn.u(0)),
                 _ => None,
             };
-            if stack.len() > self.ctx.budgets().stack {
+            if stack.len() > self.ctx.budgets().clamped().stack {
                 return Err((Stop::Budget(BudgetKind::Stack), at));
             }
             if let Some(t) = trace.as_deref_mut() {
@@ -359,10 +363,25 @@ impl<'c> Machine<'c> {
         self.base_type(dr)
     }
 
-    pub(super) fn type_budget(&self, t: &BaseType) -> Result<(), Stop> {
-        if t.bytes() as u64 > self.ctx.budgets().size_bytes {
+    /// The size budget for a value of type `t`, then its bytes charged to
+    /// the memory budget (`expr.budget.memory`).
+    /// Counts `bytes` of storage created against the memory budget
+    /// (`expr.budget.memory`): `Budget(Memory)` once the evaluation's total
+    /// would go over it.
+    pub(super) fn charge_memory(&mut self, bytes: u128) -> Result<(), Stop> {
+        let total = u128::from(self.created) + bytes;
+        if total > u128::from(self.ctx.budgets().clamped().memory_bytes) {
+            return Err(Stop::Budget(BudgetKind::Memory));
+        }
+        self.created = total as u64;
+        Ok(())
+    }
+
+    pub(super) fn type_budget(&mut self, t: &BaseType) -> Result<(), Stop> {
+        if t.bytes() as u64 > self.ctx.budgets().clamped().size_bytes {
             return Err(Stop::Budget(BudgetKind::Size));
         }
+        self.charge_memory(t.bytes() as u128)?;
         Ok(())
     }
 

@@ -13,6 +13,7 @@ use dwarfcheck_core::encoding::Op;
 use dwarfcheck_core::outcome::value::mask_top;
 use dwarfcheck_core::outcome::{BaseType, BudgetKind, Value};
 use dwarfcheck_core::rules::id;
+use std::sync::Arc;
 
 impl Machine<'_> {
     /// Executes one operation.
@@ -96,7 +97,7 @@ impl Machine<'_> {
             // (op.fbreg.offset, op.fbreg.register-frame-base).
             Op::Fbreg => {
                 let fb = ctx.frame_base().ok_or(Stop::Eval(id::CTX_FRAME_BASE_MISSING))?;
-                if depth + 1 > ctx.budgets().depth {
+                if depth + 1 > ctx.budgets().clamped().depth {
                     return Err(Stop::Budget(BudgetKind::Depth));
                 }
                 let mut l = match self.run(fb, Some(ResultKind::Location), Vec::new(), depth + 1, None) {
@@ -399,10 +400,11 @@ impl Machine<'_> {
             // op.implicit-value.creates-storage
             Op::ImplicitValue => {
                 let b = insn.block(0);
-                if b.len() as u64 > ctx.budgets().size_bytes {
+                if b.len() as u64 > ctx.budgets().clamped().size_bytes {
                     return Err(Stop::Budget(BudgetKind::Size));
                 }
-                stack.push(Entry::Location(Loc::one(Storage::Implicit { bytes: b.to_vec() }, 0)));
+                self.charge_memory(b.len() as u128)?;
+                stack.push(Entry::Location(Loc::one(Storage::Implicit { bytes: Arc::new(b.to_vec()) }, 0)));
             }
             // op.stack-value.creates-storage, op.implicit-pointer.stack-value
             Op::StackValue => {
@@ -417,7 +419,7 @@ impl Machine<'_> {
                     if v.ty.big_endian {
                         bytes.reverse();
                     }
-                    stack.push(Entry::Location(Loc::one(Storage::Implicit { bytes }, 0)));
+                    stack.push(Entry::Location(Loc::one(Storage::Implicit { bytes: Arc::new(bytes) }, 0)));
                 }
             }
             // op.implicit-pointer.creates
