@@ -78,7 +78,9 @@ pub fn explanation(id: &str) -> Option<&'static str> {
 ///   length in bits (its part boundaries may differ where it also takes
 ///   stale entries, as in G10): hetero-2020 leaves the incomplete composite on the stack
 ///   after `DW_OP_piece` (`op.piece.pops-part-creates`), so the operation
-///   reaches entries gimli no longer has, or others.
+///   reaches entries gimli no longer has, or others. Also when the
+///   reference fails at an offset past that stack operation and gimli
+///   says `NotEnoughStackItems`.
 ///
 /// The byte tests look at every byte, operands included: a signature may
 /// claim a disagreement it does not explain, never the reverse of a class
@@ -156,6 +158,23 @@ pub fn known_class(case: &ExprCase, reference: &Outcome, gimli: &Outcome) -> Opt
         _ => false,
     };
     if stack_op_after && result(reference) && (rule(gimli) == "gimli:NotEnoughStackItems" || same_total) {
+        return Some("G13");
+    }
+    // The same when the reference stops later, at an error of an
+    // operation past the stack operation gimli stumbles on (fuzz finding
+    // expr_bytes-1c1cb3893e4c15ef: an entry value with no caller frame).
+    // The bytes after the piece are scanned as above, so the stack
+    // operation's position is a lower bound on where gimli stopped.
+    let first_stack_op = first_piece.and_then(|p| case.expr[p..].iter().position(|b| (0x12..=0x17).contains(b)).map(|i| p + i));
+    let failed_at = match reference {
+        Outcome::Failed(f) => f.at(),
+        _ => None,
+    };
+    let stopped_later = match (failed_at, first_stack_op) {
+        (Some(a), Some(op)) => usize::try_from(a).is_ok_and(|a| a > op),
+        _ => false,
+    };
+    if stopped_later && rule(gimli) == "gimli:NotEnoughStackItems" {
         return Some("G13");
     }
     let bits = |o: &Outcome| match o {
