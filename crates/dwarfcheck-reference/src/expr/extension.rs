@@ -152,13 +152,18 @@ impl Machine<'_> {
                 self.pop_integral(stack, not_integral)?
             }
         };
+        // L is popped, and checked, before the displacement's value is
+        // read: L's ill-formedness is the spec's verdict, a displacement
+        // wider than 128 bits only this interpreter's limit (fuzz finding:
+        // a 2048-bit entry value of an AMDGPU vector register above a
+        // non-generic value).
+        let mut l = self.pop_location(stack)?;
         let d = self.displacement(&b)?;
         if scale == 1 && d % 8 != 0 {
             // Which bit a non-byte offset selects rests on the bit numbering
             // decision (op.bit-offset.storage-bit-numbering).
             self.rely_on(Some(id::OP_BIT_OFFSET_STORAGE_BIT_NUMBERING));
         }
-        let mut l = self.pop_location(stack)?;
         // Saturating: an overflowing product is out of every storage anyway.
         let bits = d.saturating_mul(scale);
         self.offset(&mut l, bits, out_of_storage)?;

@@ -27,9 +27,9 @@ pub enum Read {
 /// with several places is read from each place, likewise. Errors, in the
 /// order the bits are visited: `op.deref.undefined-storage`,
 /// `op.deref.past-storage-end`, `op.deref.memory-unreadable`,
-/// `ctx.register-unavailable`, `reg.unknown-register-read`,
-/// `op.implicit-pointer.partial-read`; `expr.loc.places-must-agree`
-/// (ill-formed) when places differ.
+/// `ctx.register-unavailable`, `reg.unknown-register-read`; then, judged on
+/// the read as a whole, `op.implicit-pointer.partial-read`;
+/// `expr.loc.places-must-agree` (ill-formed) when places differ.
 pub fn read_bits(ctx: &dyn MachineState, loc: &Loc, nbits: u64) -> Result<Read, Stop> {
     let norm = window(loc, nbits).normalize();
     let mut result: Option<Read> = None;
@@ -113,9 +113,24 @@ fn bytes_for(nbits: u64) -> usize {
     nbits.div_ceil(8) as usize
 }
 
+/// Reads the segments in order. A segment of implicit pointer storage is
+/// judged after every other segment has been read: the rule
+/// (`op.implicit-pointer.partial-read`) is about the read as a whole (the
+/// complete contents of one implicit pointer storage, nothing else), while
+/// undefined storage, storage ends and unreadable memory are errors of the
+/// bits where they are met. So a read of half a pointer and then of
+/// undefined storage is `op.deref.undefined-storage` (fuzz finding
+/// expr_ops-ae88ba6cd7bb8ee5: a `DW_OP_LLVM_select_bit_piece` of an
+/// implicit pointer and undefined storage, then `DW_OP_deref`).
 fn read_segments(ctx: &dyn MachineState, segs: &[(u64, Vec<Source>)], nbits: u64) -> Result<Read, Stop> {
-    let touches_ip = segs.iter().any(|(_, ps)| ps.iter().any(|p| matches!(p, Source::ImplicitPointer { .. })));
+    let is_ip = |p: &Source| matches!(p, Source::ImplicitPointer { .. });
+    let touches_ip = segs.iter().any(|(_, ps)| ps.iter().any(is_ip));
     if touches_ip {
+        for (bits, places) in segs {
+            for p in places.iter().filter(|p| !is_ip(p)) {
+                read_source(ctx, p, *bits)?;
+            }
+        }
         // Only a read of the complete contents of one implicit pointer
         // storage, in ascending order from offset 0, is allowed.
         if let [(bits, places)] = segs {
