@@ -165,7 +165,8 @@ pub fn known_class(case: &ExprCase, reference: &Outcome, gimli: &Outcome) -> Opt
     // expr_bytes-1c1cb3893e4c15ef: an entry value with no caller frame).
     // The bytes after the piece are scanned as above, so the stack
     // operation's position is a lower bound on where gimli stopped.
-    let first_stack_op = first_piece.and_then(|p| case.expr[p..].iter().position(|b| (0x12..=0x17).contains(b)).map(|i| p + i));
+    let first_stack_op =
+        first_piece.and_then(|p| case.expr[p..].iter().position(|b| (0x12..=0x17).contains(b)).map(|i| p + i));
     let failed_at = match reference {
         Outcome::Failed(f) => f.at(),
         _ => None,
