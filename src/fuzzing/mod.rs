@@ -165,41 +165,39 @@ pub fn check_cfi(kind: FrameKind, bytes: &[u8], target: Arc<Target>) -> Result<(
 ///
 /// Errors: [`Violation::Differ`] describing the disagreement.
 pub fn check_cfi_section(sec: &Arc<CfiSection>) -> Result<(), Violation> {
-    // One fast unwinder for the whole section, reused from FDE to FDE as
-    // a debugger reuses it, and one machine state whose pc and seed change.
+    // One fast unwinder for the section, as a debugger keeps one, and one
+    // machine state.
     let mut unwinder = dwarfcheck_fast::unwind::Unwinder::new(sec);
     let mut c = Context::new(sec.target.clone());
     (c.thread, c.lane) = (Some(0), Some(0));
     c.budgets.frames = 8;
     let offsets: Vec<u64> = sec.fde_offsets().take(64).map_while(Result::ok).collect();
-    for (i, &off) in offsets.iter().enumerate() {
-        let case = crate::case::CfiCase {
-            name: "fuzz".into(),
-            origin: "fuzz".into(),
-            section: sec.clone(),
-            fde_offset: off,
-            rules: Vec::new(),
-            expect: None,
-            unwind: None,
-        };
+    let mut case = crate::case::CfiCase {
+        name: "fuzz".into(),
+        origin: "fuzz".into(),
+        section: sec.clone(),
+        fde_offset: 0,
+        rules: Vec::new(),
+        expect: None,
+        unwind: None,
+    };
+    for &off in &offsets {
+        case.fde_offset = off;
         let (r, f) = (crate::consumer::builtin::reference_table(&case), crate::consumer::builtin::fast_table(&case));
         if !same_evaluator_cfi(&r, &f) {
             return Err(Violation::Differ(format!("FDE at {off:#x}: reference {r:?} / fast {f:?}")));
         }
-        // Virtual unwinding, the costliest check, from one FDE: the middle
-        // one (every FDE's row table is compared above).
-        if i == offsets.len() / 2 {
-            if let Ok((fde, _)) = sec.parse_fde(off) {
-                c.pc = Some(fde.pc_begin.wrapping_add(fde.pc_range / 2));
-                c.synthetic = Some(off ^ 0x5eed);
-                let ru = dwarfcheck_reference::unwind::unwind(sec, &c, None);
-                let fu = unwinder.unwind(&c, None);
-                if !same_evaluator_unwind(Some(&ru), Some(&fu)) {
-                    return Err(Violation::Differ(format!(
-                        "unwinding from FDE {off:#x}:\nreference\n{ru}\nfast\n{fu}"
-                    )));
-                }
-            }
+    }
+    // Virtual unwinding, the costliest check, from one FDE: the middle one
+    // (every FDE's row table is compared above).
+    let Some(&off) = offsets.get(offsets.len() / 2) else { return Ok(()) };
+    if let Ok((fde, _)) = sec.parse_fde(off) {
+        c.pc = Some(fde.pc_begin.wrapping_add(fde.pc_range / 2));
+        c.synthetic = Some(off ^ 0x5eed);
+        let ru = dwarfcheck_reference::unwind::unwind(sec, &c, None);
+        let fu = unwinder.unwind(&c, None);
+        if !same_evaluator_unwind(Some(&ru), Some(&fu)) {
+            return Err(Violation::Differ(format!("unwinding from FDE {off:#x}:\nreference\n{ru}\nfast\n{fu}")));
         }
     }
     Ok(())

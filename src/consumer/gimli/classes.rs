@@ -151,7 +151,9 @@ pub fn known_class(case: &ExprCase, reference: &Outcome, gimli: &Outcome) -> Opt
     // G13: a stack operation after a piece reaches below the composite,
     // which hetero-2020 keeps on the stack and gimli does not.
     let first_piece = case.expr.iter().position(|b| *b == 0x93 || *b == 0x9d);
-    let stack_op_after = first_piece.is_some_and(|p| case.expr[p..].iter().any(|b| (0x12..=0x17).contains(b)));
+    let first_stack_op =
+        first_piece.and_then(|p| case.expr[p..].iter().position(|b| (0x12..=0x17).contains(b)).map(|i| p + i));
+    let stack_op_after = first_stack_op.is_some();
     let total = |p: &[Piece]| p.iter().map(|x| u128::from(x.bits)).sum::<u128>();
     let same_total = match (parts(reference), parts(gimli)) {
         (Some(r), Some(g)) => total(&r) == total(&g),
@@ -165,8 +167,6 @@ pub fn known_class(case: &ExprCase, reference: &Outcome, gimli: &Outcome) -> Opt
     // expr_bytes-1c1cb3893e4c15ef: an entry value with no caller frame).
     // The bytes after the piece are scanned as above, so the stack
     // operation's position is a lower bound on where gimli stopped.
-    let first_stack_op =
-        first_piece.and_then(|p| case.expr[p..].iter().position(|b| (0x12..=0x17).contains(b)).map(|i| p + i));
     let failed_at = match reference {
         Outcome::Failed(f) => f.at(),
         _ => None,
