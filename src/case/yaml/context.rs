@@ -321,9 +321,10 @@ pub(super) fn expectation(y: &Yaml, ctx: &Context) -> R<Outcome> {
                 Some("size") => BudgetKind::Size,
                 Some("frames") => BudgetKind::Frames,
                 Some("memory") => BudgetKind::Memory,
+                Some("work") => BudgetKind::Work,
                 _ => {
                     return Err(problem(
-                        "expect.budget is one of steps, stack, depth, size, frames, memory",
+                        "expect.budget is one of steps, stack, depth, size, frames, memory, work",
                         &["budget"],
                     ))
                 }

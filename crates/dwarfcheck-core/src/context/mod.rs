@@ -168,6 +168,17 @@ pub enum ContextError {
 ///   `Budget { Memory, at }` (rule `expr.budget.memory`). Nothing is given
 ///   back when an entry is dropped, so this bounds both what an evaluation
 ///   holds at once and what it allocates in total;
+/// - `work`: the composite parts one evaluation visits, counted over its
+///   whole run, nested evaluations included: every read from a location
+///   description, every part location weighed by `DW_OP_piece`,
+///   `DW_OP_bit_piece`, `DW_OP_LLVM_extend` or `DW_OP_LLVM_select_bit_piece`,
+///   and the normal form of a location result walk the composites they
+///   cover front to back, and each part such a walk reaches costs 1
+///   (rule `expr.budget.work` defines the walk). Going over reports
+///   `Budget { Work, at }`. This bounds the time an evaluation spends in
+///   composites, which neither `steps` (one `DW_OP_deref` may cross
+///   thousands of parts) nor `memory_bytes` (parts are shared, not copied)
+///   bounds;
 /// - `frames`: virtual unwinding that would make step number `frames + 1`
 ///   reports `Budget { Frames }` (`unwind.frames-budget`).
 ///
@@ -195,11 +206,14 @@ pub struct Budgets {
     pub frames: u32,
     /// Maximum storage one evaluation creates in total, in **bytes**.
     pub memory_bytes: u64,
+    /// Maximum composite parts one evaluation visits in total
+    /// (`expr.budget.work`): a count of parts, not bytes.
+    pub work: u64,
 }
 
 impl Default for Budgets {
     fn default() -> Self {
-        Budgets { steps: 100_000, stack: 1024, depth: 16, size_bytes: 1 << 20, frames: 256, memory_bytes: 8 << 20 }
+        Budgets { steps: 100_000, stack: 1024, depth: 16, size_bytes: 1 << 20, frames: 256, memory_bytes: 8 << 20, work: 1 << 20 }
     }
 }
 
@@ -208,7 +222,7 @@ impl Default for Budgets {
 #[error("budget `{name}` = {asked} is above its ceiling {ceiling}")]
 pub struct BudgetCeilingError {
     /// The budget's key (`steps`, `stack`, `depth`, `size_bytes`,
-    /// `frames`, `memory_bytes`).
+    /// `frames`, `memory_bytes`, `work`).
     pub name: &'static str,
     /// The value asked for.
     pub asked: u64,
@@ -242,6 +256,7 @@ impl Budgets {
         size_bytes: 64 << 20,
         frames: 4096,
         memory_bytes: 256 << 20,
+        work: 1 << 28,
     };
 
     /// These budgets with each one lowered to its ceiling: what both
@@ -255,6 +270,7 @@ impl Budgets {
             size_bytes: self.size_bytes.min(c.size_bytes),
             frames: self.frames.min(c.frames),
             memory_bytes: self.memory_bytes.min(c.memory_bytes),
+            work: self.work.min(c.work),
         }
     }
 
@@ -262,13 +278,14 @@ impl Budgets {
     /// ([`Budgets::CEILING`]), for loaders that must refuse such input.
     pub fn check_ceiling(&self) -> Result<(), BudgetCeilingError> {
         let c = Budgets::CEILING;
-        let pairs: [(&'static str, u64, u64); 6] = [
+        let pairs: [(&'static str, u64, u64); 7] = [
             ("steps", self.steps, c.steps),
             ("stack", self.stack as u64, c.stack as u64),
             ("depth", u64::from(self.depth), u64::from(c.depth)),
             ("size_bytes", self.size_bytes, c.size_bytes),
             ("frames", u64::from(self.frames), u64::from(c.frames)),
             ("memory_bytes", self.memory_bytes, c.memory_bytes),
+            ("work", self.work, c.work),
         ];
         match pairs.into_iter().find(|&(_, asked, ceiling)| asked > ceiling) {
             Some((name, asked, ceiling)) => Err(BudgetCeilingError { name, asked, ceiling }),

@@ -35,6 +35,8 @@ pub enum BudgetKind {
     Frames,
     /// Storage created by one evaluation in total (`expr.budget.memory`).
     Memory,
+    /// Composite parts visited by one evaluation in total (`expr.budget.work`).
+    Work,
 }
 
 /// Why an evaluation gave no value, location or row table: the failure

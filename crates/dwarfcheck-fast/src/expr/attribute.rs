@@ -165,7 +165,10 @@ fn list(state: &dyn MachineState, form: AttrValue<'_>, frame_base: bool) -> Outc
     let mut s = Scratch::new();
     let evaluation = top_level(state);
     match evaluation.location_list(form, &mut s, frame_base) {
-        Ok(l) => Outcome::Location(s.export_location(&l)),
+        Ok(l) => match evaluation.export(&mut s, &l) {
+            Ok(n) => Outcome::Location(n),
+            Err(fail) => Stop { fail, at: None }.outcome(),
+        },
         Err(stop) => stop.outcome(),
     }
 }
@@ -194,8 +197,8 @@ fn member_offset(state: &dyn MachineState, b: u64) -> Outcome {
         let l = evaluation.to_location(&mut s, e)?;
         evaluation.move_location(&mut s, l, i128::from(b) * 8, R::ATTR_DATA_MEMBER_LOCATION_OFFSET_OUT_OF_STORAGE)
     })();
-    match r {
-        Ok(l) => Outcome::Location(s.export_location(&l)),
+    match r.and_then(|l| evaluation.export(&mut s, &l)) {
+        Ok(n) => Outcome::Location(n),
         Err(fail) => Stop { fail, at: None }.outcome(),
     }
 }

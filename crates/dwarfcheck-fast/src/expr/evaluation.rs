@@ -7,11 +7,12 @@
 use super::decode::Insn;
 use super::machine::{mask, Entry, Location, Scratch, Value, NONE};
 use super::program::Program;
+use super::weight::WalkMemo;
 use dwarfcheck_core::context::{Budgets, CallerFrame, ContextError, Die, Element, MachineState};
 use dwarfcheck_core::encoding::ate;
 use dwarfcheck_core::outcome::cfi::RegisterRule;
 use dwarfcheck_core::outcome::Failure;
-use dwarfcheck_core::outcome::{BaseType, BudgetKind, Outcome};
+use dwarfcheck_core::outcome::{BaseType, BudgetKind, NormalLocation, Outcome};
 use dwarfcheck_core::rules::id as R;
 use dwarfcheck_core::rules::RuleId;
 use dwarfcheck_core::target::Target;
@@ -341,6 +342,43 @@ impl Evaluation<'_> {
         }
         s.created = total as u64;
         Ok(())
+    }
+
+    /// Charges the walk of `l` over bits `[0, n)` to the work budget (rule
+    /// `expr.budget.work`): nothing for a location outside composite
+    /// storage. Errors: `Budget(Work)` when the evaluation's total would go
+    /// over `budgets.work`.
+    #[inline]
+    pub(super) fn charge_walk(&self, s: &mut Scratch, l: &Location, n: u64) -> Result<()> {
+        if !matches!(l, Location::Composite { .. } | Location::Multi { .. }) {
+            return Ok(());
+        }
+        let left = self.budgets.work.saturating_sub(s.work);
+        let cost = s.walk_cost(l, 0, n, left, &mut WalkMemo::new()).ok_or(Fail::Budget(BudgetKind::Work))?;
+        s.work += cost;
+        Ok(())
+    }
+
+    /// Charges the walk of each composite single location of `l` from its
+    /// offset to its end (rule `expr.budget.work`), then gives `l`'s normal
+    /// form: a location result.
+    pub(super) fn export(&self, s: &mut Scratch, l: &Location) -> Result<NormalLocation> {
+        let singles: Vec<Location> = match *l {
+            Location::Multi { start, len } => s.multi[start as usize..(start + len) as usize].to_vec(),
+            Location::Composite { .. } => vec![*l],
+            _ => Vec::new(),
+        };
+        let mut memo = WalkMemo::new();
+        let left = self.budgets.work.saturating_sub(s.work);
+        let mut cost = 0u64;
+        for x in singles {
+            if let Location::Composite { idx, bit } = x {
+                let whole = s.composites[idx as usize].total_bits.saturating_sub(bit);
+                cost += s.walk_cost(&x, 0, whole, left - cost, &mut memo).ok_or(Fail::Budget(BudgetKind::Work))?;
+            }
+        }
+        s.work += cost;
+        Ok(s.export_location(l))
     }
 
     /// The target's base type of register `regno`: the generic type for a

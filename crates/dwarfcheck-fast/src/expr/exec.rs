@@ -389,7 +389,10 @@ impl Evaluation<'_> {
         };
         match r {
             Ok(Entry::Value(v)) => Outcome::Value(s.export_value(&v)),
-            Ok(Entry::Location(l)) => Outcome::Location(s.export_location(&l)),
+            Ok(Entry::Location(l)) => match self.export(s, &l) {
+                Ok(n) => Outcome::Location(n),
+                Err(f) => fail_outcome(f, None),
+            },
             Ok(Entry::ImplicitPointer(_)) => fail_outcome(Fail::EvalError(R::OP_IMPLICIT_POINTER_VALUE_MISUSE), None),
             Err(f) => fail_outcome(f, None),
         }

@@ -90,15 +90,38 @@ impl Scratch {
         }
     }
 
+    /// The normal form of the `bits` bits of `l` from each single
+    /// location's offset on: what a part of that size at `l` describes.
+    pub(super) fn normal_window(&self, l: &Location, bits: u64) -> NormalLocation {
+        let mut memo = Memo::new();
+        let mut places = Vec::new();
+        let singles = match *l {
+            Location::Multi { start, len } => &self.multi[start as usize..(start + len) as usize],
+            _ => std::slice::from_ref(l),
+        };
+        for x in singles {
+            places.push(match *x {
+                Location::Composite { idx, bit } => SingleLocation::Composite(self.window(idx, bit, bits, &mut memo)),
+                _ => SingleLocation::Simple(self.source(x)),
+            });
+        }
+        if places.is_empty() {
+            places.push(SingleLocation::Simple(Source::Undefined));
+        }
+        places.sort();
+        places.dedup();
+        NormalLocation { places }
+    }
+
     /// `l` as the location of a part of `bits` bits: itself, or, when it
-    /// nests composites [`MAX_NESTING`] deep, a new complete composite of
-    /// the pieces those bits are made of.
+    /// nests composites [`MAX_NESTING`] deep, the normal form of those bits
+    /// as new complete composites (one single location per place).
     pub(super) fn shallow(&mut self, l: Location, bits: u64) -> Location {
         if self.nesting(&l) < MAX_NESTING {
             return l;
         }
-        let pieces = self.segments(&l, 0, bits, &mut Memo::new());
-        self.import_single(&SingleLocation::Composite(pieces))
+        let normal = self.normal_window(&l, bits);
+        self.import_location(&normal)
     }
 
     /// Appends a part of `bits` bits at `location` to composite `idx`.

@@ -9,7 +9,6 @@ use super::arith::sext;
 use super::decode::{Insn, Kind};
 use super::evaluation::{Evaluation, Fail, Result};
 use super::machine::{mask, Entry, Location, Scratch, Value, NONE};
-use super::weight::Weigher;
 use dwarfcheck_core::context::Budgets;
 use dwarfcheck_core::encoding::ate;
 use dwarfcheck_core::outcome::{BaseType, BudgetKind, TypeEncoding};
@@ -109,7 +108,10 @@ impl Evaluation<'_> {
         self.check_elements(size, count, R::OP_EXTEND_ZERO)?;
         let part = self.pop_location(s)?;
         self.check_part_fits(s, &part, size)?;
-        let w = Weigher::new(s, &part).weight(s, &part, size);
+        // One walk of the part's bits (expr.budget.work): the C parts share
+        // one part location.
+        self.charge_walk(s, &part, size)?;
+        let w = s.part_weight(&part, size);
         self.charge(w.saturating_mul(u128::from(count)))?;
         self.charge_memory(
             s,
@@ -137,7 +139,6 @@ impl Evaluation<'_> {
         if u64::from(m.ty.bits) < count {
             return Err(Fail::IllFormed(R::OP_SELECT_BIT_PIECE_MASK_TOO_SMALL));
         }
-        let (w0, w1) = (Weigher::new(s, &l0), Weigher::new(s, &l1));
         let mut weight = 0u128;
         let idx = s.new_composite();
         for n in 0..count {
@@ -146,7 +147,8 @@ impl Evaluation<'_> {
             let part =
                 self.move_location(s, selected, i128::from(n) * i128::from(size), R::OP_BIT_OFFSET_OUT_OF_STORAGE)?;
             self.check_part_fits(s, &part, size)?;
-            weight += if one { &w1 } else { &w0 }.weight(s, &part, size);
+            self.charge_walk(s, &part, size)?;
+            weight += s.part_weight(&part, size);
             self.charge(weight)?;
             s.append_part(idx, size, part);
         }

@@ -202,7 +202,13 @@ impl Evaluation<'_> {
         // the normal form's order, a place given twice once, so reads visit
         // them as for any other location with several places.
         if places.len() > 1 {
-            let mut keyed: Vec<_> = places.iter().map(|l| (s.export_location(l).places, *l)).collect();
+            // (Each place's normal form is charged to the work budget, rule
+            // expr.budget.work.)
+            let mut keyed = Vec::with_capacity(places.len());
+            for l in &places {
+                let n = self.export(s, l).map_err(bare)?;
+                keyed.push((n.places, *l));
+            }
             keyed.sort_by(|a, b| a.0.cmp(&b.0));
             keyed.dedup_by(|a, b| a.0 == b.0);
             places = keyed.into_iter().map(|(_, l)| l).collect();

@@ -166,6 +166,9 @@ pub struct Scratch {
     /// Storage created so far, in **bytes**, as the memory budget counts it
     /// (rule `expr.budget.memory`; nested evaluations included).
     pub created: u64,
+    /// Composite parts visited so far, as the work budget counts them
+    /// (rule `expr.budget.work`; nested evaluations included).
+    pub work: u64,
     /// Index of the last operation executed by the innermost evaluation
     /// that ran (`DW_OP_entry_value` asks whether it was a `DW_OP_reg*`).
     pub last: u32,
@@ -192,6 +195,7 @@ impl Scratch {
         self.unwound_in_progress.clear();
         self.steps = 0;
         self.created = 0;
+        self.work = 0;
     }
 
     /// Stores bytes in the arena; returns the start index.
@@ -271,7 +275,7 @@ impl Scratch {
         }
     }
 
-    fn import_location(&mut self, l: &NormalLocation) -> Location {
+    pub(super) fn import_location(&mut self, l: &NormalLocation) -> Location {
         let singles: Vec<Location> = l.places.iter().map(|p| self.import_single(p)).collect();
         self.multi_of(&singles)
     }

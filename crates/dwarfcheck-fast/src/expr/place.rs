@@ -7,7 +7,6 @@ use super::decode::{Insn, Kind};
 use super::evaluation::{Evaluation, Fail, Result};
 use super::machine::{mask, Entry, Location, Scratch};
 use super::program::Program;
-use super::weight::Weigher;
 use dwarfcheck_core::outcome::BudgetKind;
 use dwarfcheck_core::rules::id as R;
 
@@ -81,9 +80,11 @@ impl Evaluation<'_> {
                     None => part,
                 };
                 self.check_part_fits(s, &part, bits)?;
-                // The part's weight for the memory budget, as
-                // op.extend.size-limits weighs a part.
-                let weight = Weigher::new(s, &part).weight(s, &part, bits);
+                // The walk of the part's bits (expr.budget.work), then its
+                // weight for the memory budget, as op.extend.size-limits
+                // weighs a part.
+                self.charge_walk(s, &part, bits)?;
+                let weight = s.part_weight(&part, bits);
                 s.stack.pop();
                 match self.top(s) {
                     Some(Entry::Location(Location::Composite { idx, .. })) if !s.composites[idx as usize].complete => {

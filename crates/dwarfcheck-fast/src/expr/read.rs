@@ -62,6 +62,10 @@ impl Evaluation<'_> {
         if let Some(r) = self.deref_fast(l, t) {
             return r;
         }
+        // expr.budget.work: the walk of the bits read, before any is read.
+        if t.bits > 0 {
+            self.charge_walk(s, l, u64::from(t.bits))?;
+        }
         let mut buf = std::mem::take(&mut s.tmp);
         buf.clear();
         buf.resize(n, 0);

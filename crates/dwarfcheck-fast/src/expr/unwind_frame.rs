@@ -242,8 +242,14 @@ fn caller_register(
         Ok(l) => {
             let bytes = read_bytes(evaluation, s, &l, reg_bits.unwrap_or(evaluation.generic_type.bits));
             s.stack.truncate(base);
+            // (The read and the normal form are charged to the work budget,
+            // rule expr.budget.work.)
+            let location = match evaluation.export(s, &l) {
+                Ok(n) => Outcome::Location(n),
+                Err(fail) => outcome_of(Stop { fail, at: None }),
+            };
             (
-                CallerRegister { location: Outcome::Location(s.export_location(&l)), bytes },
+                CallerRegister { location, bytes },
                 matches!(l, Location::Undefined),
             )
         }

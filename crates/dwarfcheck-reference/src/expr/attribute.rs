@@ -4,7 +4,7 @@
 
 use super::entry::{Loc, Single, Storage};
 use super::loclist::first_fbreg;
-use super::machine::{initial_stack, outcome_of, Final, Machine};
+use super::machine::{initial_stack, Final, Machine};
 use super::stop::Stop;
 use dwarfcheck_core::context::{AttrValue, Attribute, MachineState, Overlay, ResultKind};
 use dwarfcheck_core::outcome::Failure;
@@ -86,7 +86,7 @@ pub(super) fn evaluate_attribute(
             }
             Form::Const(_) => unreachable!("a constant without an attribute is not allowed (checked above)"),
         };
-        return (outcome_of(r), m.unspecified);
+        return (m.outcome(r), m.unspecified);
     };
     let s = shape(a);
     let given = ctx.initial_stack();
@@ -102,7 +102,7 @@ pub(super) fn evaluate_attribute(
     }
     let mut m = Machine::new(&view);
     let r = evaluate(&mut m, &view, a, &form).and_then(|f| check_result(&mut m, a, f).map_err(|s| (s, None)));
-    (outcome_of(r), m.unspecified)
+    (m.outcome(r), m.unspecified)
 }
 
 /// The attribute's value evaluated in its context `ctx`.

@@ -51,12 +51,14 @@ impl Machine<'_> {
             last_reg: None,
             steps: self.steps,
             created: self.created,
+            work: self.work,
             unspecified: std::mem::take(&mut self.unspecified),
             marks: std::mem::take(&mut self.marks),
         };
         let r = m.run(expr, kind, stack, depth, None);
         self.steps = m.steps;
         self.created = m.created;
+        self.work = m.work;
         self.unspecified = m.unspecified;
         self.marks = m.marks;
         let last = m.last_reg;

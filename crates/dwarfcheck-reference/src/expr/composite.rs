@@ -2,10 +2,9 @@
 //! location descriptions (hetero-2020 "Composite Location Description
 //! Operations").
 
-use super::entry::{memory_bits, Entry, Loc, Part, Storage, MAX_NESTING};
+use super::entry::{memory_bits, Entry, Loc, Part, Storage};
 use super::machine::{Machine, Stack};
 use super::stop::Stop;
-use super::window::PartSource;
 use dwarfcheck_core::context::Budgets;
 use dwarfcheck_core::outcome::BudgetKind;
 use dwarfcheck_core::rules::id;
@@ -37,12 +36,11 @@ impl Machine<'_> {
                     self.offset(&mut pl, i128::from(b), id::OP_BIT_PIECE_OFFSET_PAST_STORAGE)?;
                 }
                 self.check_part_fits(&pl, bits)?;
-                // The weight of the part, as op.extend.size-limits weighs a
-                // part; too deep a nesting is cut to its normal form
-                // (MAX_NESTING).
-                let (cut, w) = self.part_at(&PartSource::new(&pl), 0, bits, None)?;
+                // The walk of the part's bits (expr.budget.work) and its
+                // weight, as op.extend.size-limits weighs a part; too deep
+                // a nesting is cut to its normal form (MAX_NESTING).
+                let (pl, w) = self.part_at(&pl, 0, bits, None)?;
                 weight = w;
-                let pl = if pl.nesting() >= MAX_NESTING { cut } else { pl };
                 let part = Part { bits, loc: pl };
                 match stack.last_mut() {
                     // op.piece.pops-part-appends

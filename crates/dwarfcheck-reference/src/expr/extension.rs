@@ -10,7 +10,6 @@ use super::decode::{Arg, Insn};
 use super::entry::{Entry, Loc, Part, Storage};
 use super::machine::{need, Machine, Stack};
 use super::stop::Stop;
-use super::window::PartSource;
 use dwarfcheck_core::context::Budgets;
 use dwarfcheck_core::encoding::{ate, Op};
 use dwarfcheck_core::outcome::{BaseType, BudgetKind, TypeEncoding, Value};
@@ -282,7 +281,9 @@ impl Machine<'_> {
         let pl = self.pop_location(stack)?;
         // Each part is PL itself, not moved (so no move check, only
         // composite.part-exceeds-storage).
-        let (part, weight) = self.part_at(&PartSource::new(&pl), 0, s, None)?;
+        // The walk of the part's bits is charged once (expr.budget.work):
+        // the C parts share one part location.
+        let (part, weight) = self.part_at(&pl, 0, s, None)?;
         // op.extend.size-limits: C parts of this weight.
         if u128::from(weight) * u128::from(c) * PART_CHARGE > u128::from(self.ctx.budgets().clamped().size_bytes) {
             return Err(Stop::Budget(BudgetKind::Size));
@@ -306,7 +307,6 @@ impl Machine<'_> {
         if u64::from(m.ty.bits) < c {
             return Err(Stop::Ill(id::OP_SELECT_BIT_PIECE_MASK_TOO_SMALL));
         }
-        let (src0, src1) = (PartSource::new(&l0), PartSource::new(&l1));
         let mut parts = Vec::with_capacity(c as usize);
         let mut total_weight = 0u128;
         for n in 0..c {
@@ -315,7 +315,7 @@ impl Machine<'_> {
             // PL_N: PLX_N moved N*S bits as DW_OP_LLVM_bit_offset, then the
             // part must fit.
             let (pl, weight) = self.part_at(
-                if bit { &src1 } else { &src0 },
+                if bit { &l1 } else { &l0 },
                 n.saturating_mul(s),
                 s,
                 Some(id::OP_BIT_OFFSET_OUT_OF_STORAGE),

@@ -238,12 +238,17 @@ impl Machine<'_> {
         if singles.is_empty() {
             return Ok(Loc::undefined());
         }
+        if singles.len() == 1 {
+            return Ok(Loc { singles });
+        }
         // The union is a set (loclist.union): a place that several entries
-        // give is one place.
+        // give is one place. Comparing places takes each one's normal form,
+        // whose walk is charged (expr.budget.work).
         let mut seen = std::collections::BTreeSet::new();
         let mut places: Vec<Single> = Vec::new();
         for single in singles {
-            if seen.insert(Loc { singles: vec![single.clone()] }.normalize()) {
+            let normal = self.export(&Loc { singles: vec![single.clone()] }).map_err(|s| (s, None))?;
+            if seen.insert(normal) {
                 places.push(single);
             }
         }

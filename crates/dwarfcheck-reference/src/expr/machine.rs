@@ -72,6 +72,9 @@ pub(super) struct Machine<'c> {
     /// Storage created so far in **bytes**, nested evaluations included
     /// (`expr.budget.memory`).
     pub(super) created: u64,
+    /// Composite parts visited so far, nested evaluations included
+    /// (`expr.budget.work`).
+    pub(super) work: u64,
     /// `unspecified` rules the evaluation's answer rests on, in the order
     /// first relied on (see [`super::unspecified`]).
     pub(super) unspecified: Vec<RuleId>,
@@ -88,7 +91,8 @@ pub(super) fn evaluate(
 ) -> (Outcome, Vec<RuleId>) {
     let mut m = Machine::new(state);
     let initial = initial_stack(state.initial_stack());
-    let outcome = outcome_of(m.run(expr, state.result_kind(), initial, 0, trace));
+    let r = m.run(expr, state.result_kind(), initial, 0, trace);
+    let outcome = m.outcome(r);
     (outcome, m.unspecified)
 }
 
@@ -103,17 +107,14 @@ pub(super) fn initial_stack(entries: &[context::Entry]) -> Stack {
         .collect()
 }
 
-/// The outcome of a top-level evaluation's result.
-pub(super) fn outcome_of(r: Result<Final, (Stop, Option<u64>)>) -> Outcome {
-    match r {
-        Ok(Final::Value(v)) => Outcome::Value(v),
-        Ok(Final::Location(l)) => Outcome::Location(l.normalize()),
-        Err((stop, at)) => match stop {
+/// The outcome of a failed evaluation.
+pub(super) fn failed(r: (Stop, Option<u64>)) -> Outcome {
+    let (stop, at) = r;
+    match stop {
             Stop::Ill(rule) => Outcome::Failed(Failure::IllFormed { rule, at }),
             Stop::Eval(rule) => Outcome::Failed(Failure::EvalError { rule, at }),
             Stop::Budget(budget) => Outcome::Failed(Failure::Budget { budget, at }),
             Stop::Unsupported(what) => Outcome::Failed(Failure::Unsupported { what }),
-        },
     }
 }
 
@@ -134,6 +135,20 @@ pub(super) fn not_incomplete(stack: &Stack, index: usize) -> Result<(), Stop> {
 }
 
 impl<'c> Machine<'c> {
+    /// The outcome of a top-level evaluation's result: a location result's
+    /// normal form once its walk is charged (`expr.budget.work`; a budget
+    /// stop there has no offset).
+    pub(super) fn outcome(&mut self, r: Result<Final, (Stop, Option<u64>)>) -> Outcome {
+        match r {
+            Ok(Final::Value(v)) => Outcome::Value(v),
+            Ok(Final::Location(l)) => match self.export(&l) {
+                Ok(n) => Outcome::Location(n),
+                Err(stop) => failed((stop, None)),
+            },
+            Err(e) => failed(e),
+        }
+    }
+
     /// A machine for a top-level evaluation in `ctx` (the top frame).
     pub(super) fn new(ctx: &'c dyn MachineState) -> Self {
         Machine {
@@ -144,6 +159,7 @@ impl<'c> Machine<'c> {
             last_reg: None,
             steps: 0,
             created: 0,
+            work: 0,
             unspecified: Vec::new(),
             marks: Default::default(),
         }
@@ -387,8 +403,10 @@ impl<'c> Machine<'c> {
 
     /// Reads `ts` bits from `loc` and makes a value of type `t`, or an
     /// implicit pointer value (`op.implicit-pointer.deref-whole`).
-    pub(super) fn deref(&self, loc: &Loc, ts: u64, t: BaseType) -> Result<Entry, Stop> {
-        match read_bits(self.ctx, loc, ts)? {
+    ///
+    /// The walk of the bits read is charged first (`expr.budget.work`).
+    pub(super) fn deref(&mut self, loc: &Loc, ts: u64, t: BaseType) -> Result<Entry, Stop> {
+        match self.read(loc, ts)? {
             Read::Bits(mut bytes) => {
                 if t.big_endian && ts.is_multiple_of(8) {
                     bytes.reverse();
@@ -399,6 +417,15 @@ impl<'c> Machine<'c> {
             }
             Read::ImplicitPointer(src) => Ok(Entry::ImplicitPointerValue(Loc::from_source(&src))),
         }
+    }
+
+    /// Reads `nbits` bits from `loc` ([`read_bits`]) once the walk over
+    /// them is charged (`expr.budget.work`; nothing for a read of no bits).
+    pub(super) fn read(&mut self, loc: &Loc, nbits: u64) -> Result<Read, Stop> {
+        if nbits > 0 {
+            self.charge_walk(loc, nbits)?;
+        }
+        read_bits(self.ctx, loc, nbits)
     }
 
     /// Reads register `regno` as an unsigned generic-sized value, as

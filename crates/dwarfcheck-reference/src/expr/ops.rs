@@ -471,7 +471,7 @@ impl Machine<'_> {
     }
 
     /// `DW_OP_deref_size S` on an already popped location.
-    pub(super) fn deref_size(&self, l: &Loc, s: u64) -> Result<Entry, Stop> {
+    pub(super) fn deref_size(&mut self, l: &Loc, s: u64) -> Result<Entry, Stop> {
         let g = self.generic();
         if s == 0 {
             return Ok(Entry::Value(self.generic_value(0)));

@@ -3,7 +3,8 @@
 //! including the special case of implicit pointer storage ("Implicit
 //! Location Description Operations > DW_OP_implicit_pointer").
 
-use super::entry::{Loc, Part, Single, Storage};
+use super::entry::Loc;
+use super::window::cut;
 use super::stop::Stop;
 use dwarfcheck_core::context::{ContextError, MachineState, MemoryStorage};
 use dwarfcheck_core::outcome::{SingleLocation, Source};
@@ -31,7 +32,7 @@ pub enum Read {
 /// the read as a whole, `op.implicit-pointer.partial-read`;
 /// `expr.loc.places-must-agree` (ill-formed) when places differ.
 pub fn read_bits(ctx: &dyn MachineState, loc: &Loc, nbits: u64) -> Result<Read, Stop> {
-    let norm = window(loc, nbits).normalize();
+    let norm = cut(loc, nbits).normalize();
     let mut result: Option<Read> = None;
     for place in &norm.places {
         // The segments of storage the read covers, each a (bits, places) pair.
@@ -63,50 +64,6 @@ pub fn read_bits(ctx: &dyn MachineState, loc: &Loc, nbits: u64) -> Result<Read, 
         }
     }
     Ok(result.unwrap_or(Read::Bits(vec![0; bytes_for(nbits)])))
-}
-
-/// `loc` with each composite storage cut to the parts that hold the
-/// `nbits` bits read from its bit offset on (the first and last cut at the
-/// window's edges, their part locations advanced by the bits skipped), at
-/// bit offset 0. Same bits, same order: reading it reads what reading
-/// `loc` reads, but normalising it costs the parts read, not every part
-/// of a large composite.
-fn window(loc: &Loc, nbits: u64) -> Loc {
-    let singles = loc
-        .singles
-        .iter()
-        .map(|s| match &s.storage {
-            Storage::Composite { parts, complete, bits, .. } if s.bit_offset < *bits => {
-                let (start, end) = (s.bit_offset, s.bit_offset.saturating_add(u128::from(nbits)));
-                let mut kept = Vec::new();
-                let mut pos = 0u128;
-                for p in parts.iter() {
-                    if pos >= end {
-                        break;
-                    }
-                    let (lo, hi) = (pos.max(start), (pos + u128::from(p.bits)).min(end));
-                    if lo < hi {
-                        let skip = lo - pos;
-                        let loc = Loc { singles: p.loc.singles.iter().map(|x| advanced(x, skip)).collect() };
-                        kept.push(Part { bits: (hi - lo) as u64, loc });
-                    }
-                    pos += u128::from(p.bits);
-                }
-                Single { storage: Storage::composite(kept, *complete), bit_offset: 0 }
-            }
-            _ => s.clone(),
-        })
-        .collect();
-    Loc { singles }
-}
-
-/// `s` moved `bits` further into its storage (undefined storage has no
-/// offset to move).
-fn advanced(s: &Single, bits: u128) -> Single {
-    match s.storage {
-        Storage::Undefined => s.clone(),
-        _ => Single { storage: s.storage.clone(), bit_offset: s.bit_offset.saturating_add(bits) },
-    }
 }
 
 fn bytes_for(nbits: u64) -> usize {

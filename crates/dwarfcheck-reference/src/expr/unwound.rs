@@ -5,8 +5,8 @@
 
 use super::calls::{frame_context, At};
 use super::entry::{Entry, Loc, Single, Storage};
-use super::machine::{outcome_of, Final, Machine};
-use super::read::{read_bits, Read};
+use super::machine::{failed, Final, Machine};
+use super::read::Read;
 use super::stop::Stop;
 use dwarfcheck_core::context::{CallerFrame, MachineState, ResultKind};
 use dwarfcheck_core::encoding::ate;
@@ -33,7 +33,7 @@ fn machine<'c>(ctx: &'c dyn MachineState, top: &'c dyn MachineState, frames: Vec
 fn fault(e: At) -> Outcome {
     match e {
         (Stop::Ill(r), _) if r == id::UNWIND_CYCLIC => Outcome::Failed(Failure::IllFormed { rule: r, at: None }),
-        e => outcome_of(Err(e)),
+        e => failed(e),
     }
 }
 
@@ -104,14 +104,20 @@ pub(crate) fn caller_register(top: &dyn MachineState, frames: &[Arc<CallerFrame>
         Err(e) => CallerRegister { location: fault(e), bytes: None },
         Ok(l) => {
             let bits = top.target().register(regno).map(|r| r.bits).unwrap_or(top.target().generic_bits());
-            let bytes = match read_bits(top, &l, u64::from(bits)) {
+            // The read and the normal form are charged to the work budget
+            // of the machine that found the rule (expr.budget.work).
+            let bytes = match m.read(&l, u64::from(bits)) {
                 Ok(Read::Bits(mut b)) => {
                     b.truncate((bits / 8) as usize);
                     Some(b)
                 }
                 _ => None,
             };
-            CallerRegister { location: Outcome::Location(l.normalize()), bytes }
+            let location = match m.export(&l) {
+                Ok(n) => Outcome::Location(n),
+                Err(stop) => failed((stop, None)),
+            };
+            CallerRegister { location, bytes }
         }
     }
 }

@@ -1,68 +1,165 @@
-//! The parts `DW_OP_LLVM_extend` and `DW_OP_LLVM_select_bit_piece` create:
-//! a part location moved N*S bits and cut to the S bits the part uses, so
-//! that C parts cost memory in proportion to S*C (the size budget), not C
-//! times the size of a large composite part location.
+//! Windows of composite location descriptions: the front-to-back walk the
+//! work budget counts (rule `expr.budget.work`), the cut of a location to
+//! the bits a read or a part uses, and the parts `DW_OP_piece`,
+//! `DW_OP_bit_piece`, `DW_OP_LLVM_extend` and `DW_OP_LLVM_select_bit_piece`
+//! make of a part location (hetero-2020 "Composite Location Description
+//! Operations").
 //!
-//! Cutting does not change the meaning: a part of S bits only ever reads the
-//! S bits of its location from its bit offset on, and the normal form
-//! (docs/architecture.md §4) slices composite parts exactly that way.
+//! Every function here recurses once per level of composite nesting, which
+//! [`MAX_NESTING`] bounds; none recurses on the number of parts.
 
-use super::entry::{Loc, Single, Storage};
+use super::entry::{Loc, Part, Single, Storage, MAX_NESTING};
 use super::machine::Machine;
 use super::stop::Stop;
-use dwarfcheck_core::outcome::{NormalLocation, Piece, SingleLocation};
+use dwarfcheck_core::outcome::{BudgetKind, NormalLocation, SingleLocation};
 use dwarfcheck_core::rules::{id, RuleId};
 
-/// A part location description to copy many times: the location itself and,
-/// when it contains a composite, its normal form (computed once).
-pub(super) struct PartSource<'a> {
-    loc: &'a Loc,
-    normal: Option<NormalLocation>,
-}
-
-impl<'a> PartSource<'a> {
-    /// Prepares `loc` for [`Machine::part_at`].
-    pub(super) fn new(loc: &'a Loc) -> Self {
-        let has_composite = loc.singles.iter().any(|s| matches!(s.storage, Storage::Composite { .. }));
-        PartSource { loc, normal: has_composite.then(|| loc.normalize()) }
-    }
-}
-
-/// Cuts `[start, start + len)` **bits** out of normalised pieces; each
-/// source of a cut piece is advanced to the first bit taken.
-fn cut(pieces: &[Piece], start: u64, len: u64) -> Vec<Piece> {
-    let end = start.saturating_add(len);
-    let mut out = Vec::new();
-    let mut pos = 0u64;
-    for p in pieces {
-        let (lo, hi) = (pos.max(start), pos.saturating_add(p.bits).min(end));
-        if lo < hi {
-            let skip = lo - pos;
-            out.push(Piece { bits: hi - lo, sources: p.sources.iter().map(|s| s.advanced(skip)).collect() });
+/// The parts a walk of `loc` over bits `[skip, skip + n)` reaches (rule
+/// `expr.budget.work`), or `None` as soon as there are more than `limit`.
+///
+/// For each single location description in composite storage at bit
+/// offset `o`, the walk goes through the parts from the first, stops at the
+/// first part starting at or after bit `o + skip + n`, counts 1 per part
+/// reached and walks the part location of each reached part that overlaps
+/// the window, over the bits it overlaps.
+pub(super) fn walk_cost(loc: &Loc, skip: u128, n: u64, limit: u64) -> Option<u64> {
+    let mut total = 0u64;
+    for s in &loc.singles {
+        let Storage::Composite { parts, .. } = &s.storage else { continue };
+        let start = s.bit_offset.saturating_add(skip);
+        let end = start.saturating_add(u128::from(n));
+        let mut pos = 0u128;
+        for p in parts.iter() {
+            if pos >= end {
+                break;
+            }
+            total += 1;
+            if total > limit {
+                return None;
+            }
+            let (lo, hi) = (pos.max(start), pos.saturating_add(u128::from(p.bits)).min(end));
+            if lo < hi {
+                total += walk_cost(&p.loc, lo - pos, (hi - lo) as u64, limit - total)?;
+            }
+            pos = pos.saturating_add(u128::from(p.bits));
         }
-        pos = pos.saturating_add(p.bits);
+    }
+    Some(total)
+}
+
+/// `s` cut to the `nbits` bits from its bit offset on: a composite becomes
+/// one of the parts holding those bits (the first and last cut at the
+/// window's edges, every part location advanced by the bits skipped and cut
+/// the same way), at bit offset 0; other storage is unchanged. Same bits,
+/// same order, so its normal form is that of those bits, at the cost of
+/// the walk `expr.budget.work` counts rather than of the whole composite.
+fn cut_single(s: &Single, nbits: u64) -> Single {
+    let Storage::Composite { parts, complete, .. } = &s.storage else { return s.clone() };
+    let (start, end) = (s.bit_offset, s.bit_offset.saturating_add(u128::from(nbits)));
+    let mut kept = Vec::new();
+    let mut pos = 0u128;
+    for p in parts.iter() {
         if pos >= end {
             break;
         }
+        let (lo, hi) = (pos.max(start), (pos + u128::from(p.bits)).min(end));
+        if lo < hi {
+            let skip = lo - pos;
+            let moved = Loc { singles: p.loc.singles.iter().map(|x| advanced(x, skip)).collect() };
+            kept.push(Part { bits: (hi - lo) as u64, loc: cut(&moved, (hi - lo) as u64) });
+        }
+        pos += u128::from(p.bits);
     }
-    out
+    Single { storage: Storage::composite(kept, *complete), bit_offset: 0 }
+}
+
+/// `loc` with each single location description cut to `nbits` bits
+/// ([`cut_single`]): what a read of `nbits` bits or a part of that size sees.
+pub(super) fn cut(loc: &Loc, nbits: u64) -> Loc {
+    Loc { singles: loc.singles.iter().map(|s| cut_single(s, nbits)).collect() }
+}
+
+/// `loc` with each composite single location description cut from its bit
+/// offset to its end: the bits its normal form describes.
+pub(super) fn cut_whole(loc: &Loc) -> Loc {
+    Loc { singles: loc.singles.iter().map(|s| cut_single(s, whole_bits(s))).collect() }
+}
+
+/// The bits from a composite single's offset to its end (0 for others).
+fn whole_bits(s: &Single) -> u64 {
+    match &s.storage {
+        Storage::Composite { bits, .. } => bits.saturating_sub(s.bit_offset).min(u128::from(u64::MAX)) as u64,
+        _ => 0,
+    }
+}
+
+/// `s` moved `bits` further into its storage (undefined storage has no
+/// offset to move).
+pub(super) fn advanced(s: &Single, bits: u128) -> Single {
+    match s.storage {
+        Storage::Undefined => s.clone(),
+        _ => Single { storage: s.storage.clone(), bit_offset: s.bit_offset.saturating_add(bits) },
+    }
 }
 
 impl Machine<'_> {
-    /// The location of a part of `bits` bits at `src` moved `delta` bits, as
-    /// `DW_OP_LLVM_bit_offset delta` would move it: undefined storage is
-    /// unchanged; when `moved` names a rule, an offset at or past a
-    /// storage's end is that evaluation error (`DW_OP_LLVM_extend` passes
-    /// `None`: its parts are PL itself, not moved); then every bit of the
-    /// part must be inside each storage (`composite.part-exceeds-storage`,
-    /// ill-formed).
+    /// Charges `cost` composite parts to the work budget (`expr.budget.work`).
+    fn charge_work(&mut self, cost: Option<u64>) -> Result<(), Stop> {
+        let limit = self.ctx.budgets().clamped().work;
+        match cost.map(|c| self.work.saturating_add(c)) {
+            Some(total) if total <= limit => {
+                self.work = total;
+                Ok(())
+            }
+            _ => Err(Stop::Budget(BudgetKind::Work)),
+        }
+    }
+
+    /// Charges the walk of `loc` over `[0, n)` (`expr.budget.work`).
+    pub(super) fn charge_walk(&mut self, loc: &Loc, n: u64) -> Result<(), Stop> {
+        let left = self.ctx.budgets().clamped().work.saturating_sub(self.work);
+        self.charge_work(walk_cost(loc, 0, n, left))
+    }
+
+    /// Charges the walk of each composite single of `loc` from its offset
+    /// to its end (`expr.budget.work`), then gives its normal form: the
+    /// normal form of a location result.
+    pub(super) fn export(&mut self, loc: &Loc) -> Result<NormalLocation, Stop> {
+        let limit = self.ctx.budgets().clamped().work.saturating_sub(self.work);
+        let mut cost = 0u64;
+        for s in &loc.singles {
+            let one = Loc { singles: vec![s.clone()] };
+            match walk_cost(&one, 0, whole_bits(s), limit - cost) {
+                Some(c) => cost += c,
+                None => return Err(Stop::Budget(BudgetKind::Work)),
+            }
+        }
+        self.charge_work(Some(cost))?;
+        Ok(cut_whole(loc).normalize())
+    }
+
+    /// The part location of a part of `bits` bits at `loc` moved `delta`
+    /// bits, as `DW_OP_LLVM_bit_offset delta` would move it, with the
+    /// part's weight.
     ///
-    /// Also returns the part's weight for `op.extend.size-limits`: one per
-    /// place of its normal form, a composite place counting its normal-form
-    /// pieces inside the part's bits.
+    /// Checks first: undefined storage is unchanged; when `moved` names a
+    /// rule, an offset at or past a storage's end is that evaluation error
+    /// (`DW_OP_LLVM_extend` passes `None`: its parts are PL itself); then
+    /// every bit of the part must be inside each storage
+    /// (`composite.part-exceeds-storage`, ill-formed). Then the walk of the
+    /// part's bits is charged (`expr.budget.work`).
+    ///
+    /// The part location is the moved location itself (shared, not
+    /// copied), or, when it nests composites [`MAX_NESTING`] deep, a flat
+    /// composite of the pieces its bits are made of (same normal form,
+    /// bounded recursion). The weight (`op.extend.size-limits`,
+    /// `expr.budget.memory`) is 1 per single location description in
+    /// non-composite storage; with a composite, the number of places of
+    /// the normal form of the part's bits, a composite place counting its
+    /// pieces.
     pub(super) fn part_at(
-        &self,
-        src: &PartSource<'_>,
+        &mut self,
+        loc: &Loc,
         delta: u64,
         bits: u64,
         moved: Option<RuleId>,
@@ -70,7 +167,7 @@ impl Machine<'_> {
         let ctx = self.ctx;
         // The checks, on the single location descriptions as they are: the
         // move first (when the part is a moved PL), then the part's fit.
-        for s in &src.loc.singles {
+        for s in &loc.singles {
             let Some(rule) = moved.clone() else { break };
             if s.storage == Storage::Undefined {
                 continue;
@@ -82,7 +179,7 @@ impl Machine<'_> {
                 }
             }
         }
-        for s in &src.loc.singles {
+        for s in &loc.singles {
             if s.storage == Storage::Undefined {
                 continue;
             }
@@ -93,35 +190,22 @@ impl Machine<'_> {
                 }
             }
         }
-        // The part location itself.
-        let Some(normal) = &src.normal else {
-            let singles: Vec<Single> = src
-                .loc
-                .singles
-                .iter()
-                .map(|s| match s.storage {
-                    Storage::Undefined => s.clone(),
-                    _ => Single { storage: s.storage.clone(), bit_offset: s.bit_offset + u128::from(delta) },
-                })
-                .collect();
-            let weight = singles.len() as u64;
-            return Ok((Loc { singles }, weight));
-        };
-        let places: Vec<SingleLocation> = normal
+        let part = Loc { singles: loc.singles.iter().map(|s| advanced(s, u128::from(delta))).collect() };
+        self.charge_walk(&part, bits)?;
+        if !part.singles.iter().any(|s| matches!(s.storage, Storage::Composite { .. })) {
+            let weight = part.singles.len() as u64;
+            return Ok((part, weight));
+        }
+        let normal = cut(&part, bits).normalize();
+        let weight = normal
             .places
-            .iter()
-            .map(|p| match p {
-                SingleLocation::Simple(s) => SingleLocation::Simple(s.advanced(delta)),
-                SingleLocation::Composite(pieces) => SingleLocation::Composite(cut(pieces, delta, bits)),
-            })
-            .collect();
-        let weight = places
             .iter()
             .map(|p| match p {
                 SingleLocation::Simple(_) => 1,
                 SingleLocation::Composite(pieces) => pieces.len() as u64,
             })
             .sum();
-        Ok((Loc::from_normal(&NormalLocation { places }), weight))
+        let part = if part.nesting() >= MAX_NESTING { Loc::from_normal(&normal) } else { part };
+        Ok((part, weight))
     }
 }
