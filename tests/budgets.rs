@@ -102,6 +102,66 @@ cases:
 }
 
 #[test]
+fn walk_loops_end_with_the_work_budget_under_a_memory_cap() {
+    // x86-64, hetero-2020; default budgets (2^20 = 1,048,576 parts of work,
+    // 8 MiB of memory, 100,000 steps). Before the work budget the first
+    // three ran for seconds to minutes in the reference.
+    let mut yaml = String::from(
+        r#"
+target: x86_64
+vendor: hetero-2020
+cases:
+  # extend 8 65536 of rax (1), piece 65536 (6) takes all 524,288 bits of
+  # it: the walk reaches its 65,536 parts. piece_end (10), offset_uconst
+  # 65000 (11) to bit 520,000, then dup (15), deref (16), drop, skip -6.
+  # Each deref walks the outer part (1) and the inner composite over
+  # [520000, 520064): 65,008 parts; 65,536 + 15 x 65,009 = 1,040,671, the
+  # 16th read goes over.
+  - name: nested-read-loop
+    rules: [expr.budget.work]
+    context: { result: location, registers: { rax: 5 } }
+    expr: "DW_OP_reg0 DW_OP_LLVM_extend 8 65536 DW_OP_piece 65536 DW_OP_LLVM_piece_end DW_OP_LLVM_offset_uconst 65000 DW_OP_dup DW_OP_deref DW_OP_drop DW_OP_skip -6"
+    expect: { budget: work, at: 16 }
+  # extend 8 2 of the first 8 bits of a 65,536-part composite walks one
+  # part: the loop (dup 6, extend 7, drop 10, skip 11) ends with the steps
+  # budget. 2 + 24,999 x 4 = 99,998 operations, then dup and extend; the
+  # 100,001st is the drop at 10. Memory: 4 MiB + 24,999 x 2 x 64 bytes.
+  - name: extend-of-a-large-composite-loop
+    rules: [expr.budget.work]
+    context: { result: location, registers: { rax: 5 } }
+    expr: "DW_OP_reg0 DW_OP_LLVM_extend 8 65536 DW_OP_dup DW_OP_LLVM_extend 8 2 DW_OP_drop DW_OP_skip -8"
+    expect: { budget: steps, at: 10 }
+  # extend 1 65536 (1: 4 MiB), dup (6), piece 8192 (7) takes all 65,536
+  # bits: weight 65,536 pieces (rax bit 0 each time, nothing merges), 4 MiB
+  # more, 8 MiB in all; over (10), the next piece 8192 (11) goes over the
+  # memory budget.
+  - name: pieces-of-a-large-composite
+    rules: [expr.budget.memory]
+    context: { result: location }
+    expr: "DW_OP_reg0 DW_OP_LLVM_extend 1 65536 DW_OP_dup DW_OP_piece 8192 DW_OP_over DW_OP_piece 8192 DW_OP_over DW_OP_piece 8192 DW_OP_LLVM_piece_end"
+    expect: { budget: memory, at: 11 }
+"#,
+    );
+    // 20,000 pairs of 1-byte rax and 2-byte rdx parts (offset 6 each, 80,000
+    // operations), piece_end (120,000), offset_uconst 59990 (120,001) to bit
+    // 479,920, then dup (120,005), deref_size 1 (120,006), drop, skip -7.
+    // Each read of [479920, 479928) reaches parts 0 to 39,993 (the part
+    // at 479,928 does not start before the end): 39,994. 26 reads make
+    // 1,039,844; the 27th goes over (80,000 + 2 + 27 x 4 steps).
+    let pairs = "DW_OP_reg0 DW_OP_piece 1 DW_OP_reg1 DW_OP_piece 2 ".repeat(20_000);
+    let _ = write!(
+        yaml,
+        r#"  - name: varied-parts-read-loop
+    rules: [expr.budget.work]
+    context: {{ result: location, registers: {{ rax: 5, rdx: 7 }} }}
+    expr: "{pairs}DW_OP_LLVM_piece_end DW_OP_LLVM_offset_uconst 59990 DW_OP_dup DW_OP_deref_size 1 DW_OP_drop DW_OP_skip -7"
+    expect: {{ budget: work, at: 120006 }}
+"#
+    );
+    both_meet("walk-loops", &yaml, 4);
+}
+
+#[test]
 fn a_call_chain_at_the_depth_ceiling_and_a_long_location_list_end_under_a_memory_cap() {
     // A DIE that calls itself with the deepest depth a case may ask for:
     // level 129 is refused at the outermost call (offset 1).

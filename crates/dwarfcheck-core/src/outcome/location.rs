@@ -161,6 +161,20 @@ pub struct Piece {
     pub sources: BTreeSet<Source>,
 }
 
+impl Piece {
+    /// Whether a piece whose places are `next` continues this one: every
+    /// place of this piece, advanced by its length, is a place of `next`
+    /// and nothing else is (so the two merge in normal form).
+    pub fn continued_by(&self, next: &BTreeSet<Source>) -> bool {
+        match (self.sources.len(), next.len()) {
+            // (One place each, the common case: no set to build.)
+            (1, 1) => self.sources.first().map(|s| s.advanced(self.bits)).as_ref() == next.first(),
+            (a, b) if a == b => self.sources.iter().map(|s| s.advanced(self.bits)).collect::<BTreeSet<Source>>() == *next,
+            _ => false,
+        }
+    }
+}
+
 /// One normalised single location description.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -230,7 +244,7 @@ impl RawLocation {
                     let segs = flatten_composite(pieces);
                     // Saturating: parts may add up past u64::MAX bits.
                     let total = segs.iter().fold(0u64, |t, s| t.saturating_add(s.0));
-                    let sliced = slice(&segs, *bit_offset, total.saturating_sub(*bit_offset));
+                    let sliced = slice(segs, *bit_offset, total.saturating_sub(*bit_offset));
                     SingleLocation::Composite(merge(sliced))
                 }
             })
@@ -283,43 +297,50 @@ type Seg = (u64, BTreeSet<Source>);
 fn flatten_composite(pieces: &[RawPiece]) -> Vec<Seg> {
     let mut out = Vec::new();
     for p in pieces {
-        out.extend(flatten_part(p.bits, &p.location));
+        flatten_part(p.bits, &p.location, &mut out);
     }
     out
 }
 
-/// The segments of one part of `bits` bits whose storage is `loc`.
-fn flatten_part(bits: u64, loc: &RawLocation) -> Vec<Seg> {
+/// Appends the segments of one part of `bits` bits whose storage is `loc`.
+fn flatten_part(bits: u64, loc: &RawLocation, out: &mut Vec<Seg>) {
     if bits == 0 {
-        return Vec::new();
+        return;
     }
-    let alternatives: Vec<Vec<Seg>> = if loc.singles.is_empty() {
-        vec![vec![(bits, BTreeSet::from([Source::Undefined]))]]
-    } else {
-        loc.singles
-            .iter()
-            .map(|s| match s {
-                RawSingle::Simple(src) => vec![(bits, BTreeSet::from([src.clone()]))],
-                RawSingle::Composite { pieces, bit_offset } => slice(&flatten_composite(pieces), *bit_offset, bits),
-            })
-            .collect()
-    };
-    union_alternatives(bits, &alternatives)
+    match loc.singles.as_slice() {
+        [] => out.push((bits, BTreeSet::from([Source::Undefined]))),
+        [RawSingle::Simple(src)] => out.push((bits, BTreeSet::from([src.clone()]))),
+        [RawSingle::Composite { pieces, bit_offset }] => out.extend(slice(flatten_composite(pieces), *bit_offset, bits)),
+        singles => {
+            let alternatives: Vec<Vec<Seg>> = singles
+                .iter()
+                .map(|s| match s {
+                    RawSingle::Simple(src) => vec![(bits, BTreeSet::from([src.clone()]))],
+                    RawSingle::Composite { pieces, bit_offset } => {
+                        slice(flatten_composite(pieces), *bit_offset, bits)
+                    }
+                })
+                .collect();
+            out.extend(union_alternatives(bits, &alternatives));
+        }
+    }
 }
 
 /// Cuts `[start, start+len)` out of a segment sequence; missing bits past
 /// the end read as undefined.
-fn slice(segs: &[Seg], start: u64, len: u64) -> Vec<Seg> {
+fn slice(segs: Vec<Seg>, start: u64, len: u64) -> Vec<Seg> {
     let mut out = Vec::new();
     let mut pos = 0u64;
     let end = start.saturating_add(len);
     for (bits, set) in segs {
-        let seg_end = pos.saturating_add(*bits);
+        let seg_end = pos.saturating_add(bits);
         let lo = pos.max(start);
         let hi = seg_end.min(end);
         if lo < hi {
             let skip = lo - pos;
-            out.push((hi - lo, set.iter().map(|s| s.advanced(skip)).collect()));
+            // (A segment taken from its start keeps its places as they are.)
+            let set = if skip == 0 { set } else { set.iter().map(|s| s.advanced(skip)).collect() };
+            out.push((hi - lo, set));
         }
         pos = seg_end;
         if pos >= end {
@@ -351,10 +372,25 @@ fn union_alternatives(bits: u64, alts: &[Vec<Seg>]) -> Vec<Seg> {
     cuts.windows(2)
         .map(|w| {
             let (lo, hi) = (w[0], w[1]);
+            // The places of every alternative over [lo, hi): no boundary
+            // of any alternative falls inside, so each covers it with the
+            // places of one segment (advanced to lo), or not at all
+            // (undefined, as a slice past the end reads).
             let mut set = BTreeSet::new();
             for a in alts {
-                for (_, s) in slice(a, lo, hi - lo) {
-                    set.extend(s);
+                let mut pos = 0u64;
+                let mut covered = false;
+                for (b, places) in a {
+                    let seg_end = pos.saturating_add(*b);
+                    if pos <= lo && lo < seg_end {
+                        set.extend(places.iter().map(|x| x.advanced(lo - pos)));
+                        covered = true;
+                        break;
+                    }
+                    pos = seg_end;
+                }
+                if !covered {
+                    set.insert(Source::Undefined);
                 }
             }
             (hi - lo, set)
@@ -371,8 +407,8 @@ fn merge(segs: Vec<Seg>) -> Vec<Piece> {
             continue;
         }
         if let Some(last) = out.last_mut() {
-            let continued: BTreeSet<Source> = last.sources.iter().map(|s| s.advanced(last.bits)).collect();
-            if continued == sources {
+            let continued = last.continued_by(&sources);
+            if continued {
                 last.bits += bits;
                 continue;
             }

@@ -49,10 +49,11 @@ impl Scratch {
 
     /// The merged pieces of bits `[start, start + len)` of composite `idx`;
     /// bits past its end read as undefined.
+    ///
+    /// Remembered in `memo` for the nested windows ([`Self::segments`]),
+    /// which parts sharing a part location ask for again and again; an
+    /// outermost window is asked for once and not copied there.
     fn window(&self, idx: u32, start: u64, len: u64, memo: &mut Memo) -> Vec<Piece> {
-        if let Some(p) = memo.get(&(idx, start, len)) {
-            return p.clone();
-        }
         let mut out: Vec<Piece> = Vec::new();
         let end = start.saturating_add(len);
         let mut pos = 0u64;
@@ -62,8 +63,15 @@ impl Scratch {
             let pend = pos.saturating_add(part.bits);
             let (lo, hi) = (pos.max(start), pend.min(end));
             if lo < hi {
-                for piece in self.segments(&part.location, lo - pos, hi - lo, memo) {
-                    push_merged(&mut out, piece);
+                match part.location {
+                    // (A part in one non-composite storage, the common
+                    // case: no intermediate vector.)
+                    Location::Composite { .. } | Location::Multi { .. } => {
+                        for piece in self.segments(&part.location, lo - pos, hi - lo, memo) {
+                            push_merged(&mut out, piece);
+                        }
+                    }
+                    _ => push_merged(&mut out, piece_of(hi - lo, self.source(&part.location).advanced(lo - pos))),
                 }
             }
             pos = pend;
@@ -73,6 +81,15 @@ impl Scratch {
         if covered < len {
             push_merged(&mut out, piece_of(len - covered, Source::Undefined));
         }
+        out
+    }
+
+    /// [`Self::window`] remembered in `memo`.
+    fn window_memo(&self, idx: u32, start: u64, len: u64, memo: &mut Memo) -> Vec<Piece> {
+        if let Some(p) = memo.get(&(idx, start, len)) {
+            return p.clone();
+        }
+        let out = self.window(idx, start, len, memo);
         memo.insert((idx, start, len), out.clone());
         out
     }
@@ -80,7 +97,7 @@ impl Scratch {
     /// The pieces of `n` bits of location `l` from `skip` bits on.
     fn segments(&self, l: &Location, skip: u64, n: u64, memo: &mut Memo) -> Vec<Piece> {
         match *l {
-            Location::Composite { idx, bit } => self.window(idx, bit.saturating_add(skip), n, memo),
+            Location::Composite { idx, bit } => self.window_memo(idx, bit.saturating_add(skip), n, memo),
             Location::Multi { start, len } => {
                 let alts: Vec<Vec<Piece>> =
                     (start..start + len).map(|i| self.segments(&self.multi[i as usize], skip, n, memo)).collect();
@@ -192,9 +209,7 @@ fn push_merged(out: &mut Vec<Piece>, p: Piece) {
         return;
     }
     if let Some(last) = out.last_mut() {
-        if last.sources.len() == p.sources.len()
-            && last.sources.iter().map(|s| s.advanced(last.bits)).collect::<BTreeSet<_>>() == p.sources
-        {
+        if last.continued_by(&p.sources) {
             last.bits += p.bits;
             return;
         }

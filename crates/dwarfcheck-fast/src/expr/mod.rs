@@ -36,7 +36,8 @@
 //! 2. `machine` (values, location descriptions, stack entries, the
 //!    [`Scratch`] arenas, context entries imported), `export` (the normal
 //!    form, window by window; composite nesting kept shallow by
-//!    flattening), `weight` (parts against the size budget);
+//!    flattening), `weight` (the parts a walk reaches, for the work budget;
+//!    the weight of a part, for the size and memory budgets);
 //! 3. `evaluation`: the evaluation state every family works on (the state
 //!    asked and the facts read from it, nesting, the frame evaluated in),
 //!    why an operation stops, stack primitives, conversion to a value;

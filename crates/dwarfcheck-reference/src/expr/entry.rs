@@ -227,7 +227,8 @@ fn from_source(s: &Source) -> Single {
 }
 
 impl Single {
-    fn to_raw(&self) -> RawSingle {
+    /// Converts to the outcome's raw form.
+    pub(super) fn to_raw(&self) -> RawSingle {
         let off64 = self.bit_offset as u64;
         match &self.storage {
             Storage::Memory { aspace, thread, lane } => RawSingle::Simple(Source::Memory {

@@ -24,7 +24,8 @@
 //!    `op.implicit-pointer.value-misuse`);
 //! 5. rules between operands (`op.arith.same-type`, integral checks, ...);
 //! 6. context elements and reads (CFA, frame base, TLS base, registers,
-//!    memory);
+//!    memory), a read's walk charged to the work budget before any bit is
+//!    read (`window`, rule `expr.budget.work`);
 //! 7. the stack budget (after the operation).
 //!
 //! Operations that start nested evaluations (`DW_OP_call*`,

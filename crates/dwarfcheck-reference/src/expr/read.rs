@@ -4,7 +4,7 @@
 //! Location Description Operations > DW_OP_implicit_pointer").
 
 use super::entry::Loc;
-use super::window::cut;
+use super::window::raw_cut;
 use super::stop::Stop;
 use dwarfcheck_core::context::{ContextError, MachineState, MemoryStorage};
 use dwarfcheck_core::outcome::{SingleLocation, Source};
@@ -32,7 +32,7 @@ pub enum Read {
 /// the read as a whole, `op.implicit-pointer.partial-read`;
 /// `expr.loc.places-must-agree` (ill-formed) when places differ.
 pub fn read_bits(ctx: &dyn MachineState, loc: &Loc, nbits: u64) -> Result<Read, Stop> {
-    let norm = cut(loc, nbits).normalize();
+    let norm = raw_cut(loc, nbits).normalize();
     let mut result: Option<Read> = None;
     for place in &norm.places {
         // The segments of storage the read covers, each a (bits, places) pair.

@@ -8,10 +8,10 @@
 //! Every function here recurses once per level of composite nesting, which
 //! [`MAX_NESTING`] bounds; none recurses on the number of parts.
 
-use super::entry::{Loc, Part, Single, Storage, MAX_NESTING};
+use super::entry::{Loc, Single, Storage, MAX_NESTING};
 use super::machine::Machine;
 use super::stop::Stop;
-use dwarfcheck_core::outcome::{BudgetKind, NormalLocation, SingleLocation};
+use dwarfcheck_core::outcome::{BudgetKind, NormalLocation, RawLocation, RawPiece, RawSingle, SingleLocation};
 use dwarfcheck_core::rules::{id, RuleId};
 
 /// The parts a walk of `loc` over bits `[skip, skip + n)` reaches (rule
@@ -47,16 +47,17 @@ pub(super) fn walk_cost(loc: &Loc, skip: u128, n: u64, limit: u64) -> Option<u64
     Some(total)
 }
 
-/// `s` cut to the `nbits` bits from its bit offset on: a composite becomes
-/// one of the parts holding those bits (the first and last cut at the
-/// window's edges, every part location advanced by the bits skipped and cut
-/// the same way), at bit offset 0; other storage is unchanged. Same bits,
-/// same order, so its normal form is that of those bits, at the cost of
-/// the walk `expr.budget.work` counts rather than of the whole composite.
-fn cut_single(s: &Single, nbits: u64) -> Single {
-    let Storage::Composite { parts, complete, .. } = &s.storage else { return s.clone() };
+/// The raw form of `s` cut to the `nbits` bits from its bit offset on: a
+/// composite becomes one of the parts holding those bits (the first and
+/// last cut at the window's edges, every part location advanced by the
+/// bits skipped and cut the same way), at bit offset 0; other storage is
+/// as it is. Same bits, same order, so its normal form is that of those
+/// bits, at the cost of the walk `expr.budget.work` counts rather than of
+/// the whole composite (and of every part that shares a part location).
+fn raw_cut_single(s: &Single, nbits: u64) -> RawSingle {
+    let Storage::Composite { parts, .. } = &s.storage else { return s.to_raw() };
     let (start, end) = (s.bit_offset, s.bit_offset.saturating_add(u128::from(nbits)));
-    let mut kept = Vec::new();
+    let mut pieces = Vec::new();
     let mut pos = 0u128;
     for p in parts.iter() {
         if pos >= end {
@@ -64,25 +65,26 @@ fn cut_single(s: &Single, nbits: u64) -> Single {
         }
         let (lo, hi) = (pos.max(start), (pos + u128::from(p.bits)).min(end));
         if lo < hi {
-            let skip = lo - pos;
-            let moved = Loc { singles: p.loc.singles.iter().map(|x| advanced(x, skip)).collect() };
-            kept.push(Part { bits: (hi - lo) as u64, loc: cut(&moved, (hi - lo) as u64) });
+            let (skip, bits) = (lo - pos, (hi - lo) as u64);
+            let singles = p.loc.singles.iter().map(|x| raw_cut_single(&advanced(x, skip), bits)).collect();
+            pieces.push(RawPiece { bits, location: RawLocation { singles } });
         }
         pos += u128::from(p.bits);
     }
-    Single { storage: Storage::composite(kept, *complete), bit_offset: 0 }
+    RawSingle::Composite { pieces, bit_offset: 0 }
 }
 
-/// `loc` with each single location description cut to `nbits` bits
-/// ([`cut_single`]): what a read of `nbits` bits or a part of that size sees.
-pub(super) fn cut(loc: &Loc, nbits: u64) -> Loc {
-    Loc { singles: loc.singles.iter().map(|s| cut_single(s, nbits)).collect() }
+/// The raw form of `loc` with each single location description cut to
+/// `nbits` bits ([`raw_cut_single`]): what a read of `nbits` bits or a part
+/// of that size sees.
+pub(super) fn raw_cut(loc: &Loc, nbits: u64) -> RawLocation {
+    RawLocation { singles: loc.singles.iter().map(|s| raw_cut_single(s, nbits)).collect() }
 }
 
-/// `loc` with each composite single location description cut from its bit
-/// offset to its end: the bits its normal form describes.
-pub(super) fn cut_whole(loc: &Loc) -> Loc {
-    Loc { singles: loc.singles.iter().map(|s| cut_single(s, whole_bits(s))).collect() }
+/// The raw form of `loc` with each composite single location description
+/// cut from its bit offset to its end: the bits its normal form describes.
+fn raw_cut_whole(loc: &Loc) -> RawLocation {
+    RawLocation { singles: loc.singles.iter().map(|s| raw_cut_single(s, whole_bits(s))).collect() }
 }
 
 /// The bits from a composite single's offset to its end (0 for others).
@@ -135,7 +137,7 @@ impl Machine<'_> {
             }
         }
         self.charge_work(Some(cost))?;
-        Ok(cut_whole(loc).normalize())
+        Ok(raw_cut_whole(loc).normalize())
     }
 
     /// The part location of a part of `bits` bits at `loc` moved `delta`
@@ -196,7 +198,7 @@ impl Machine<'_> {
             let weight = part.singles.len() as u64;
             return Ok((part, weight));
         }
-        let normal = cut(&part, bits).normalize();
+        let normal = raw_cut(&part, bits).normalize();
         let weight = normal
             .places
             .iter()
