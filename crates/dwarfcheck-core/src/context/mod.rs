@@ -213,7 +213,15 @@ pub struct Budgets {
 
 impl Default for Budgets {
     fn default() -> Self {
-        Budgets { steps: 100_000, stack: 1024, depth: 16, size_bytes: 1 << 20, frames: 256, memory_bytes: 8 << 20, work: 1 << 20 }
+        Budgets {
+            steps: 100_000,
+            stack: 1024,
+            depth: 16,
+            size_bytes: 1 << 20,
+            frames: 256,
+            memory_bytes: 8 << 20,
+            work: 1 << 20,
+        }
     }
 }
 

@@ -169,7 +169,9 @@ impl Piece {
         match (self.sources.len(), next.len()) {
             // (One place each, the common case: no set to build.)
             (1, 1) => self.sources.first().map(|s| s.advanced(self.bits)).as_ref() == next.first(),
-            (a, b) if a == b => self.sources.iter().map(|s| s.advanced(self.bits)).collect::<BTreeSet<Source>>() == *next,
+            (a, b) if a == b => {
+                self.sources.iter().map(|s| s.advanced(self.bits)).collect::<BTreeSet<Source>>() == *next
+            }
             _ => false,
         }
     }
@@ -310,15 +312,15 @@ fn flatten_part(bits: u64, loc: &RawLocation, out: &mut Vec<Seg>) {
     match loc.singles.as_slice() {
         [] => out.push((bits, BTreeSet::from([Source::Undefined]))),
         [RawSingle::Simple(src)] => out.push((bits, BTreeSet::from([src.clone()]))),
-        [RawSingle::Composite { pieces, bit_offset }] => out.extend(slice(flatten_composite(pieces), *bit_offset, bits)),
+        [RawSingle::Composite { pieces, bit_offset }] => {
+            out.extend(slice(flatten_composite(pieces), *bit_offset, bits))
+        }
         singles => {
             let alternatives: Vec<Vec<Seg>> = singles
                 .iter()
                 .map(|s| match s {
                     RawSingle::Simple(src) => vec![(bits, BTreeSet::from([src.clone()]))],
-                    RawSingle::Composite { pieces, bit_offset } => {
-                        slice(flatten_composite(pieces), *bit_offset, bits)
-                    }
+                    RawSingle::Composite { pieces, bit_offset } => slice(flatten_composite(pieces), *bit_offset, bits),
                 })
                 .collect();
             out.extend(union_alternatives(bits, &alternatives));

@@ -248,10 +248,7 @@ fn caller_register(
                 Ok(n) => Outcome::Location(n),
                 Err(fail) => outcome_of(Stop { fail, at: None }),
             };
-            (
-                CallerRegister { location, bytes },
-                matches!(l, Location::Undefined),
-            )
+            (CallerRegister { location, bytes }, matches!(l, Location::Undefined))
         }
     }
 }

@@ -111,10 +111,10 @@ pub(super) fn initial_stack(entries: &[context::Entry]) -> Stack {
 pub(super) fn failed(r: (Stop, Option<u64>)) -> Outcome {
     let (stop, at) = r;
     match stop {
-            Stop::Ill(rule) => Outcome::Failed(Failure::IllFormed { rule, at }),
-            Stop::Eval(rule) => Outcome::Failed(Failure::EvalError { rule, at }),
-            Stop::Budget(budget) => Outcome::Failed(Failure::Budget { budget, at }),
-            Stop::Unsupported(what) => Outcome::Failed(Failure::Unsupported { what }),
+        Stop::Ill(rule) => Outcome::Failed(Failure::IllFormed { rule, at }),
+        Stop::Eval(rule) => Outcome::Failed(Failure::EvalError { rule, at }),
+        Stop::Budget(budget) => Outcome::Failed(Failure::Budget { budget, at }),
+        Stop::Unsupported(what) => Outcome::Failed(Failure::Unsupported { what }),
     }
 }
 

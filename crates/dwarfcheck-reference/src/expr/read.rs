@@ -4,8 +4,8 @@
 //! Location Description Operations > DW_OP_implicit_pointer").
 
 use super::entry::Loc;
-use super::window::raw_cut;
 use super::stop::Stop;
+use super::window::raw_cut;
 use dwarfcheck_core::context::{ContextError, MachineState, MemoryStorage};
 use dwarfcheck_core::outcome::{SingleLocation, Source};
 use dwarfcheck_core::rules::id;
