@@ -24,6 +24,7 @@
 #![warn(missing_docs)]
 
 pub mod asm;
+pub mod bench;
 pub mod case;
 pub mod catalogue;
 pub mod consumer;

@@ -2,6 +2,7 @@
 //! 1 when reference and fast disagree, an expectation is unmet or a gated
 //! consumer disagrees, 2 for usage or input errors.
 
+mod bench;
 mod coverage;
 mod elf;
 mod eval;
@@ -82,6 +83,9 @@ enum Command {
     /// Run the suite against every available consumer and write the
     /// rule x consumer conformance matrix (docs/conformance.md).
     Matrix(matrix::MatrixArgs),
+    /// Time the fast evaluator against gimli (and the reference) on real
+    /// input, each through its own API, in interleaved rounds.
+    Bench(bench::BenchArgs),
     /// List each rule of the catalogue with the cases that exercise it.
     Coverage {
         /// Case files or directories (default: the bundled specs/cases).
@@ -237,6 +241,7 @@ pub fn main() -> ExitCode {
         Command::Synth(args) => synth::synth(&args),
         Command::Coverage { paths, fail_uncovered } => coverage::coverage(paths, fail_uncovered),
         Command::Matrix(args) => matrix::matrix(&args),
+        Command::Bench(args) => bench::bench(&args),
     }
 }
 
