@@ -299,17 +299,6 @@ impl Storage {
     }
 }
 
-/// Text of an entry for traces: values as `Value` prints them, locations in
-/// normal form, an incomplete composite prefixed with `incomplete `.
-pub fn describe(e: &Entry) -> String {
-    match e {
-        Entry::Value(v) => v.to_string(),
-        Entry::ImplicitPointerValue(l) => format!("implicit-pointer-value({})", l.normalize()),
-        Entry::Location(l) if l.is_incomplete_composite() => format!("incomplete {}", l.normalize()),
-        Entry::Location(l) => l.normalize().to_string(),
-    }
-}
-
 /// Size in **bits** of the storage of an implicit pointer in `aspace`: the
 /// generic type's size for address space 0, else the address space's
 /// address size (the generic size for a space the target does not define).

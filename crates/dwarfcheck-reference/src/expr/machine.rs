@@ -3,9 +3,10 @@
 //! module for the order in which one operation checks its rules.
 
 use super::decode::{decode, Insn};
-use super::entry::{describe, Entry, Loc, Single, Storage};
+use super::entry::{Entry, Loc, Single, Storage};
 use super::read::{ctx_stop, read_bits, Read};
 use super::stop::{Stop, TraceStep};
+use super::window::describe;
 use dwarfcheck_core::context::{self, CallerFrame, ContextError, MachineState, ResultKind};
 use dwarfcheck_core::outcome::value::mask_top;
 use dwarfcheck_core::outcome::Failure;

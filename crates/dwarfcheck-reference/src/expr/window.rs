@@ -8,7 +8,7 @@
 //! Every function here recurses once per level of composite nesting, which
 //! [`MAX_NESTING`] bounds; none recurses on the number of parts.
 
-use super::entry::{Loc, Single, Storage, MAX_NESTING};
+use super::entry::{Entry, Loc, Single, Storage, MAX_NESTING};
 use super::machine::Machine;
 use super::stop::Stop;
 use dwarfcheck_core::outcome::{BudgetKind, NormalLocation, RawLocation, RawPiece, RawSingle, SingleLocation};
@@ -210,4 +210,34 @@ impl Machine<'_> {
         let part = if part.nesting() >= MAX_NESTING { Loc::from_normal(&normal) } else { part };
         Ok((part, weight))
     }
+}
+
+/// The most composite parts a trace walks to show one location's normal
+/// form (a larger one is summarised), so that tracing every step of an
+/// evaluation costs at most this much per stack entry.
+pub const TRACE_PARTS: u64 = 256;
+
+/// Text of an entry for traces: values as `Value` prints them, locations in
+/// normal form (summarised when the walk of its composites reaches more
+/// than [`TRACE_PARTS`] parts), an incomplete composite prefixed with
+/// `incomplete `.
+pub fn describe(e: &Entry) -> String {
+    match e {
+        Entry::Value(v) => v.to_string(),
+        Entry::ImplicitPointerValue(l) => format!("implicit-pointer-value({})", location_text(l)),
+        Entry::Location(l) if l.is_incomplete_composite() => format!("incomplete {}", location_text(l)),
+        Entry::Location(l) => location_text(l),
+    }
+}
+
+fn location_text(l: &Loc) -> String {
+    let mut cost = 0u64;
+    for s in &l.singles {
+        let one = Loc { singles: vec![s.clone()] };
+        match walk_cost(&one, 0, whole_bits(s), TRACE_PARTS - cost) {
+            Some(c) => cost += c,
+            None => return format!("(a location whose normal form spans more than {TRACE_PARTS} composite parts)"),
+        }
+    }
+    raw_cut_whole(l).normalize().to_string()
 }

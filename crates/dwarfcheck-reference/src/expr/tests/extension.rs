@@ -303,3 +303,30 @@ fn copies_of_fragmented_composites_are_weighed_against_the_budget() {
     e.extend([0xe7, 0x30, 0xec, 0x02, 0x02]);
     assert_eq!(evaluate(&e, &c), Outcome::Failed(Failure::Budget { budget: BudgetKind::Size, at: Some(19) }));
 }
+
+/// A trace summarises a location whose normal form is large instead of
+/// building it at every step: 60 one-bit parts of consecutive memory bits
+/// (select_bit_piece 1 60 with mask 0: one piece of normal form) extended
+/// 60,000 times share that composite, so the result is 60,000 x 61 parts
+/// to walk. Built at each traced step, that normal form took 24 GB (the
+/// `fuzz-stats` run of the CI fuzz smoke, killed by the OOM killer). The
+/// result itself goes over the work budget (expr.budget.work, no offset).
+#[test]
+fn a_trace_summarises_a_location_with_a_large_normal_form() {
+    // addr 0x1000 (0), addr 0x1000 (9), lit0 (18), select_bit_piece 1 60
+    // (19), extend 60 60000 (22).
+    let mut e = vec![0x03];
+    e.extend_from_slice(&0x1000u64.to_le_bytes());
+    e.push(0x03);
+    e.extend_from_slice(&0x1000u64.to_le_bytes());
+    e.extend_from_slice(&[0x30, 0xec, 0x01, 0x3c, 0xeb, 0x3c, 0xe0, 0xd4, 0x03]);
+    let c = hctx(ResultKind::Location);
+    let (outcome, trace) = crate::expr::evaluate_traced(&e, &c);
+    assert_eq!(outcome, Outcome::Failed(Failure::Budget { budget: BudgetKind::Work, at: None }));
+    let last = trace.last().expect("steps");
+    assert_eq!(last.at, 22);
+    assert_eq!(last.stack.len(), 1);
+    assert!(last.stack[0].contains("more than 256 composite parts"), "{}", last.stack[0]);
+    // The select's composite alone is small enough to show.
+    assert!(trace[3].stack[0].starts_with("composite["), "{}", trace[3].stack[0]);
+}
