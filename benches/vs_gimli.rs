@@ -16,6 +16,7 @@ use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use dwarfcheck::bench::{debug_files, expr, expr_cases, frame_files, frame_sections, rows, unwind};
 use dwarfcheck::elf::largest_debug_file;
 use dwarfcheck_core::cfi::FrameKind;
+use dwarfcheck_fast::expr::{Program, Scratch};
 use std::time::Duration;
 
 fn bench_exprs(c: &mut Criterion) {
@@ -35,8 +36,11 @@ fn bench_exprs(c: &mut Criterion) {
     let mut g = c.benchmark_group("vs_gimli/expr");
     g.throughput(Throughput::Elements(cases.len() as u64));
     g.sample_size(10).warm_up_time(Duration::from_secs(1));
-    g.bench_function("fast", |b| b.iter(|| expr::fast_pass(&cases)));
-    g.bench_function("gimli", |b| b.iter(|| expr::gimli_pass(&cases)));
+    let prepared = expr::Prepared::new(&cases);
+    let (mut program, mut scratch) = (Program::compile(&[], &*cases[0].ctx), Scratch::new());
+    g.bench_function("fast", |b| b.iter(|| expr::fast_pass(&prepared, &mut program, &mut scratch)));
+    g.bench_function("gimli", |b| b.iter(|| expr::gimli_pass(&prepared)));
+    g.bench_function("fast-outcome", |b| b.iter(|| expr::fast_outcome_pass(&cases)));
     g.finish();
 }
 

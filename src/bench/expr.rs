@@ -10,6 +10,9 @@ use dwarfcheck_core::encoding::Format;
 use dwarfcheck_core::outcome::cfi::RegisterRule;
 use dwarfcheck_core::outcome::Outcome;
 use dwarfcheck_core::target::Endian;
+use dwarfcheck_fast::expr::decode::Encoding;
+use dwarfcheck_fast::expr::machine::{Entry, Location as FastLocation};
+use dwarfcheck_fast::expr::{Program, Scratch};
 use gimli::{EndianSlice, Evaluation, EvaluationResult, Location, Piece, RunTimeEndian, Value};
 use std::hint::black_box;
 
@@ -154,14 +157,66 @@ fn entry_value(block: &[u8], state: &dyn MachineState, endian: RunTimeEndian) ->
     }
 }
 
-/// gimli over every case (`gimli_eval`, summed).
-pub fn gimli_pass(cases: &[ExprCase]) -> u64 {
-    cases.iter().fold(0u64, |h, c| h.wrapping_add(gimli_eval(black_box(&c.expr), &*c.ctx)))
+/// The cases with what is the same for a whole unit computed once,
+/// outside any timed pass, for both sides: gimli's encoding and byte
+/// order, fast's decoding parameters.
+pub struct Prepared<'a> {
+    /// The cases.
+    pub cases: &'a [ExprCase],
+    gimli: Vec<(gimli::Encoding, RunTimeEndian)>,
+    fast: Vec<Encoding<'a>>,
 }
 
-/// fast over every case, through its own API (`dwarfcheck_fast::expr::evaluate`).
-pub fn fast_pass(cases: &[ExprCase]) -> u64 {
+impl<'a> Prepared<'a> {
+    /// Prepares `cases`.
+    pub fn new(cases: &'a [ExprCase]) -> Self {
+        Prepared {
+            cases,
+            gimli: cases.iter().map(|c| gimli_encoding(&*c.ctx)).collect(),
+            fast: cases.iter().map(|c| Encoding::of(&*c.ctx)).collect(),
+        }
+    }
+}
+
+/// gimli over every case: a number summed from each result.
+pub fn gimli_pass(p: &Prepared<'_>) -> u64 {
+    p.cases.iter().zip(&p.gimli).fold(0u64, |h, (c, &(encoding, endian))| {
+        let d = match run(black_box(&c.expr), &*c.ctx, encoding, endian, 0) {
+            Ok(pieces) => pieces.iter().fold(pieces.len() as u64, |h, p| h.wrapping_mul(31).wrapping_add(digest(p))),
+            Err(_) => u64::MAX,
+        };
+        h.wrapping_add(d)
+    })
+}
+
+/// fast over every case through its own API at its best: one `Program`
+/// and one `Scratch` reused, results left in fast's own form
+/// (`Program::run_native`).
+pub fn fast_pass(p: &Prepared<'_>, program: &mut Program, scratch: &mut Scratch) -> u64 {
+    p.cases.iter().zip(&p.fast).fold(0u64, |h, (c, enc)| {
+        program.recompile_with(black_box(&c.expr), enc);
+        let d = match program.run_native(&*c.ctx, scratch) {
+            Ok(e) => entry_digest(&e),
+            Err(_) => 7,
+        };
+        h.wrapping_add(d)
+    })
+}
+
+/// fast's one-off form, `evaluate` (its outcome built), over every case.
+pub fn fast_outcome_pass(cases: &[ExprCase]) -> u64 {
     cases.iter().fold(0u64, |h, c| h.wrapping_add(kind(&dwarfcheck_fast::expr::evaluate(black_box(&c.expr), &*c.ctx))))
+}
+
+/// A number that depends on a fast result.
+fn entry_digest(e: &Entry) -> u64 {
+    match *e {
+        Entry::Value(v) => v.lo as u64,
+        Entry::Location(FastLocation::Register { regno, bit }) => regno ^ bit,
+        Entry::Location(FastLocation::Memory { bit, .. }) => (bit >> 3) as u64,
+        Entry::Location(_) => 5,
+        Entry::ImplicitPointer(_) => 6,
+    }
 }
 
 /// The reference over every case.

@@ -7,7 +7,8 @@
 //! - `expr` ([`expr`]): every location expression and location-list entry
 //!   of the debug files given (libc6-dbg's by default): gimli's
 //!   `Evaluation` with a resume loop answering from the machine state,
-//!   fast's `evaluate`, the reference;
+//!   fast's `Program::run_native` with one program and scratch area
+//!   reused (and its one-off `evaluate`, outcome built), the reference;
 //! - `rows` ([`rows`]): every row of every FDE of each frame section;
 //! - `unwind` ([`unwind`]): one virtual unwinding step from the start of
 //!   every `stride`-th FDE of an `.eh_frame`.
@@ -20,6 +21,7 @@ pub mod unwind;
 use crate::case::ExprCase;
 use crate::elf::{extract, Options};
 use dwarfcheck_core::cfi::{CfiSection, FrameKind};
+use dwarfcheck_fast::expr::{Program, Scratch};
 use rounds::{interleave, Contender, Timing};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -128,9 +130,12 @@ pub fn run(cfg: &Config) -> String {
         let _ = writeln!(out, "skipped: {w}");
     }
     if !cases.is_empty() {
+        let prepared = expr::Prepared::new(&cases);
+        let (mut program, mut scratch) = (Program::compile(&[], &*cases[0].ctx), Scratch::new());
         let mut cs = vec![
-            Contender::new("fast", || expr::fast_pass(&cases)),
-            Contender::new("gimli", || expr::gimli_pass(&cases)),
+            Contender::new("fast", || expr::fast_pass(&prepared, &mut program, &mut scratch)),
+            Contender::new("gimli", || expr::gimli_pass(&prepared)),
+            Contender::new("fast-outcome", || expr::fast_outcome_pass(&cases)),
         ];
         if cfg.reference {
             cs.push(Contender::new("reference", || expr::reference_pass(&cases)));

@@ -205,6 +205,20 @@ pub struct Encoding<'a> {
     pub big_endian: bool,
 }
 
+impl<'a> Encoding<'a> {
+    /// The encoding of expressions evaluated in `state`: its vendor
+    /// profile, address size, its unit's offset size (4 without a unit)
+    /// and its target's byte order.
+    pub fn of(state: &'a dyn dwarfcheck_core::context::MachineState) -> Self {
+        Encoding {
+            vendor: state.vendor(),
+            address_bytes: state.address_bytes(),
+            offset_bytes: state.unit().map_or(4, |u| u.format.offset_bytes()) as u8,
+            big_endian: state.target().endian == dwarfcheck_core::target::Endian::Big,
+        }
+    }
+}
+
 struct Reader<'a> {
     bytes: &'a [u8],
     pos: usize,

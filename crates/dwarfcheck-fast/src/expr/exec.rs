@@ -9,7 +9,7 @@ use super::evaluation::{fail_outcome, Evaluation, Fail, Result, Stop};
 use super::machine::{complete_top, Entry, Location, Scratch, Value};
 use super::program::Program;
 use dwarfcheck_core::context::{ContextError, Element, MachineState, ResultKind};
-use dwarfcheck_core::outcome::{BudgetKind, Failure, Outcome};
+use dwarfcheck_core::outcome::{BudgetKind, Outcome};
 use dwarfcheck_core::rules::id as R;
 use dwarfcheck_core::rules::RuleId;
 
@@ -17,19 +17,36 @@ impl Program {
     /// Evaluates the program in `state`, using `scratch` for all working
     /// memory. Returns the same [`Outcome`] as `reference::expr::evaluate`.
     pub fn run(&self, state: &dyn MachineState, scratch: &mut Scratch) -> Outcome {
+        let evaluation = top_level(state);
+        match self.run_in(&evaluation, scratch) {
+            Ok(e) => evaluation.outcome_of(scratch, e),
+            Err(stop) => stop.outcome(),
+        }
+    }
+
+    /// Evaluates the program in `state` and leaves the result in fast's own
+    /// form: a value, or a location description whose composites and wide
+    /// values live in `scratch` until its next use. Nothing is allocated
+    /// once `scratch` has grown to the evaluation's size, and no normal
+    /// form is built (so the walk of a location result is not charged to
+    /// the work budget, rule `expr.budget.work`: see
+    /// [`Scratch::export_location`] to build it). Errors: the failure and
+    /// the byte offset the outcome would report.
+    pub fn run_native(&self, state: &dyn MachineState, scratch: &mut Scratch) -> std::result::Result<Entry, Stop> {
+        self.run_in(&top_level(state), scratch)
+    }
+
+    fn run_in(&self, evaluation: &Evaluation<'_>, scratch: &mut Scratch) -> std::result::Result<Entry, Stop> {
         if let Some(e) = &self.error {
-            return Outcome::Failed(Failure::IllFormed { rule: e.rule.clone(), at: Some(e.at) });
+            return Err(Stop { fail: Fail::IllFormed(e.rule.clone()), at: Some(e.at) });
         }
         scratch.reset();
-        for e in state.initial_stack() {
+        for e in evaluation.state.initial_stack() {
             let entry: Entry = scratch.import(e);
             scratch.stack.push(entry);
         }
-        let evaluation = top_level(state);
-        match evaluation.exec(self, scratch) {
-            Ok(()) => evaluation.finish(scratch),
-            Err(stop) => stop.outcome(),
-        }
+        evaluation.exec(self, scratch)?;
+        evaluation.result(scratch).map_err(|fail| Stop { fail, at: None })
     }
 }
 
@@ -367,9 +384,12 @@ impl Evaluation<'_> {
         }
     }
 
-    /// Converts the final stack into the outcome (hetero-2020 "DWARF
-    /// Operation Expressions", result of the evaluation; rules `expr.result.*`).
-    pub fn finish(&self, s: &mut Scratch) -> Outcome {
+    /// The result of the final stack (hetero-2020 "DWARF Operation
+    /// Expressions", result of the evaluation; rules `expr.result.*`): the
+    /// top entry as the result kind asks, an incomplete composite on top
+    /// completed, no entry a location in undefined storage; an implicit
+    /// pointer value is misused.
+    pub fn result(&self, s: &mut Scratch) -> Result<Entry> {
         let top = self.top(s);
         if let Some(e) = &top {
             complete_top(s, e);
@@ -388,13 +408,22 @@ impl Evaluation<'_> {
             (None, Some(e)) => Ok(e),
         };
         match r {
-            Ok(Entry::Value(v)) => Outcome::Value(s.export_value(&v)),
-            Ok(Entry::Location(l)) => match self.export(s, &l) {
+            Ok(Entry::ImplicitPointer(_)) => Err(Fail::EvalError(R::OP_IMPLICIT_POINTER_VALUE_MISUSE)),
+            r => r,
+        }
+    }
+
+    /// The outcome of a result ([`Self::result`]): a location result's
+    /// normal form once its walk is charged (rule `expr.budget.work`, no
+    /// offset).
+    pub fn outcome_of(&self, s: &mut Scratch, e: Entry) -> Outcome {
+        match e {
+            Entry::Value(v) => Outcome::Value(s.export_value(&v)),
+            Entry::Location(l) => match self.export(s, &l) {
                 Ok(n) => Outcome::Location(n),
                 Err(f) => fail_outcome(f, None),
             },
-            Ok(Entry::ImplicitPointer(_)) => fail_outcome(Fail::EvalError(R::OP_IMPLICIT_POINTER_VALUE_MISUSE), None),
-            Err(f) => fail_outcome(f, None),
+            Entry::ImplicitPointer(_) => fail_outcome(Fail::EvalError(R::OP_IMPLICIT_POINTER_VALUE_MISUSE), None),
         }
     }
 }

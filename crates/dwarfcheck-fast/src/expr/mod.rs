@@ -97,6 +97,7 @@ mod ext_tests;
 #[cfg(test)]
 mod tests;
 
+pub use evaluation::{Fail, Stop};
 pub use machine::Scratch;
 pub use program::Program;
 

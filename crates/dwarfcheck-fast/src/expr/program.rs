@@ -34,16 +34,17 @@ impl Program {
 
     /// Like [`Program::compile`], reusing this program's buffers.
     pub fn recompile(&mut self, expr: &[u8], state: &dyn MachineState) {
-        let enc = Encoding {
-            vendor: state.vendor(),
-            address_bytes: state.address_bytes(),
-            offset_bytes: state.unit().map_or(4, |u| u.format.offset_bytes()) as u8,
-            big_endian: state.target().endian == dwarfcheck_core::target::Endian::Big,
-        };
+        self.recompile_with(expr, &Encoding::of(state));
+    }
+
+    /// Like [`Program::recompile`] with the encoding parameters given:
+    /// what is the same for a whole unit ([`Encoding::of`] any state of
+    /// it) need not be asked of the state at every evaluation.
+    pub fn recompile_with(&mut self, expr: &[u8], enc: &Encoding<'_>) {
         self.error = if expr.len() > u32::MAX as usize - 1 {
             Some(DecodeError { rule: dwarfcheck_core::rules::id::EXPR_DECODE_TRUNCATED_OPERAND, at: 0 })
         } else {
-            decode::decode(expr, &enc, &mut self.insns).err()
+            decode::decode(expr, enc, &mut self.insns).err()
         };
         // Only operations with a block read the bytes again.
         self.bytes.clear();
