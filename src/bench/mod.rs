@@ -41,6 +41,17 @@ pub struct Config {
     pub unwind_stride: usize,
     /// Time the reference on the expressions too (slow).
     pub reference: bool,
+    /// Run only the contenders of this name (for profiling one side).
+    pub only: Option<String>,
+}
+
+impl Config {
+    /// Drops the contenders `only` does not name.
+    fn keep(&self, cs: &mut Vec<Contender<'_>>) {
+        if let Some(name) = &self.only {
+            cs.retain(|c| c.name == name);
+        }
+    }
 }
 
 /// Where llvm-19's shared library may be (`.ci/setup` installs it).
@@ -140,6 +151,7 @@ pub fn run(cfg: &Config) -> String {
         if cfg.reference {
             cs.push(Contender::new("reference", || expr::reference_pass(&cases)));
         }
+        cfg.keep(&mut cs);
         let t = interleave(&mut cs, cfg.rounds);
         let what = format!(
             "expressions: {} location expressions and location-list entries of {} files",
@@ -157,6 +169,7 @@ pub fn run(cfg: &Config) -> String {
                 Contender::new("fast", || rows::fast_pass(&mut builder, &sec)),
                 Contender::new("gimli", || g.pass(&sec)),
             ];
+            cfg.keep(&mut cs);
             let t = interleave(&mut cs, cfg.rounds);
             drop(cs);
             let mut count = dwarfcheck_fast::cfi::CountingSink::default();
@@ -173,6 +186,7 @@ pub fn run(cfg: &Config) -> String {
                     Contender::new("fast", || unwind::fast_pass(&mut fu, &samples)),
                     Contender::new("gimli", || gu.pass(&samples)),
                 ];
+                cfg.keep(&mut cs);
                 let t = interleave(&mut cs, cfg.rounds);
                 let what = format!(
                     "one-step unwinds: {} pcs of {} (every {}th FDE start, synthetic registers and memory)",

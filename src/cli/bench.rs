@@ -26,6 +26,10 @@ pub struct BenchArgs {
     /// Also time the reference on the expressions.
     #[arg(long)]
     reference: bool,
+    /// Run only the contenders of this name (`fast`, `gimli`,
+    /// `fast-outcome`, `reference`), e.g. under a profiler.
+    #[arg(long, value_name = "NAME")]
+    only: Option<String>,
     /// A quick look: 3 rounds, the largest debug file only, libc's frames only.
     #[arg(long)]
     quick: bool,
@@ -53,6 +57,7 @@ pub fn bench(args: &BenchArgs) -> ExitCode {
         frame_files: frames,
         unwind_stride: args.unwind_stride,
         reference: args.reference,
+        only: args.only.clone(),
     };
     print!("{}", run(&cfg));
     ExitCode::SUCCESS
