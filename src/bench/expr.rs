@@ -203,6 +203,21 @@ pub fn fast_pass(p: &Prepared<'_>, program: &mut Program, scratch: &mut Scratch)
     })
 }
 
+/// How many cases each side evaluates without failing: (fast, gimli).
+/// Printed with the figures, so that a side that gives up early (and is
+/// fast for it) shows.
+pub fn completed(p: &Prepared<'_>) -> (usize, usize) {
+    let mut program = Program::compile(&[], &*p.cases[0].ctx);
+    let mut scratch = Scratch::new();
+    let mut n = (0, 0);
+    for ((c, enc), &(encoding, endian)) in p.cases.iter().zip(&p.fast).zip(&p.gimli) {
+        program.recompile_with(&c.expr, enc);
+        n.0 += usize::from(program.run_native(&*c.ctx, &mut scratch).is_ok());
+        n.1 += usize::from(run(&c.expr, &*c.ctx, encoding, endian, 0).is_ok());
+    }
+    n
+}
+
 /// fast's one-off form, `evaluate` (its outcome built), over every case.
 pub fn fast_outcome_pass(cases: &[ExprCase]) -> u64 {
     cases.iter().fold(0u64, |h, c| h.wrapping_add(kind(&dwarfcheck_fast::expr::evaluate(black_box(&c.expr), &*c.ctx))))

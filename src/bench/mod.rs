@@ -153,8 +153,10 @@ pub fn run(cfg: &Config) -> String {
         }
         cfg.keep(&mut cs);
         let t = interleave(&mut cs, cfg.rounds);
+        let (fast_ok, gimli_ok) = expr::completed(&prepared);
         let what = format!(
-            "expressions: {} location expressions and location-list entries of {} files",
+            "expressions: {} location expressions and location-list entries of {} files \
+             (evaluated without failure: fast {fast_ok}, gimli {gimli_ok})",
             cases.len(),
             cfg.debug_files.len()
         );
