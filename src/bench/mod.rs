@@ -19,6 +19,7 @@ pub mod rows;
 pub mod unwind;
 
 use crate::case::ExprCase;
+pub use crate::elf::debug_files;
 use crate::elf::{extract, Options};
 use dwarfcheck_core::cfi::{CfiSection, FrameKind};
 use dwarfcheck_fast::expr::{Program, Scratch};
@@ -59,21 +60,6 @@ pub const LIBLLVM: &[&str] = &["/usr/lib/x86_64-linux-gnu/libLLVM.so.19.1", "/us
 
 /// libc's shared object on this machine.
 pub const LIBC: &str = "/usr/lib/x86_64-linux-gnu/libc.so.6";
-
-/// Every libc6-dbg debug file (`/usr/lib/debug/.build-id/*/*.debug`), in
-/// path order.
-pub fn debug_files() -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for dir in std::fs::read_dir("/usr/lib/debug/.build-id").into_iter().flatten().flatten() {
-        for f in std::fs::read_dir(dir.path()).into_iter().flatten().flatten() {
-            if f.path().extension().is_some_and(|e| e == "debug") {
-                out.push(f.path());
-            }
-        }
-    }
-    out.sort();
-    out
-}
 
 /// The default frame files: libLLVM (when installed) and libc.
 pub fn frame_files() -> Vec<PathBuf> {

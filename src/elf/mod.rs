@@ -399,21 +399,23 @@ fn write_uint(field: &mut [u8], v: u64, little: bool) {
 #[cfg(test)]
 mod tests;
 
-/// The largest separate debug file under `/usr/lib/debug/.build-id`: libc's
-/// own when libc6-dbg is installed (the benchmark's and the tests' real
-/// input). `None` when there is none.
-pub fn largest_debug_file() -> Option<std::path::PathBuf> {
-    let mut best: Option<(u64, std::path::PathBuf)> = None;
-    for dir in std::fs::read_dir("/usr/lib/debug/.build-id").ok()?.flatten() {
+/// Every separate debug file under `/usr/lib/debug/.build-id`
+/// (`*/*.debug`: libc6-dbg's when it is installed), in path order.
+pub fn debug_files() -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for dir in std::fs::read_dir("/usr/lib/debug/.build-id").into_iter().flatten().flatten() {
         for f in std::fs::read_dir(dir.path()).into_iter().flatten().flatten() {
-            let p = f.path();
-            if p.extension().is_some_and(|e| e == "debug") {
-                let len = f.metadata().map(|m| m.len()).unwrap_or(0);
-                if best.as_ref().is_none_or(|b| len > b.0) {
-                    best = Some((len, p));
-                }
+            if f.path().extension().is_some_and(|e| e == "debug") {
+                out.push(f.path());
             }
         }
     }
-    best.map(|b| b.1)
+    out.sort();
+    out
+}
+
+/// The largest of [`debug_files`]: libc's own when libc6-dbg is installed
+/// (the benchmark's and the tests' real input). `None` when there is none.
+pub fn largest_debug_file() -> Option<std::path::PathBuf> {
+    debug_files().into_iter().max_by_key(|p| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0))
 }

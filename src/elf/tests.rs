@@ -147,15 +147,7 @@ fn split_debug_file_has_loclists_and_base_types() {
 #[ignore = "survey: prints counts for the files of this machine"]
 fn survey() {
     let mut files: Vec<PathBuf> = vec![LIBC.into(), "/usr/lib/x86_64-linux-gnu/libstdc++.so.6".into()];
-    let mut dbg = Vec::new();
-    for dir in std::fs::read_dir("/usr/lib/debug/.build-id").into_iter().flatten().flatten() {
-        for f in std::fs::read_dir(dir.path()).into_iter().flatten().flatten() {
-            if f.path().extension().is_some_and(|e| e == "debug") {
-                dbg.push(f.path());
-            }
-        }
-    }
-    dbg.sort();
+    let dbg = super::debug_files();
     let t = std::time::Instant::now();
     let mut total = super::Counts::default();
     let mut warnings = 0;
