@@ -40,7 +40,10 @@ pub fn explanation(id: &str) -> Option<&'static str> {
 /// reference's outcome `reference` and gimli's `gimli` on `case` belongs
 /// to, or `None` for a disagreement no class explains. Signatures:
 /// - G1: the expression converts (`DW_OP_convert`, 0xa8, or
-///   `DW_OP_GNU_convert`, 0xf7) and both sides have a result;
+///   `DW_OP_GNU_convert`, 0xf7) and both sides have a result, or gimli has
+///   a result and the reference cannot read memory at an operation after
+///   the first conversion (`op.deref.past-storage-end`,
+///   `op.deref.memory-unreadable`: the converted value became an address);
 /// - G3: the reference says `op.bit-piece.offset-past-storage` and gimli
 ///   has a result, or the error is at the `DW_OP_bit_piece` (0x9d) itself
 ///   whatever gimli says (gimli goes on past it);
@@ -99,6 +102,19 @@ pub fn known_class(case: &ExprCase, reference: &Outcome, gimli: &Outcome) -> Opt
         }
         _ => None,
     };
+    // G1 downstream: the converted value went on to be an address, which
+    // the reference cannot read and gimli's different value can (fuzz
+    // finding expr_bytes-a44d1eb490bdeafb: signed -> float -> generic, not,
+    // deref).
+    let first_convert = case.expr.iter().position(|&b| b == 0xa8 || b == 0xf7);
+    let reference_at = match reference {
+        Outcome::Failed(Failure::EvalError { at: Some(a), .. }) => usize::try_from(*a).ok(),
+        _ => None,
+    };
+    let read_fault = matches!(rule(reference).as_str(), "op.deref.past-storage-end" | "op.deref.memory-unreadable");
+    if result(gimli) && read_fault && first_convert.zip(reference_at).is_some_and(|(c, a)| c < a) {
+        return Some("G1");
+    }
     if rule(reference) == "op.bit-piece.offset-past-storage" && (result(gimli) || at == Some(0x9d)) {
         return Some("G3");
     }
