@@ -363,18 +363,18 @@ impl Evaluation<'_> {
     /// offset to its end (rule `expr.budget.work`), then gives `l`'s normal
     /// form: a location result.
     pub(super) fn export(&self, s: &mut Scratch, l: &Location) -> Result<NormalLocation> {
-        let singles: Vec<Location> = match *l {
-            Location::Multi { start, len } => s.multi[start as usize..(start + len) as usize].to_vec(),
-            Location::Composite { .. } => vec![*l],
-            _ => Vec::new(),
+        // (No allocation: the singles are read where they are.)
+        let singles: &[Location] = match *l {
+            Location::Multi { start, len } => &s.multi[start as usize..(start + len) as usize],
+            _ => std::slice::from_ref(l),
         };
         let mut memo = WalkMemo::new();
         let left = self.budgets.work.saturating_sub(s.work);
         let mut cost = 0u64;
         for x in singles {
-            if let Location::Composite { idx, bit } = x {
+            if let Location::Composite { idx, bit } = *x {
                 let whole = s.composites[idx as usize].total_bits.saturating_sub(bit);
-                cost += s.walk_cost(&x, 0, whole, left - cost, &mut memo).ok_or(Fail::Budget(BudgetKind::Work))?;
+                cost += s.walk_cost(x, 0, whole, left - cost, &mut memo).ok_or(Fail::Budget(BudgetKind::Work))?;
             }
         }
         s.work += cost;

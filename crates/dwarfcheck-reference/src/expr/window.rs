@@ -87,6 +87,18 @@ fn raw_cut_whole(loc: &Loc) -> RawLocation {
     RawLocation { singles: loc.singles.iter().map(|s| raw_cut_single(s, whole_bits(s))).collect() }
 }
 
+/// The parts the walks of every single location description of `loc`
+/// from its offset to its end reach together (what its normal form
+/// costs), or `None` once there are more than `limit`.
+fn whole_cost(loc: &Loc, limit: u64) -> Option<u64> {
+    let mut cost = 0u64;
+    for s in &loc.singles {
+        let one = Loc { singles: vec![s.clone()] };
+        cost += walk_cost(&one, 0, whole_bits(s), limit - cost)?;
+    }
+    Some(cost)
+}
+
 /// The bits from a composite single's offset to its end (0 for others).
 fn whole_bits(s: &Single) -> u64 {
     match &s.storage {
@@ -128,15 +140,7 @@ impl Machine<'_> {
     /// normal form of a location result.
     pub(super) fn export(&mut self, loc: &Loc) -> Result<NormalLocation, Stop> {
         let limit = self.ctx.budgets().clamped().work.saturating_sub(self.work);
-        let mut cost = 0u64;
-        for s in &loc.singles {
-            let one = Loc { singles: vec![s.clone()] };
-            match walk_cost(&one, 0, whole_bits(s), limit - cost) {
-                Some(c) => cost += c,
-                None => return Err(Stop::Budget(BudgetKind::Work)),
-            }
-        }
-        self.charge_work(Some(cost))?;
+        self.charge_work(whole_cost(loc, limit))?;
         Ok(raw_cut_whole(loc).normalize())
     }
 
@@ -231,13 +235,8 @@ pub fn describe(e: &Entry) -> String {
 }
 
 fn location_text(l: &Loc) -> String {
-    let mut cost = 0u64;
-    for s in &l.singles {
-        let one = Loc { singles: vec![s.clone()] };
-        match walk_cost(&one, 0, whole_bits(s), TRACE_PARTS - cost) {
-            Some(c) => cost += c,
-            None => return format!("(a location whose normal form spans more than {TRACE_PARTS} composite parts)"),
-        }
+    match whole_cost(l, TRACE_PARTS) {
+        Some(_) => raw_cut_whole(l).normalize().to_string(),
+        None => format!("(a location whose normal form spans more than {TRACE_PARTS} composite parts)"),
     }
-    raw_cut_whole(l).normalize().to_string()
 }
