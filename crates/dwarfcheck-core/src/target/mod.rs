@@ -93,6 +93,12 @@ impl Target {
 
     /// The register with DWARF number `number`.
     pub fn register(&self, number: u64) -> Option<&Register> {
+        // (Numbering is dense from 0 on most targets: try the index first.)
+        if let Some(r) = usize::try_from(number).ok().and_then(|i| self.registers.get(i)) {
+            if r.number == number {
+                return Some(r);
+            }
+        }
         self.registers.binary_search_by_key(&number, |r| r.number).ok().map(|i| &self.registers[i])
     }
 
