@@ -10,9 +10,8 @@ use dwarfcheck_core::encoding::Format;
 use dwarfcheck_core::outcome::cfi::RegisterRule;
 use dwarfcheck_core::outcome::Outcome;
 use dwarfcheck_core::target::Endian;
-use dwarfcheck_fast::expr::decode::Encoding;
 use dwarfcheck_fast::expr::machine::{Entry, Location as FastLocation};
-use dwarfcheck_fast::expr::{Program, Scratch};
+use dwarfcheck_fast::expr::{Facts, Program, Scratch};
 use gimli::{EndianSlice, Evaluation, EvaluationResult, Location, Piece, RunTimeEndian, Value};
 use std::hint::black_box;
 
@@ -157,31 +156,56 @@ fn entry_value(block: &[u8], state: &dyn MachineState, endian: RunTimeEndian) ->
     }
 }
 
-/// The cases with what is the same for a whole unit computed once,
-/// outside any timed pass, for both sides: gimli's encoding and byte
-/// order, fast's decoding parameters.
+/// The cases laid out as a debugger holds them, with what is the same for
+/// a whole unit computed once, outside any timed pass, for both sides.
+///
+/// Every expression's bytes are copied, in case order (the order of the
+/// DIEs), into one buffer: a debugger reads them where they lie in its
+/// mapping of `.debug_info`/`.debug_loclists`, not each from its own heap
+/// allocation as the harness keeps them. Both sides read the same buffer
+/// and ask the same machine state (`ExprCase::ctx`).
 pub struct Prepared<'a> {
     /// The cases.
     pub cases: &'a [ExprCase],
+    bytes: Vec<u8>,
+    /// Each case's expression: (start, end) in `bytes`.
+    spans: Vec<(usize, usize)>,
     gimli: Vec<(gimli::Encoding, RunTimeEndian)>,
-    fast: Vec<Encoding<'a>>,
+    fast: Vec<Facts<'a>>,
 }
 
 impl<'a> Prepared<'a> {
     /// Prepares `cases`.
     pub fn new(cases: &'a [ExprCase]) -> Self {
+        let mut bytes = Vec::with_capacity(cases.iter().map(|c| c.expr.len()).sum());
+        let spans = cases
+            .iter()
+            .map(|c| {
+                let start = bytes.len();
+                bytes.extend_from_slice(&c.expr);
+                (start, bytes.len())
+            })
+            .collect();
         Prepared {
             cases,
+            bytes,
+            spans,
             gimli: cases.iter().map(|c| gimli_encoding(&*c.ctx)).collect(),
-            fast: cases.iter().map(|c| Encoding::of(&*c.ctx)).collect(),
+            fast: cases.iter().map(|c| Facts::of(&*c.ctx)).collect(),
         }
+    }
+
+    /// Case `i`'s expression bytes.
+    fn expr(&self, i: usize) -> &[u8] {
+        let (a, b) = self.spans[i];
+        &self.bytes[a..b]
     }
 }
 
 /// gimli over every case: a number summed from each result.
 pub fn gimli_pass(p: &Prepared<'_>) -> u64 {
-    p.cases.iter().zip(&p.gimli).fold(0u64, |h, (c, &(encoding, endian))| {
-        let d = match run(black_box(&c.expr), &*c.ctx, encoding, endian, 0) {
+    p.cases.iter().zip(&p.gimli).enumerate().fold(0u64, |h, (i, (c, &(encoding, endian)))| {
+        let d = match run(black_box(p.expr(i)), &*c.ctx, encoding, endian, 0) {
             Ok(pieces) => pieces.iter().fold(pieces.len() as u64, |h, p| h.wrapping_mul(31).wrapping_add(digest(p))),
             Err(_) => u64::MAX,
         };
@@ -193,9 +217,9 @@ pub fn gimli_pass(p: &Prepared<'_>) -> u64 {
 /// and one `Scratch` reused, results left in fast's own form
 /// (`Program::run_native`).
 pub fn fast_pass(p: &Prepared<'_>, program: &mut Program, scratch: &mut Scratch) -> u64 {
-    p.cases.iter().zip(&p.fast).fold(0u64, |h, (c, enc)| {
-        program.recompile_with(black_box(&c.expr), enc);
-        let d = match program.run_native(&*c.ctx, scratch) {
+    p.cases.iter().zip(&p.fast).enumerate().fold(0u64, |h, (i, (c, facts))| {
+        program.recompile_with(black_box(p.expr(i)), &facts.encoding);
+        let d = match program.run_with(facts, &*c.ctx, scratch) {
             Ok(e) => entry_digest(&e),
             Err(_) => 7,
         };
@@ -210,10 +234,10 @@ pub fn completed(p: &Prepared<'_>) -> (usize, usize) {
     let mut program = Program::compile(&[], &*p.cases[0].ctx);
     let mut scratch = Scratch::new();
     let mut n = (0, 0);
-    for ((c, enc), &(encoding, endian)) in p.cases.iter().zip(&p.fast).zip(&p.gimli) {
-        program.recompile_with(&c.expr, enc);
-        n.0 += usize::from(program.run_native(&*c.ctx, &mut scratch).is_ok());
-        n.1 += usize::from(run(&c.expr, &*c.ctx, encoding, endian, 0).is_ok());
+    for (i, ((c, facts), &(encoding, endian))) in p.cases.iter().zip(&p.fast).zip(&p.gimli).enumerate() {
+        program.recompile_with(p.expr(i), &facts.encoding);
+        n.0 += usize::from(program.run_with(facts, &*c.ctx, &mut scratch).is_ok());
+        n.1 += usize::from(run(p.expr(i), &*c.ctx, encoding, endian, 0).is_ok());
     }
     n
 }

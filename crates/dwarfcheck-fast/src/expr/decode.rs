@@ -158,6 +158,24 @@ pub enum Kind {
     Unsupported,
 }
 
+impl Kind {
+    /// Whether the operation pushes one entry made from its operands and
+    /// the machine state alone, popping nothing (see `direct`).
+    pub fn produces(self) -> bool {
+        matches!(
+            self,
+            Kind::Const
+                | Kind::Addr
+                | Kind::Reg
+                | Kind::Breg
+                | Kind::Fbreg
+                | Kind::CallFrameCfa
+                | Kind::ImplicitPointer
+                | Kind::EntryValue
+        )
+    }
+}
+
 /// Branch target meaning "one past the last operation": evaluation ends.
 pub const END: u64 = u64::MAX - 1;
 /// Branch target inside the expression that is not the start of an
@@ -192,11 +210,14 @@ pub struct DecodeError {
     pub at: u64,
 }
 
-/// Encoding parameters the operand sizes depend on.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Encoding<'a> {
-    /// Vendor profile for 0xe0–0xff.
-    pub vendor: &'a VendorProfile,
+/// Encoding parameters the operand sizes depend on: what is the same for
+/// every expression of a unit, so that a caller reads it from the machine
+/// state once per unit ([`Encoding::of`]) rather than at every decoding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Encoding {
+    /// The vendor profile for 0xe0–0xff, as the index of its opcode table
+    /// ([`Encoding::profile`]).
+    profile: u8,
     /// `DW_OP_addr` operand size in **bytes**.
     pub address_bytes: u8,
     /// DIE-offset operand size in **bytes** (4 or 8).
@@ -205,17 +226,26 @@ pub struct Encoding<'a> {
     pub big_endian: bool,
 }
 
-impl<'a> Encoding<'a> {
+impl Encoding {
     /// The encoding of expressions evaluated in `state`: its vendor
     /// profile, address size, its unit's offset size (4 without a unit)
     /// and its target's byte order.
-    pub fn of(state: &'a dyn dwarfcheck_core::context::MachineState) -> Self {
+    pub fn of(state: &dyn dwarfcheck_core::context::MachineState) -> Self {
         Encoding {
-            vendor: state.vendor(),
+            profile: Encoding::profile(state.vendor()),
             address_bytes: state.address_bytes(),
             offset_bytes: state.unit().map_or(4, |u| u.format.offset_bytes()) as u8,
             big_endian: state.target().endian == dwarfcheck_core::target::Endian::Big,
         }
+    }
+
+    /// The index of `vendor`'s opcode table: one bit per switch of the
+    /// profile (its name does not change how bytes decode).
+    pub fn profile(vendor: &VendorProfile) -> u8 {
+        u8::from(vendor.gnu)
+            | u8::from(vendor.hetero_2020) << 1
+            | u8::from(vendor.llvm_user) << 2
+            | u8::from(vendor.aspace_bregx_signed) << 3
     }
 }
 
@@ -359,18 +389,22 @@ fn kind_of(op: Op) -> Kind {
     }
 }
 
-/// The meaning of every leading opcode byte under `profile`, computed once
-/// per distinct profile (the shared table lookup is a linear search).
-fn table(profile: &VendorProfile) -> &'static [(Decoded, Kind); 256] {
+/// The meaning of every leading opcode byte under the profile with table
+/// index `key` ([`Encoding::profile`]), computed once per distinct profile
+/// (the shared table lookup is a linear search).
+fn table(key: u8) -> &'static [(Decoded, Kind); 256] {
     use std::sync::OnceLock;
     static TABLES: [OnceLock<[(Decoded, Kind); 256]>; 16] = [const { OnceLock::new() }; 16];
-    let key = usize::from(profile.gnu)
-        | usize::from(profile.hetero_2020) << 1
-        | usize::from(profile.llvm_user) << 2
-        | usize::from(profile.aspace_bregx_signed) << 3;
-    TABLES[key].get_or_init(|| {
+    TABLES[usize::from(key & 15)].get_or_init(|| {
+        let profile = VendorProfile {
+            name: String::new(),
+            gnu: key & 1 != 0,
+            hetero_2020: key & 2 != 0,
+            llvm_user: key & 4 != 0,
+            aspace_bregx_signed: key & 8 != 0,
+        };
         std::array::from_fn(|c| {
-            let d = lookup(profile, c as u8);
+            let d = lookup(&profile, c as u8);
             let k = match d {
                 Decoded::Op(s) => kind_of(s.op),
                 _ => Kind::Unsupported,
@@ -382,7 +416,7 @@ fn table(profile: &VendorProfile) -> &'static [(Decoded, Kind); 256] {
 
 /// Decodes one operation at `r.pos` (the opcode) into an instruction.
 /// Branch targets are left as byte offsets in `a` (resolved later).
-fn decode_one(r: &mut Reader<'_>, enc: &Encoding<'_>, tab: &[(Decoded, Kind); 256]) -> Result<Insn, RuleId> {
+fn decode_one(r: &mut Reader<'_>, enc: &Encoding, tab: &[(Decoded, Kind); 256]) -> Result<Insn, RuleId> {
     let off = r.pos;
     let opcode = r.bytes[off];
     r.pos += 1;
@@ -451,10 +485,10 @@ fn decode_one(r: &mut Reader<'_>, enc: &Encoding<'_>, tab: &[(Decoded, Kind); 25
 /// resolved to instruction indices ([`END`] for one past the last
 /// operation, [`OUT_OF_RANGE`] before 0 or past the end, [`BAD_TARGET`]
 /// inside an operation).
-pub fn decode(bytes: &[u8], enc: &Encoding<'_>, out: &mut Vec<Insn>) -> Result<(), DecodeError> {
+pub fn decode(bytes: &[u8], enc: &Encoding, out: &mut Vec<Insn>) -> Result<(), DecodeError> {
     out.clear();
     let mut r = Reader { bytes, pos: 0, big_endian: enc.big_endian };
-    let tab = table(enc.vendor);
+    let tab = table(enc.profile);
     let mut branches = false;
     while r.pos < bytes.len() {
         let at = r.pos as u64;

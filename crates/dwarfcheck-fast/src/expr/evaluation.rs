@@ -4,7 +4,7 @@
 //! [`Stop`]), and the stack primitives (hetero-2020 "DWARF Expression
 //! Evaluation Context", "DWARF Expression Value").
 
-use super::decode::Insn;
+use super::decode::{Encoding, Insn};
 use super::machine::{mask, Entry, Location, Scratch, Value, NONE};
 use super::program::Program;
 use super::weight::WalkMemo;
@@ -161,19 +161,47 @@ impl UnwindingFrame<'_> {
     }
 }
 
-impl<'a> Evaluation<'a> {
-    /// A top-level evaluation state in `state`, nested evaluations running
-    /// through `run`: the target, budgets and generic type are read here,
-    /// once per evaluation.
-    pub(super) fn new(state: &'a dyn MachineState, run: RunNested) -> Self {
-        Evaluation {
-            state,
+/// What every evaluation in one unit reads from its machine state before
+/// it starts: the same for every state of the unit that has the same
+/// target and budgets, so that a caller evaluating many expressions of a
+/// unit asks the state once ([`Facts::of`]) and gives them to
+/// [`Program::run_with`](super::Program::run_with).
+#[derive(Debug, Clone, Copy)]
+pub struct Facts<'a> {
+    /// How the unit's expressions decode.
+    pub encoding: Encoding,
+    /// The target ([`MachineState::target`]).
+    pub target: &'a Target,
+    /// The budgets ([`MachineState::budgets`]), clamped to their ceilings.
+    pub budgets: Budgets,
+    /// The generic type ([`MachineState::generic_type`]).
+    pub generic_type: BaseType,
+}
+
+impl<'a> Facts<'a> {
+    /// The facts of `state`.
+    pub fn of(state: &'a dyn MachineState) -> Self {
+        Facts {
+            encoding: Encoding::of(state),
             target: state.target(),
             budgets: state.budgets().clamped(),
+            generic_type: state.generic_type(),
+        }
+    }
+}
+
+impl<'a> Evaluation<'a> {
+    /// A top-level evaluation state in `state` with the facts `facts` (of
+    /// `state`: [`Facts::of`]), nested evaluations running through `run`.
+    pub(super) fn new(state: &'a dyn MachineState, facts: &Facts<'a>, run: RunNested) -> Self {
+        Evaluation {
+            state,
+            target: facts.target,
+            budgets: facts.budgets,
             base: 0,
             depth: 0,
             at_override: None,
-            generic_type: state.generic_type(),
+            generic_type: facts.generic_type,
             frame: None,
             run,
         }

@@ -5,10 +5,10 @@
 
 use super::arith;
 use super::decode::{Insn, Kind, BAD_TARGET, END, OUT_OF_RANGE};
-use super::evaluation::{fail_outcome, Evaluation, Fail, Result, Stop};
-use super::machine::{complete_top, Entry, Location, Scratch, Value};
+use super::evaluation::{Evaluation, Facts, Fail, Result, Stop};
+use super::machine::{Entry, Location, Scratch, Value};
 use super::program::Program;
-use dwarfcheck_core::context::{ContextError, Element, MachineState, ResultKind};
+use dwarfcheck_core::context::{ContextError, Element, MachineState};
 use dwarfcheck_core::outcome::{BudgetKind, Outcome};
 use dwarfcheck_core::rules::id as R;
 use dwarfcheck_core::rules::RuleId;
@@ -36,11 +36,27 @@ impl Program {
         self.run_in(&top_level(state), scratch)
     }
 
+    /// [`Program::run_native`] with the facts of `state` given
+    /// ([`Facts::of`] any state of the same unit, target and budgets):
+    /// for a caller that evaluates many expressions of one unit. Facts
+    /// that are not `state`'s give the outcome the facts' state would.
+    pub fn run_with<'a>(
+        &self,
+        facts: &Facts<'a>,
+        state: &'a dyn MachineState,
+        scratch: &mut Scratch,
+    ) -> std::result::Result<Entry, Stop> {
+        self.run_in(&Evaluation::new(state, facts, run_nested), scratch)
+    }
+
     fn run_in(&self, evaluation: &Evaluation<'_>, scratch: &mut Scratch) -> std::result::Result<Entry, Stop> {
         if let Some(e) = &self.error {
             return Err(Stop { fail: Fail::IllFormed(e.rule.clone()), at: Some(e.at) });
         }
         scratch.reset();
+        if let Some(r) = evaluation.straight_line(self, scratch) {
+            return r;
+        }
         for e in evaluation.state.initial_stack() {
             let entry: Entry = scratch.import(e);
             scratch.stack.push(entry);
@@ -55,7 +71,7 @@ impl Program {
 pub fn evaluate(expr: &[u8], state: &dyn MachineState) -> Outcome {
     thread_local! {
         static CACHE: std::cell::RefCell<(Program, Scratch)> =
-            std::cell::RefCell::new((Program { insns: Vec::new(), bytes: Vec::new(), error: None }, Scratch::new()));
+            std::cell::RefCell::new((Program::new(), Scratch::new()));
     }
     CACHE.with(|c| match c.try_borrow_mut() {
         Ok(mut guard) => {
@@ -70,13 +86,22 @@ pub fn evaluate(expr: &[u8], state: &dyn MachineState) -> Outcome {
 /// A top-level evaluation state in `state` whose nested evaluations run
 /// in this loop.
 pub(super) fn top_level(state: &dyn MachineState) -> Evaluation<'_> {
-    Evaluation::new(state, run_nested)
+    Evaluation::new(state, &Facts::of(state), run_nested)
 }
 
 /// The loop as the operation families below it run a nested program
 /// ([`Evaluation::run`]).
 fn run_nested(evaluation: &Evaluation<'_>, prog: &Program, s: &mut Scratch) -> Result<(), Stop> {
-    evaluation.exec(prog, s)
+    // (One producing operation, as a frame base mostly is, runs without
+    // the loop.)
+    match evaluation.run_short(prog, s) {
+        Some(Ok(e)) => {
+            evaluation.push(s, e);
+            Ok(())
+        }
+        Some(Err(stop)) => Err(stop),
+        None => evaluation.exec(prog, s),
+    }
 }
 
 impl Evaluation<'_> {
@@ -110,11 +135,17 @@ impl Evaluation<'_> {
     /// Executes one instruction; returns a branch target if control moves.
     pub(super) fn step(&self, prog: &Program, ins: &Insn, s: &mut Scratch) -> Result<Option<u64>> {
         match ins.kind {
-            Kind::Const => {
-                let v = self.generic(u128::from(ins.a));
-                self.push(s, Entry::Value(v));
+            Kind::Const
+            | Kind::Addr
+            | Kind::Reg
+            | Kind::Breg
+            | Kind::Fbreg
+            | Kind::CallFrameCfa
+            | Kind::ImplicitPointer
+            | Kind::EntryValue => {
+                let e = self.produce(prog, ins, s)?;
+                self.push(s, e);
             }
-            Kind::Addr => self.push_memory(s, u128::from(ins.a))?,
             Kind::Addrx | Kind::Constx => {
                 let a = self.state.debug_addr(ins.a).map_err(|e| match e {
                     ContextError::Missing(Element::Unit) => Fail::EvalError(R::CTX_CU_MISSING),
@@ -249,18 +280,6 @@ impl Evaluation<'_> {
                     return self.branch(ins.a, R::OP_BRA_TARGET_OUT_OF_RANGE, R::OP_BRA_TARGET_NOT_OP_START);
                 }
             }
-            Kind::Reg => {
-                let l = self.register_location(s, ins.a)?;
-                self.push(s, Entry::Location(l));
-            }
-            Kind::Breg => {
-                let r = self.register_address(s, ins.a)?;
-                self.push_memory(s, r.wrapping_add(ins.b as i64 as i128 as u128))?;
-            }
-            Kind::Fbreg => {
-                let l = self.fbreg(ins, s)?;
-                self.push(s, Entry::Location(l));
-            }
             Kind::Piece => self.piece(s, ins.a.saturating_mul(8), None)?,
             Kind::BitPiece => self.piece(s, ins.a, Some(ins.b))?,
             Kind::Nop => {}
@@ -285,11 +304,6 @@ impl Evaluation<'_> {
                 let ta = s.low128(&v);
                 self.push_memory(s, u128::from(base).wrapping_add(ta))?;
             }
-            Kind::CallFrameCfa => {
-                // In the CFA's own address space.
-                let l = self.cfa_location()?;
-                self.push(s, Entry::Location(l));
-            }
             Kind::ImplicitValue => {
                 let (st, len) = (ins.a as usize, ins.b as usize);
                 if ins.b > self.budgets.size_bytes {
@@ -302,33 +316,8 @@ impl Evaluation<'_> {
             Kind::StackValue => {
                 self.need(s, 1)?;
                 let e = self.pop_raw(s);
-                if let Entry::ImplicitPointer(p) = e {
-                    self.push(
-                        s,
-                        Entry::Location(Location::ImplicitPointer {
-                            die: p.die,
-                            disp: p.disp,
-                            aspace: p.aspace,
-                            bit: 0,
-                        }),
-                    );
-                    return Ok(None);
-                }
-                let v = self.to_value(s, e)?;
-                let mut tmp = std::mem::take(&mut s.tmp);
-                s.value_bytes(&v, &mut tmp);
-                if v.ty.big_endian {
-                    tmp.reverse();
-                }
-                let start = s.store(&tmp);
-                s.tmp = tmp;
-                self.push(s, Entry::Location(Location::Implicit { start, len: v.ty.bytes() as u32, bit: 0 }));
-            }
-            Kind::ImplicitPointer => {
-                self.push(
-                    s,
-                    Entry::Location(Location::ImplicitPointer { die: ins.a, disp: ins.b as i64, aspace: None, bit: 0 }),
-                );
+                let r = self.stack_value(s, e)?;
+                self.push(s, r);
             }
             Kind::ConstType => {
                 let t = self.base_type(ins.a)?;
@@ -361,7 +350,6 @@ impl Evaluation<'_> {
                 self.push(s, Entry::Value(r));
             }
             Kind::Call => self.call(ins, s)?,
-            Kind::EntryValue => self.entry_value(prog, ins, s)?,
             Kind::CallFrameEntryReg => {
                 let l = self.call_frame_entry_reg(s, ins.a, ins.off)?;
                 self.push(s, Entry::Location(l));
@@ -382,55 +370,5 @@ impl Evaluation<'_> {
             BAD_TARGET => Err(Fail::IllFormed(not_start)),
             t => Ok(Some(t)),
         }
-    }
-
-    /// The result of the final stack (hetero-2020 "DWARF Operation
-    /// Expressions", result of the evaluation; rules `expr.result.*`): the
-    /// top entry as the result kind asks, an incomplete composite on top
-    /// completed, no entry a location in undefined storage; an implicit
-    /// pointer value is misused.
-    pub fn result(&self, s: &mut Scratch) -> Result<Entry> {
-        let top = self.top(s);
-        if let Some(e) = &top {
-            complete_top(s, e);
-        }
-        let r = match (self.state.result_kind(), top) {
-            (Some(ResultKind::Value), None) => Err(Fail::IllFormed(R::EXPR_RESULT_VALUE_EMPTY_STACK)),
-            (_, None) => Ok(Entry::Location(Location::Undefined)),
-            (Some(ResultKind::Location), Some(e)) => {
-                self.to_location_as(s, e, R::EXPR_RESULT_LOCATION_NOT_CONVERTIBLE).map(Entry::Location)
-            }
-            (Some(ResultKind::Value), Some(e)) => self
-                .to_value(s, e)
-                .map(Entry::Value)
-                .map_err(|f| remap(f, &R::LOC_CONVERT_LOCATION_NOT_VALUE, R::EXPR_RESULT_VALUE_NOT_CONVERTIBLE)),
-            (None, Some(Entry::ImplicitPointer(_))) => Err(Fail::EvalError(R::OP_IMPLICIT_POINTER_VALUE_MISUSE)),
-            (None, Some(e)) => Ok(e),
-        };
-        match r {
-            Ok(Entry::ImplicitPointer(_)) => Err(Fail::EvalError(R::OP_IMPLICIT_POINTER_VALUE_MISUSE)),
-            r => r,
-        }
-    }
-
-    /// The outcome of a result ([`Self::result`]): a location result's
-    /// normal form once its walk is charged (rule `expr.budget.work`, no
-    /// offset).
-    pub fn outcome_of(&self, s: &mut Scratch, e: Entry) -> Outcome {
-        match e {
-            Entry::Value(v) => Outcome::Value(s.export_value(&v)),
-            Entry::Location(l) => match self.export(s, &l) {
-                Ok(n) => Outcome::Location(n),
-                Err(f) => fail_outcome(f, None),
-            },
-            Entry::ImplicitPointer(_) => fail_outcome(Fail::EvalError(R::OP_IMPLICIT_POINTER_VALUE_MISUSE), None),
-        }
-    }
-}
-
-fn remap(f: Fail, from: &RuleId, to: RuleId) -> Fail {
-    match f {
-        Fail::IllFormed(r) if r == *from => Fail::IllFormed(to),
-        f => f,
     }
 }

@@ -232,14 +232,22 @@ impl Evaluation<'_> {
     /// `DW_OP_entry_value` / `DW_OP_GNU_entry_value` (rules
     /// `op.entry-value.*`): evaluates the block in the calling frame with an
     /// empty stack and an unspecified result kind and object; a value
-    /// result is pushed, the location left by a final `DW_OP_reg*` is read
+    /// result is returned, the location left by a final `DW_OP_reg*` is read
     /// with the register's type, a default-space memory byte address gives
     /// its address as a generic value, anything else is ill-formed.
-    pub(super) fn entry_value(&self, prog: &Program, ins: &Insn, s: &mut Scratch) -> Result<()> {
+    pub(super) fn entry_value(&self, prog: &Program, ins: &Insn, s: &mut Scratch) -> Result<Entry> {
         let caller = self.caller()?;
         let depth = self.deeper()?;
         let (st, len) = (ins.a as usize, ins.b as usize);
-        let e = compiled(&prog.bytes[st..st + len], self.state);
+        // The block's program, compiled with `prog` or else now.
+        let now;
+        let e = match ins.c.checked_sub(1) {
+            Some(k) => &prog.blocks[k as usize],
+            None => {
+                now = compiled(&prog.bytes[st..st + len], self.state);
+                &*now
+            }
+        };
         if let Some(err) = &e.error {
             return Err(Fail::IllFormed(err.rule.clone()));
         }
@@ -266,9 +274,7 @@ impl Evaluation<'_> {
             None => Err(Fail::IllFormed(R::OP_ENTRY_VALUE_RESULT_NOT_VALUE)),
         });
         s.stack.truncate(inner.base);
-        let v = r?;
-        self.push(s, v);
-        Ok(())
+        r
     }
 }
 

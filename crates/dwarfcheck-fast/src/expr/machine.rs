@@ -223,7 +223,9 @@ impl Scratch {
         out.clear();
         let n = v.ty.bytes();
         if v.wide == NONE {
-            out.extend(v.lo.to_le_bytes().iter().copied().chain(std::iter::repeat(0)).take(n));
+            let le = v.lo.to_le_bytes();
+            out.extend_from_slice(&le[..n.min(16)]);
+            out.resize(n, 0);
         } else {
             out.extend_from_slice(&self.bytes[v.wide as usize..v.wide as usize + n]);
         }

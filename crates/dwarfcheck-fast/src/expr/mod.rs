@@ -75,10 +75,12 @@ mod aspace;
 mod attribute;
 mod calls;
 pub mod decode;
+mod direct;
 mod evaluation;
 mod exec;
 mod export;
 mod ext;
+mod finish;
 mod frame;
 mod locations;
 mod loclist;
@@ -97,7 +99,7 @@ mod ext_tests;
 #[cfg(test)]
 mod tests;
 
-pub use evaluation::{Fail, Stop};
+pub use evaluation::{Facts, Fail, Stop};
 pub use machine::Scratch;
 pub use program::Program;
 

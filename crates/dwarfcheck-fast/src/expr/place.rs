@@ -49,8 +49,9 @@ impl Evaluation<'_> {
             // A byte address: address arithmetic modulo the space's size
             // (rule `op.fbreg.memory-frame-base`).
             Location::Memory { aspace, bit, thread, lane } if bit % 8 == 0 => {
+                // (The size is a power of two: the modulo is a mask.)
                 let size = self.memory_storage_bits(aspace) / 8;
-                let a = (bit / 8).wrapping_add(disp as i128 as u128) % size;
+                let a = (bit / 8).wrapping_add(disp as i128 as u128) & (size - 1);
                 Ok(Location::Memory { aspace, bit: a * 8, thread, lane })
             }
             other => self.move_location(s, other, i128::from(disp) * 8, R::OP_FBREG_OFFSET_OUT_OF_STORAGE),

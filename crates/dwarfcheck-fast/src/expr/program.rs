@@ -19,6 +19,12 @@ pub struct Program {
     pub(crate) bytes: Vec<u8>,
     /// The static decoding error, if the bytes do not decode.
     pub(crate) error: Option<DecodeError>,
+    /// The programs of this program's `DW_OP_entry_value` blocks, compiled
+    /// with it (the operation's `c` is its block's index + 1; 0: compiled
+    /// when run, as blocks of blocks are, so that compiling never recurses
+    /// more than one level). Elements past the blocks in use are kept for
+    /// their buffers.
+    pub(crate) blocks: Vec<Program>,
 }
 
 impl Program {
@@ -27,9 +33,14 @@ impl Program {
     /// Never fails: a decoding error is kept and reported by [`Program::run`]
     /// as `IllFormed { expr.decode.*, at }` (docs/architecture.md §2, "Decoding is static").
     pub fn compile(expr: &[u8], state: &dyn MachineState) -> Program {
-        let mut p = Program { insns: Vec::new(), bytes: Vec::new(), error: None };
+        let mut p = Program::new();
         p.recompile(expr, state);
         p
+    }
+
+    /// A program with no operations, to [`Program::recompile`] into.
+    pub fn new() -> Program {
+        Program { insns: Vec::new(), bytes: Vec::new(), error: None, blocks: Vec::new() }
     }
 
     /// Like [`Program::compile`], reusing this program's buffers.
@@ -40,7 +51,25 @@ impl Program {
     /// Like [`Program::recompile`] with the encoding parameters given:
     /// what is the same for a whole unit ([`Encoding::of`] any state of
     /// it) need not be asked of the state at every evaluation.
-    pub fn recompile_with(&mut self, expr: &[u8], enc: &Encoding<'_>) {
+    pub fn recompile_with(&mut self, expr: &[u8], enc: &Encoding) {
+        self.decode(expr, enc);
+        // The entry value blocks, one level down.
+        let mut used = 0;
+        for i in 0..self.insns.len() {
+            let ins = self.insns[i];
+            if ins.kind == decode::Kind::EntryValue && self.error.is_none() {
+                if self.blocks.len() == used {
+                    self.blocks.push(Program::new());
+                }
+                self.blocks[used].decode(&expr[ins.a as usize..(ins.a + ins.b) as usize], enc);
+                used += 1;
+                self.insns[i].c = used as u32;
+            }
+        }
+    }
+
+    /// Decodes `expr` into this program, its blocks left uncompiled.
+    fn decode(&mut self, expr: &[u8], enc: &Encoding) {
         self.error = if expr.len() > u32::MAX as usize - 1 {
             Some(DecodeError { rule: dwarfcheck_core::rules::id::EXPR_DECODE_TRUNCATED_OPERAND, at: 0 })
         } else {
@@ -74,27 +103,17 @@ impl Program {
     }
 }
 
+impl Default for Program {
+    fn default() -> Self {
+        Program::new()
+    }
+}
+
 /// Most distinct DIE expressions kept compiled per thread.
 const CACHE_LEN: usize = 64;
 
-/// Encoding parameters a compiled program depends on.
-type EncKey = (bool, bool, bool, bool, u8, u8, bool);
-
 /// One cached program: its encoding, its bytes, the program.
-type Cached = (EncKey, Box<[u8]>, Rc<Program>);
-
-fn enc_key(state: &dyn MachineState) -> EncKey {
-    let v = state.vendor();
-    (
-        v.gnu,
-        v.hetero_2020,
-        v.llvm_user,
-        v.aspace_bregx_signed,
-        state.address_bytes(),
-        state.unit().map_or(4, |u| u.format.offset_bytes()) as u8,
-        state.target().endian == dwarfcheck_core::target::Endian::Big,
-    )
-}
+type Cached = (Encoding, Box<[u8]>, Rc<Program>);
 
 thread_local! {
     /// Compiled DIE expressions (called expressions, implicit pointer
@@ -105,13 +124,15 @@ thread_local! {
 /// `expr` compiled for `state`, from the per-thread cache when it was
 /// compiled before (bounded: at most [`CACHE_LEN`] programs are kept).
 pub(super) fn compiled(expr: &[u8], state: &dyn MachineState) -> Rc<Program> {
-    let key = enc_key(state);
+    let key = Encoding::of(state);
     PROGRAMS.with(|c| {
         let mut c = c.borrow_mut();
         if let Some(i) = c.iter().rposition(|(k, b, _)| *k == key && **b == *expr) {
             return c[i].2.clone();
         }
-        let p = Rc::new(Program::compile(expr, state));
+        let mut p = Program::new();
+        p.recompile_with(expr, &key);
+        let p = Rc::new(p);
         if c.len() >= CACHE_LEN {
             c.remove(0);
         }
