@@ -256,7 +256,7 @@ impl Evaluation<'_> {
         let at = Some(self.at_override.unwrap_or(u64::from(ins.off)));
         let inner =
             Evaluation { state: &calling, base: s.stack.len(), depth, at_override: at, frame: Some(&frame), ..*self };
-        let r = inner.run(&e, s).map_err(|stop| stop.fail).and_then(|()| match inner.top(s) {
+        let r = inner.run(e, s).map_err(|stop| stop.fail).and_then(|()| match inner.top(s) {
             Some(Entry::Value(v)) => Ok(Entry::Value(v)),
             Some(Entry::ImplicitPointer(_)) => Err(Fail::EvalError(R::OP_IMPLICIT_POINTER_VALUE_MISUSE)),
             Some(Entry::Location(l)) => match e.insns.get(s.last as usize) {

@@ -246,10 +246,9 @@ impl Evaluation<'_> {
                 }
                 let end = st + n;
                 let (mut pos, mut p) = (0u64, c.first);
-                if c.stride > 0 {
-                    // Parts of one size at consecutive indices: the part
-                    // holding bit `st` is number st / stride.
-                    let k = st / c.stride;
+                // Parts of one size at consecutive indices: the part
+                // holding bit `st` is number st / stride.
+                if let Some(k) = st.checked_div(c.stride) {
                     (pos, p) = (k * c.stride, c.first + k as u32);
                 }
                 while p != NONE && pos < end {
