@@ -168,44 +168,56 @@ pub struct Prepared<'a> {
     /// The cases.
     pub cases: &'a [ExprCase],
     bytes: Vec<u8>,
-    /// Each case's expression: (start, end) in `bytes`.
-    spans: Vec<(usize, usize)>,
-    gimli: Vec<(gimli::Encoding, RunTimeEndian)>,
-    fast: Vec<Facts<'a>>,
+    /// Per case: its expression, (start, end) in `bytes`, and the index of
+    /// its unit's parameters in `units`.
+    spans: Vec<(u32, u32, u32)>,
+    /// The distinct units' parameters, for each side: gimli's encoding and
+    /// byte order, fast's facts.
+    units: Vec<((gimli::Encoding, RunTimeEndian), Facts<'a>)>,
 }
 
 impl<'a> Prepared<'a> {
     /// Prepares `cases`.
     pub fn new(cases: &'a [ExprCase]) -> Self {
         let mut bytes = Vec::with_capacity(cases.iter().map(|c| c.expr.len()).sum());
+        let mut units: Vec<((gimli::Encoding, RunTimeEndian), Facts<'a>)> = Vec::new();
         let spans = cases
             .iter()
             .map(|c| {
-                let start = bytes.len();
+                let start = bytes.len() as u32;
                 bytes.extend_from_slice(&c.expr);
-                (start, bytes.len())
+                let unit = (gimli_encoding(&*c.ctx), Facts::of(&*c.ctx));
+                let same = |u: &((gimli::Encoding, RunTimeEndian), Facts<'_>)| {
+                    u.0 == unit.0
+                        && u.1.encoding == unit.1.encoding
+                        && std::ptr::eq(u.1.target, unit.1.target)
+                        && u.1.budgets == unit.1.budgets
+                        && u.1.generic_type == unit.1.generic_type
+                };
+                let k = units.iter().position(same).unwrap_or_else(|| {
+                    units.push(unit);
+                    units.len() - 1
+                });
+                (start, bytes.len() as u32, k as u32)
             })
             .collect();
-        Prepared {
-            cases,
-            bytes,
-            spans,
-            gimli: cases.iter().map(|c| gimli_encoding(&*c.ctx)).collect(),
-            fast: cases.iter().map(|c| Facts::of(&*c.ctx)).collect(),
-        }
+        Prepared { cases, bytes, spans, units }
     }
 
-    /// Case `i`'s expression bytes.
-    fn expr(&self, i: usize) -> &[u8] {
-        let (a, b) = self.spans[i];
-        &self.bytes[a..b]
+    /// Case `i`'s expression bytes and its unit's parameters.
+    #[inline]
+    fn case(&self, i: usize) -> (&[u8], &((gimli::Encoding, RunTimeEndian), Facts<'a>)) {
+        let (a, b, k) = self.spans[i];
+        (&self.bytes[a as usize..b as usize], &self.units[k as usize])
     }
 }
 
 /// gimli over every case: a number summed from each result.
+#[inline(never)]
 pub fn gimli_pass(p: &Prepared<'_>) -> u64 {
-    p.cases.iter().zip(&p.gimli).enumerate().fold(0u64, |h, (i, (c, &(encoding, endian)))| {
-        let d = match run(black_box(p.expr(i)), &*c.ctx, encoding, endian, 0) {
+    p.cases.iter().enumerate().fold(0u64, |h, (i, c)| {
+        let (expr, &((encoding, endian), _)) = p.case(i);
+        let d = match run(black_box(expr), &*c.ctx, encoding, endian, 0) {
             Ok(pieces) => pieces.iter().fold(pieces.len() as u64, |h, p| h.wrapping_mul(31).wrapping_add(digest(p))),
             Err(_) => u64::MAX,
         };
@@ -215,10 +227,12 @@ pub fn gimli_pass(p: &Prepared<'_>) -> u64 {
 
 /// fast over every case through its own API at its best: one `Program`
 /// and one `Scratch` reused, results left in fast's own form
-/// (`Program::run_native`).
+/// (`Program::run_with`).
+#[inline(never)]
 pub fn fast_pass(p: &Prepared<'_>, program: &mut Program, scratch: &mut Scratch) -> u64 {
-    p.cases.iter().zip(&p.fast).enumerate().fold(0u64, |h, (i, (c, facts))| {
-        program.recompile_with(black_box(p.expr(i)), &facts.encoding);
+    p.cases.iter().enumerate().fold(0u64, |h, (i, c)| {
+        let (expr, (_, facts)) = p.case(i);
+        program.recompile_with(black_box(expr), &facts.encoding);
         let d = match program.run_with(facts, &*c.ctx, scratch) {
             Ok(e) => entry_digest(&e),
             Err(_) => 7,
@@ -234,10 +248,11 @@ pub fn completed(p: &Prepared<'_>) -> (usize, usize) {
     let mut program = Program::compile(&[], &*p.cases[0].ctx);
     let mut scratch = Scratch::new();
     let mut n = (0, 0);
-    for (i, ((c, facts), &(encoding, endian))) in p.cases.iter().zip(&p.fast).zip(&p.gimli).enumerate() {
-        program.recompile_with(p.expr(i), &facts.encoding);
+    for (i, c) in p.cases.iter().enumerate() {
+        let (expr, ((encoding, endian), facts)) = p.case(i);
+        program.recompile_with(expr, &facts.encoding);
         n.0 += usize::from(program.run_with(facts, &*c.ctx, &mut scratch).is_ok());
-        n.1 += usize::from(run(p.expr(i), &*c.ctx, encoding, endian, 0).is_ok());
+        n.1 += usize::from(run(expr, &*c.ctx, *encoding, *endian, 0).is_ok());
     }
     n
 }

@@ -290,12 +290,24 @@ impl Reader<'_> {
         let sh = 64 - 8 * n as u32;
         Ok((((v << sh) as i64) >> sh) as u64)
     }
+    #[inline]
     fn uleb(&mut self) -> Result<u64, RuleId> {
+        // (One byte, the common case, without the general reader.)
+        if let Some(&b) = self.bytes.get(self.pos).filter(|&&b| b < 0x80) {
+            self.pos += 1;
+            return Ok(u64::from(b));
+        }
         let (v, n) = read_uleb(&self.bytes[self.pos..]).map_err(leb_rule)?;
         self.pos += n;
         Ok(v)
     }
+    #[inline]
     fn sleb(&mut self) -> Result<u64, RuleId> {
+        if let Some(&b) = self.bytes.get(self.pos).filter(|&&b| b < 0x80) {
+            self.pos += 1;
+            // Bit 6 is the sign of a one-byte number.
+            return Ok((((b << 1) as i8) >> 1) as i64 as u64);
+        }
         let (v, n) = read_sleb(&self.bytes[self.pos..]).map_err(leb_rule)?;
         self.pos += n;
         Ok(v as u64)
@@ -430,8 +442,23 @@ fn decode_one(r: &mut Reader<'_>, enc: &Encoding, tab: &[(Decoded, Kind); 256]) 
         (Decoded::Unknown, _) => return Err(id::EXPR_DECODE_UNKNOWN_OPCODE),
     };
     let mut ops = [0u64; 3];
+    // (The operand lists real expressions use most, read directly.)
+    match spec.operands {
+        [] => return Ok(insn(spec.op, kind, off, ops)),
+        [Operand::Uleb] => ops[0] = r.uleb()?,
+        [Operand::Sleb] => ops[0] = r.sleb()?,
+        [Operand::Uleb, Operand::Sleb] => (ops[0], ops[1]) = (r.uleb()?, r.sleb()?),
+        [Operand::Addr] => ops[0] = r.fixed(usize::from(enc.address_bytes))?,
+        _ => read_operands(r, enc, spec.operands, &mut ops)?,
+    }
+    Ok(insn(spec.op, kind, off, ops))
+}
+
+/// Reads `operands` at `r.pos` into `ops` (a block is its start and its
+/// length; a branch, its target byte offset).
+fn read_operands(r: &mut Reader<'_>, enc: &Encoding, operands: &[Operand], ops: &mut [u64; 3]) -> Result<(), RuleId> {
     let mut n = 0;
-    for operand in spec.operands {
+    for operand in operands {
         match operand {
             Operand::U8 => ops[n] = r.fixed(1)?,
             Operand::I8 => ops[n] = r.sfixed(1)?,
@@ -464,7 +491,14 @@ fn decode_one(r: &mut Reader<'_>, enc: &Encoding, tab: &[(Decoded, Kind); 256]) 
         }
         n += 1;
     }
-    let (a, b, c) = match spec.op {
+    Ok(())
+}
+
+/// The instruction of operation `op` (`kind`) at byte `off` with operands
+/// `ops` as read.
+#[inline]
+fn insn(op: Op, kind: Kind, off: usize, ops: [u64; 3]) -> Insn {
+    let (a, b, c) = match op {
         Op::Lit(k) => (u64::from(k), 0, 0),
         Op::Reg(k) => (u64::from(k), 0, 0),
         Op::Breg(k) => (u64::from(k), ops[0], 0),
@@ -474,7 +508,7 @@ fn decode_one(r: &mut Reader<'_>, enc: &Encoding, tab: &[(Decoded, Kind); 256]) 
         Op::ConstType | Op::GnuConstType => (ops[0], ops[1], ops[2] as u32),
         _ => (ops[0], ops[1], ops[2] as u32),
     };
-    Ok(Insn { a, b, off: off as u32, c, kind, op: spec.op })
+    Insn { a, b, off: off as u32, c, kind, op }
 }
 
 /// Decodes a whole operation expression.
