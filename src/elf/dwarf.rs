@@ -248,7 +248,7 @@ impl Extractor<'_> {
                 self.out.counts.frame_bases += 1;
             }
             let name = format!("die{die_off:#x}.{}", attr.short());
-            let origin = format!("{}: DIE {die_off:#x} {}", self.origin, attr.name());
+            let origin = self.origin_text(format_args!("DIE {die_off:#x} {}", attr.name()));
             self.push(st, name, origin, bytes.clone(), pc, frame_base);
             return Ok(Some(bytes));
         }
@@ -259,8 +259,8 @@ impl Extractor<'_> {
         let mut i = 0usize;
         while let Some(entry) = list.next()? {
             let (b, e) = (entry.range.begin, entry.range.end);
-            let range = format!("[{b:#x}, {e:#x})");
-            self.list_entry(st, attr, die_off, i, &range, entry.data.0.slice(), Some(b), frame_base.clone());
+            let range = format_args!("[{b:#x}, {e:#x})");
+            self.list_entry(st, attr, die_off, i, range, entry.data.0.slice(), Some(b), frame_base.clone());
             i += 1;
         }
         Ok(None)
@@ -298,7 +298,7 @@ impl Extractor<'_> {
                 E::DefaultLocation { data } => ("default location".to_string(), data),
                 E::BaseAddress { .. } | E::BaseAddressx { .. } => continue,
             };
-            self.list_entry(st, attr, die_off, i, &range, data.0.slice(), None, frame_base.clone());
+            self.list_entry(st, attr, die_off, i, format_args!("{range}"), data.0.slice(), None, frame_base.clone());
             i += 1;
         }
         Ok(None)
@@ -312,7 +312,7 @@ impl Extractor<'_> {
         attr: Attr,
         die_off: u64,
         i: usize,
-        range: &str,
+        range: std::fmt::Arguments<'_>,
         expr: &[u8],
         pc: Option<u64>,
         frame_base: Option<Arc<[u8]>>,
@@ -322,8 +322,17 @@ impl Extractor<'_> {
             self.out.counts.frame_bases += 1;
         }
         let name = format!("die{die_off:#x}.{}.{i}", attr.short());
-        let origin = format!("{}: DIE {die_off:#x} {} entry {i} {range}", self.origin, attr.name());
+        let origin = self.origin_text(format_args!("DIE {die_off:#x} {} entry {i} {range}", attr.name()));
         self.push(st, name, origin, Arc::from(expr), pc, frame_base);
+    }
+
+    /// A case's origin: the file's (or split unit's), then `what`.
+    fn origin_text(&self, what: std::fmt::Arguments<'_>) -> String {
+        let mut out = String::with_capacity(self.origin.len() + TEXT_ROOM);
+        out.push_str(&self.origin);
+        out.push_str(": ");
+        let _ = std::fmt::Write::write_fmt(&mut out, what);
+        out
     }
 
     /// Adds one case, sharing its context with earlier cases of the unit
@@ -381,6 +390,10 @@ impl Extractor<'_> {
         });
     }
 }
+
+/// Room for the formatted part of a case's origin, so that formatting
+/// seldom grows the string (`format!` starts small).
+const TEXT_ROOM: usize = 80;
 
 /// Appends the unit offsets of the base type DIEs that `expr`'s operations
 /// name (`DW_OP_const_type`, `DW_OP_regval_type`, `DW_OP_deref_type`,
