@@ -248,3 +248,26 @@ fn verdicts_are_folded_unit_by_unit_not_held_per_file() {
     assert!(peak * 10 < total, "peak {peak} of {total} cases");
     eprintln!("peak {peak} cases held, largest unit {unit}, {total} cases, {threads} threads");
 }
+
+#[test]
+fn cases_come_in_file_order_though_units_are_extracted_in_parallel() {
+    let Some(debug) = dwarfcheck::testing::needed("libc6-dbg", dwarfcheck::elf::largest_debug_file()) else {
+        return;
+    };
+    let offset = |name: &str, prefix: &str| {
+        let hex = name.strip_prefix(prefix).unwrap().split('.').next().unwrap();
+        u64::from_str_radix(hex.trim_start_matches("0x"), 16).unwrap()
+    };
+    // Case names carry the DIE's offset in .debug_info: sequential
+    // extraction gives them in increasing order.
+    let x = dwarfcheck::elf::extract(&debug, &dwarfcheck::elf::Options::default()).unwrap();
+    let dies: Vec<u64> = x.exprs.iter().map(|c| offset(&c.name, "die")).collect();
+    assert!(x.counts.units > 100 && dies.len() > 10_000, "{:?}", x.counts);
+    assert!(dies.windows(2).all(|w| w[0] <= w[1]), "expression cases out of DIE order");
+    // And FDEs in section order, across runs of FDEs.
+    let libc = Path::new("/usr/lib/x86_64-linux-gnu/libc.so.6");
+    let x = dwarfcheck::elf::extract(libc, &dwarfcheck::elf::Options::default()).unwrap();
+    let fdes: Vec<u64> = x.cfi.iter().map(|c| offset(&c.name, "eh_frame+")).collect();
+    assert!(fdes.len() > dwarfcheck::elf::frames::FDES_PER_UNIT, "{} FDEs", fdes.len());
+    assert!(fdes.windows(2).all(|w| w[0] < w[1]), "FDE cases out of section order");
+}
