@@ -70,7 +70,7 @@ fn a_corrupted_fde_ends_each_sampled_unwinding_at_its_frames_budget() {
         .split("also unwound")
         .next()
         .and_then(|head| head.rsplit(';').next())
-        .and_then(|s| s.trim().split_whitespace().next())
+        .and_then(|s| s.split_whitespace().next())
         .and_then(|n| n.parse().ok())
         .expect("a sample count");
     let budget = u64::from(dwarfcheck::elf::frames::SAMPLE_FRAMES);

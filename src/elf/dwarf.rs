@@ -195,28 +195,43 @@ impl Extractor<'_> {
         Ok(())
     }
 
-    /// The unit's `DW_TAG_base_type` DIEs, by unit offset.
+    /// The unit's `DW_TAG_base_type` DIEs, by unit offset. Other DIEs'
+    /// attributes are skipped, not parsed.
     fn base_types(&self, unit: &gimli::Unit<R<'_>>) -> gimli::Result<HashMap<u64, BaseType>> {
         let mut out = HashMap::new();
         let target_big = self.target.endian == Endian::Big;
-        let mut cursor = unit.entries();
-        while let Some(die) = cursor.next_dfs()? {
-            if die.tag() != gimli::DW_TAG_base_type {
+        let mut raw = unit.entries_raw(None)?;
+        while !raw.is_empty() {
+            let offset = raw.next_offset();
+            let Some(abbrev) = raw.read_abbreviation()? else { continue };
+            if abbrev.tag() != gimli::DW_TAG_base_type {
+                raw.skip_attributes(abbrev.attributes())?;
                 continue;
             }
-            let Some(AttributeValue::Encoding(enc)) = die.attr_value(gimli::DW_AT_encoding) else { continue };
-            let bits = match (die.attr_value(gimli::DW_AT_byte_size), die.attr_value(gimli::DW_AT_bit_size)) {
+            // The first value of each attribute, as `attr_value` gives it.
+            const NAMES: [gimli::DwAt; 4] =
+                [gimli::DW_AT_encoding, gimli::DW_AT_byte_size, gimli::DW_AT_bit_size, gimli::DW_AT_endianity];
+            let mut first: [Option<AttributeValue<R<'_>>>; 4] = [None, None, None, None];
+            for spec in abbrev.attributes() {
+                let attr = raw.read_attribute(*spec)?;
+                if let Some(k) = NAMES.iter().position(|n| *n == attr.name()) {
+                    first[k].get_or_insert(attr.value());
+                }
+            }
+            let [enc, byte_size, bit_size, endianity] = first;
+            let Some(AttributeValue::Encoding(enc)) = enc else { continue };
+            let bits = match (byte_size, bit_size) {
                 (_, Some(b)) => b.udata_value(),
                 (Some(b), None) => b.udata_value().and_then(|v| v.checked_mul(8)),
                 (None, None) => None,
             };
             let Some(bits) = bits.and_then(|b| u32::try_from(b).ok()) else { continue };
-            let big = match die.attr_value(gimli::DW_AT_endianity) {
+            let big = match endianity {
                 Some(AttributeValue::Endianity(gimli::DW_END_big)) => true,
                 Some(AttributeValue::Endianity(gimli::DW_END_little)) => false,
                 _ => target_big,
             };
-            out.insert(die.offset().0 as u64, BaseType::ate(enc.0, bits, big));
+            out.insert(offset.0 as u64, BaseType::ate(enc.0, bits, big));
         }
         Ok(out)
     }
@@ -248,7 +263,7 @@ impl Extractor<'_> {
                 self.out.counts.frame_bases += 1;
             }
             let name = format!("die{die_off:#x}.{}", attr.short());
-            let origin = format!("{}: DIE {die_off:#x} {}", self.origin, attr.name());
+            let origin = self.origin_text(format_args!("DIE {die_off:#x} {}", attr.name()));
             self.push(st, name, origin, bytes.clone(), pc, frame_base);
             return Ok(Some(bytes));
         }
@@ -259,8 +274,8 @@ impl Extractor<'_> {
         let mut i = 0usize;
         while let Some(entry) = list.next()? {
             let (b, e) = (entry.range.begin, entry.range.end);
-            let range = format!("[{b:#x}, {e:#x})");
-            self.list_entry(st, attr, die_off, i, &range, entry.data.0.slice(), Some(b), frame_base.clone());
+            let range = format_args!("[{b:#x}, {e:#x})");
+            self.list_entry(st, attr, die_off, i, range, entry.data.0.slice(), Some(b), frame_base.clone());
             i += 1;
         }
         Ok(None)
@@ -298,7 +313,7 @@ impl Extractor<'_> {
                 E::DefaultLocation { data } => ("default location".to_string(), data),
                 E::BaseAddress { .. } | E::BaseAddressx { .. } => continue,
             };
-            self.list_entry(st, attr, die_off, i, &range, data.0.slice(), None, frame_base.clone());
+            self.list_entry(st, attr, die_off, i, format_args!("{range}"), data.0.slice(), None, frame_base.clone());
             i += 1;
         }
         Ok(None)
@@ -312,7 +327,7 @@ impl Extractor<'_> {
         attr: Attr,
         die_off: u64,
         i: usize,
-        range: &str,
+        range: std::fmt::Arguments<'_>,
         expr: &[u8],
         pc: Option<u64>,
         frame_base: Option<Arc<[u8]>>,
@@ -322,8 +337,17 @@ impl Extractor<'_> {
             self.out.counts.frame_bases += 1;
         }
         let name = format!("die{die_off:#x}.{}.{i}", attr.short());
-        let origin = format!("{}: DIE {die_off:#x} {} entry {i} {range}", self.origin, attr.name());
+        let origin = self.origin_text(format_args!("DIE {die_off:#x} {} entry {i} {range}", attr.name()));
         self.push(st, name, origin, Arc::from(expr), pc, frame_base);
+    }
+
+    /// A case's origin: the file's (or split unit's), then `what`.
+    fn origin_text(&self, what: std::fmt::Arguments<'_>) -> String {
+        let mut out = String::with_capacity(self.origin.len() + TEXT_ROOM);
+        out.push_str(&self.origin);
+        out.push_str(": ");
+        let _ = std::fmt::Write::write_fmt(&mut out, what);
+        out
     }
 
     /// Adds one case, sharing its context with earlier cases of the unit
@@ -345,10 +369,10 @@ impl Extractor<'_> {
         types.sort_unstable();
         types.dedup();
         types.retain(|t| st.base_types.contains_key(t));
-        let key = (pc, frame_base, types);
-        let ctx = match st.cache.get(&key) {
-            Some(c) => c.clone(),
-            None => {
+        let ctx = match st.cache.entry((pc, frame_base, types)) {
+            std::collections::hash_map::Entry::Occupied(e) => e.get().clone(),
+            std::collections::hash_map::Entry::Vacant(e) => {
+                let key = e.key();
                 let mut cu = st.template.clone();
                 cu.base_types = key.2.iter().map(|t| (*t, st.base_types[t])).collect();
                 let mut c = Context::new(self.target.clone());
@@ -364,9 +388,7 @@ impl Extractor<'_> {
                 c.synthetic = Some(self.seed);
                 c.cu = Some(cu);
                 c.caller = Some(self.caller.clone());
-                let c = Arc::new(c);
-                st.cache.insert(key, c.clone());
-                c
+                e.insert(Arc::new(c)).clone()
             }
         };
         self.out.exprs.push(ExprCase {
@@ -381,6 +403,10 @@ impl Extractor<'_> {
         });
     }
 }
+
+/// Room for the formatted part of a case's origin, so that formatting
+/// seldom grows the string (`format!` starts small).
+const TEXT_ROOM: usize = 80;
 
 /// Appends the unit offsets of the base type DIEs that `expr`'s operations
 /// name (`DW_OP_const_type`, `DW_OP_regval_type`, `DW_OP_deref_type`,

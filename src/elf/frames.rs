@@ -2,8 +2,10 @@
 //! one shared [`CfiSection`].
 //!
 //! FDE offsets come from the `cfi` module's entry walker
-//! ([`CfiSection::fde_offsets`]), not from any consumer.
+//! ([`CfiSection::fde_offsets`]), not from any consumer. Each run of
+//! [`FDES_PER_UNIT`] FDEs is a unit of extraction ([`super::fold`]).
 
+use super::fold::Fold;
 use super::{section_data, ElfError, Extracted, Options};
 use crate::case::{CfiCase, UnwindCase};
 use dwarfcheck_core::cfi::{CfiSection, FrameKind};
@@ -11,7 +13,31 @@ use dwarfcheck_core::target::Target;
 use object::{Object, ObjectSection};
 use std::sync::Arc;
 
-/// Adds one case per FDE of the file's `.eh_frame` and `.debug_frame`.
+/// How many FDEs of a frame section make one unit of extraction (see
+/// [`super::extract_folded`]).
+pub const FDES_PER_UNIT: usize = 512;
+
+/// A run of FDEs of one frame section.
+struct Run {
+    section: Arc<CfiSection>,
+    /// `.eh_frame` or `.debug_frame`.
+    name: &'static str,
+    /// Index in the section's FDEs of the first one, and how many FDEs
+    /// the section has (for the unwinding samples).
+    first: usize,
+    total: usize,
+    offsets: Vec<u64>,
+}
+
+/// One unit of extraction: a run of FDEs, or what a section's walk said
+/// (a warning, a section not read).
+enum Piece {
+    Fdes(Run),
+    Note(Extracted),
+}
+
+/// One case per FDE of the file's `.eh_frame` and `.debug_frame`, folded
+/// by runs of [`FDES_PER_UNIT`] FDEs.
 ///
 /// Section bases: `.eh_frame`'s own address for `DW_EH_PE_pcrel`, `.text`
 /// for `DW_EH_PE_textrel`, and `.got` for `DW_EH_PE_datarel` (LSB "DWARF
@@ -19,20 +45,23 @@ use std::sync::Arc;
 /// start of `.got` or `.eh_frame_hdr`; in `.eh_frame` that is `.got`).
 /// Sections without contents (`NOBITS` in split debug files) are skipped.
 /// A malformed entry stops the walk of its section with a warning.
-pub(super) fn extract_fdes(
+pub(super) fn extract_fdes<F: Fold>(
     file: &object::File<'_>,
     origin: &str,
     target: &Arc<Target>,
     opts: &Options,
-    out: &mut Extracted,
-) -> Result<(), ElfError> {
+    fold: &F,
+) -> Result<F::Acc, ElfError> {
     let addr_of = |name: &str| file.section_by_name(name).map(|s| s.address());
     let text_base = addr_of(".text");
     let data_base = addr_of(".got");
+    let mut pieces = Vec::new();
     for (name, kind) in [(".eh_frame", FrameKind::EhFrame), (".debug_frame", FrameKind::DebugFrame)] {
         let Some(bytes) = section_data(file, origin, name)? else { continue };
         if opts.past_deadline() {
-            out.unfinished_mut().frame_sections_not_read += 1;
+            let mut note = Extracted::default();
+            note.unfinished_mut().frame_sections_not_read += 1;
+            pieces.push(Piece::Note(note));
             continue;
         }
         let section = Arc::new(CfiSection {
@@ -45,32 +74,45 @@ pub(super) fn extract_fdes(
         });
         let (offsets, err) = fde_offsets(&section);
         if let Some(e) = err {
-            out.warnings.push(format!("{origin}: {name}: {e}; rest of the section skipped"));
+            let warnings = vec![format!("{origin}: {name}: {e}; rest of the section skipped")];
+            pieces.push(Piece::Note(Extracted { warnings, ..Default::default() }));
         }
-        match kind {
-            FrameKind::EhFrame => out.counts.eh_frame_fdes += offsets.len(),
-            FrameKind::DebugFrame => out.counts.debug_frame_fdes += offsets.len(),
-        }
-        let short = name.trim_start_matches('.');
-        let n = offsets.len();
-        for (i, off) in offsets.into_iter().enumerate() {
-            // Evenly spaced samples: FDE i is one when i * samples / n steps up.
-            let sampled =
-                opts.unwind_samples > 0 && (i == 0 || i * opts.unwind_samples / n != (i - 1) * opts.unwind_samples / n);
-            let unwind = if sampled { unwind_from_middle(&section, off, opts.seed) } else { None };
-            out.counts.unwind_fdes += usize::from(unwind.is_some());
-            out.cfi.push(CfiCase {
-                name: format!("{short}+{off:#x}"),
-                origin: format!("{origin}: {name} FDE at {off:#x}"),
-                section: section.clone(),
-                fde_offset: off,
-                rules: Vec::new(),
-                expect: None,
-                unwind,
-            });
+        let total = offsets.len();
+        for (k, run) in offsets.chunks(FDES_PER_UNIT).enumerate() {
+            let first = k * FDES_PER_UNIT;
+            pieces.push(Piece::Fdes(Run { section: section.clone(), name, first, total, offsets: run.to_vec() }));
         }
     }
-    Ok(())
+    Ok(super::fold::over(fold, pieces, |piece, out| match piece {
+        Piece::Note(note) => *out = note,
+        Piece::Fdes(run) => fdes(&run, origin, opts, out),
+    }))
+}
+
+/// Adds one case per FDE of `run`.
+fn fdes(run: &Run, origin: &str, opts: &Options, out: &mut Extracted) {
+    let (name, n) = (run.name, run.total);
+    match run.section.kind {
+        FrameKind::EhFrame => out.counts.eh_frame_fdes += run.offsets.len(),
+        FrameKind::DebugFrame => out.counts.debug_frame_fdes += run.offsets.len(),
+    }
+    let short = name.trim_start_matches('.');
+    for (i, &off) in (run.first..).zip(&run.offsets) {
+        // Evenly spaced samples: FDE i is one when i * samples / n steps up.
+        let sampled =
+            opts.unwind_samples > 0 && (i == 0 || i * opts.unwind_samples / n != (i - 1) * opts.unwind_samples / n);
+        let unwind = if sampled { unwind_from_middle(&run.section, off, opts.seed) } else { None };
+        out.counts.unwind_fdes += usize::from(unwind.is_some());
+        out.cfi.push(CfiCase {
+            name: format!("{short}+{off:#x}"),
+            origin: format!("{origin}: {name} FDE at {off:#x}"),
+            section: run.section.clone(),
+            fde_offset: off,
+            rules: Vec::new(),
+            expect: None,
+            unwind,
+        });
+    }
 }
 
 /// Virtual unwinding from the middle of the FDE at `off` (pc =

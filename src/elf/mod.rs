@@ -15,8 +15,14 @@
 //! Which units are read (ordinary units; split units of a `.dwo` or `.dwp`
 //! input; the split unit of each skeleton unit, from a `.dwp` or `.dwo`
 //! beside) is decided by `walk`, with the help of `split`.
+//!
+//! [`extract_folded`] does the same unit by unit (compilation units,
+//! package rows, runs of FDEs), in parallel, handing each unit's cases to a
+//! [`fold::Fold`] as soon as they are extracted and merging the results in
+//! unit order: memory then grows with the largest unit, not the file.
 
 pub mod dwarf;
+pub mod fold;
 pub mod frames;
 mod split;
 mod walk;
@@ -164,6 +170,29 @@ impl Extracted {
     fn unfinished_mut(&mut self) -> &mut Unfinished {
         self.unfinished.get_or_insert_with(Unfinished::default)
     }
+
+    /// Appends what was extracted after this (the next units of the file):
+    /// cases, warnings and what was left out follow, counts add up.
+    pub fn append(&mut self, next: Extracted) {
+        self.exprs.extend(next.exprs);
+        self.cfi.extend(next.cfi);
+        self.counts += next.counts;
+        self.warnings.extend(next.warnings);
+        self.unfinished = Unfinished::sum(self.unfinished, next.unfinished);
+    }
+}
+
+impl Unfinished {
+    /// Both records added up; `None` when neither has one.
+    pub fn sum(a: Option<Unfinished>, b: Option<Unfinished>) -> Option<Unfinished> {
+        match (a, b) {
+            (Some(a), Some(b)) => Some(Unfinished {
+                units_not_read: a.units_not_read + b.units_not_read,
+                frame_sections_not_read: a.frame_sections_not_read + b.frame_sections_not_read,
+            }),
+            (a, b) => a.or(b),
+        }
+    }
 }
 
 /// Reads the ELF file at `path` and extracts its cases.
@@ -184,20 +213,36 @@ impl Extracted {
 /// Skeletons whose split unit is found nowhere are counted in
 /// [`Counts::skeletons_without_split`], each with a warning.
 pub fn extract(path: &Path, opts: &Options) -> Result<Extracted, ElfError> {
+    extract_folded(path, opts, &fold::Collect)
+}
+
+/// [`extract`], unit by unit: each unit's cases (a compilation unit with
+/// the split unit of a skeleton, a package row, a run of at most
+/// [`frames::FDES_PER_UNIT`] FDEs) go to `fold` as soon as they are
+/// extracted, units in parallel (rayon), and the results are merged in
+/// unit order: expression units first, then `.eh_frame`, then
+/// `.debug_frame`. The deadline is checked before each unit.
+pub fn extract_folded<F: fold::Fold>(path: &Path, opts: &Options, fold: &F) -> Result<F::Acc, ElfError> {
     let data = std::fs::read(path).map_err(|source| ElfError::Read { origin: path.display().to_string(), source })?;
-    extract_at(&data, &path.display().to_string(), Some(path), opts)
+    extract_at(&data, &path.display().to_string(), Some(path), opts, fold)
 }
 
 /// [`extract`] on the bytes of an ELF file; `origin` names the file in case
 /// origins and errors. `.dwo` files are looked for only by their absolute
 /// path or under their `DW_AT_comp_dir`, and no package is read.
 pub fn extract_bytes(data: &[u8], origin: &str, opts: &Options) -> Result<Extracted, ElfError> {
-    extract_at(data, origin, None, opts)
+    extract_at(data, origin, None, opts, &fold::Collect)
 }
 
-/// [`extract_bytes`]; `.dwo` files and a `.dwp` package are also looked
-/// for beside `input`.
-fn extract_at(data: &[u8], origin: &str, input: Option<&Path>, opts: &Options) -> Result<Extracted, ElfError> {
+/// [`extract_bytes`] into `fold`; `.dwo` files and a `.dwp` package are
+/// also looked for beside `input`.
+fn extract_at<F: fold::Fold>(
+    data: &[u8],
+    origin: &str,
+    input: Option<&Path>,
+    opts: &Options,
+    fold: &F,
+) -> Result<F::Acc, ElfError> {
     let file =
         object::File::parse(data).map_err(|e| ElfError::Parse { origin: origin.to_string(), detail: e.to_string() })?;
     if file.format() != object::BinaryFormat::Elf {
@@ -209,12 +254,12 @@ fn extract_at(data: &[u8], origin: &str, input: Option<&Path>, opts: &Options) -
         target.vendor = v.clone();
     }
     let target = Arc::new(target);
-    let mut out = Extracted::default();
+    let mut out = fold.empty();
     if opts.expressions {
-        walk::extract_exprs(&file, origin, input, &target, opts, &mut out)?;
+        out = fold.merge(out, walk::extract_exprs(&file, origin, input, &target, opts, fold)?);
     }
     if opts.frames {
-        frames::extract_fdes(&file, origin, &target, opts, &mut out)?;
+        out = fold.merge(out, frames::extract_fdes(&file, origin, &target, opts, fold)?);
     }
     Ok(out)
 }

@@ -3,6 +3,7 @@
 //! [`Summary`] for the reports ([`report`]).
 
 pub mod compare;
+pub mod files;
 pub mod progress;
 pub mod report;
 
@@ -168,9 +169,23 @@ pub struct InputNote {
 }
 
 impl Summary {
+    /// The summary of a run over no case: `fast` and every one of `others`
+    /// listed in [`Summary::verdicts`] with no verdict.
+    pub fn listing(fast: &dyn Consumer, others: &[Box<dyn Consumer>]) -> Summary {
+        let mut s = Summary::default();
+        for n in std::iter::once(fast.name()).chain(others.iter().map(|o| o.name())) {
+            s.verdicts.insert(n.to_string(), BTreeMap::new());
+        }
+        s
+    }
+
     /// Adds the counts and findings of `other` (a run over other cases,
     /// such as another input file) to this summary, keeping at most
-    /// `keep_details` detailed findings in all (0 = all).
+    /// `keep_details` detailed findings in all (0 = all). Summaries of
+    /// consecutive runs absorbed in order give the summary of one run over
+    /// all their cases, but for [`Summary::health`], which is left as it
+    /// is (a third party's health accumulates over runs: read it at the
+    /// end).
     pub fn absorb(&mut self, other: Summary, keep_details: usize) {
         fn add(into: &mut BTreeMap<String, usize>, from: BTreeMap<String, usize>) {
             for (k, n) in from {
@@ -205,6 +220,7 @@ impl Summary {
         let room = if keep_details == 0 { usize::MAX } else { keep_details.saturating_sub(self.failures.len()) };
         self.failures.extend(other.failures.into_iter().take(room));
         self.failure_count += other.failure_count;
+        self.fault_count += other.fault_count;
         self.failed |= other.failed;
         self.expr_cases_not_checked += other.expr_cases_not_checked;
         self.cfi_cases_not_checked += other.cfi_cases_not_checked;
@@ -327,12 +343,9 @@ fn run_impl(
     if let Some(b) = bar {
         b.finish_and_clear();
     }
-    let mut s = Summary::default();
+    let mut s = Summary::listing(fast, others);
     let names: Vec<String> =
         std::iter::once(fast.name().to_string()).chain(others.iter().map(|o| o.name().to_string())).collect();
-    for n in &names {
-        s.verdicts.insert(n.clone(), BTreeMap::new());
-    }
     for (case, r) in cases.iter().zip(&results) {
         let Some(r) = r else {
             match case {
@@ -386,14 +399,7 @@ fn run_impl(
             }
         }
     }
-    for o in others {
-        if let Some(h) = o.health() {
-            if h.down.is_some() && opts.gates.iter().any(|g| g == o.name()) {
-                s.failed = true;
-            }
-            s.health.insert(o.name().to_string(), h);
-        }
-    }
+    note_health(&mut s, others, opts);
     if !record {
         return (s, Vec::new());
     }
@@ -409,6 +415,20 @@ fn run_impl(
         })
         .collect();
     (s, records)
+}
+
+/// Records the health of each of `others` that runs other programs in
+/// `s` (as it is now: health accumulates over runs); a gated one that is
+/// down fails the run.
+fn note_health(s: &mut Summary, others: &[Box<dyn Consumer>], opts: &Options) {
+    for o in others {
+        if let Some(h) = o.health() {
+            if h.down.is_some() && opts.gates.iter().any(|g| g == o.name()) {
+                s.failed = true;
+            }
+            s.health.insert(o.name().to_string(), h);
+        }
+    }
 }
 
 /// What [`judge_all`] gives: the verdicts (fast first), the findings, and
