@@ -151,6 +151,9 @@ pub struct Builder {
     cie: Option<Cie>,
     cie_state: Option<(u64, Cfa, u64)>, // (cie offset, cfa, executed)
     cie_regs: Vec<(u64, Rule)>,
+    /// The pass stops once the location passes this address (the row
+    /// holding it has been handed over): `u64::MAX` for a whole table.
+    until: u64,
 }
 
 /// Why a pass stopped.
@@ -286,7 +289,7 @@ impl Builder {
         let b = c.bytes;
         let mut p = start;
         let cie = c.cie;
-        while p < lim {
+        while p < lim && *loc <= self.until {
             let at = p as u64;
             let op = b[p];
             p += 1;
@@ -607,6 +610,42 @@ impl Builder {
         cie: &Cie,
         sink: &mut S,
     ) -> Result<(), CfiOutcome> {
+        self.until = u64::MAX;
+        self.build(sec, fde, cie, sink).map(|_| ())
+    }
+
+    /// [`Builder::build_fde`] that stops once the row holding `address` has
+    /// been handed to `sink` (the rows after it are neither executed nor
+    /// decoded): `Ok(true)` when it stopped there, `Ok(false)` when it ran
+    /// to the end of the FDE (`address` outside its range, or in its last
+    /// row). The faults it reports are those of the instructions before the
+    /// stop only: an FDE whose later instructions are ill-formed may give a
+    /// row here and a fault in [`Builder::build_fde`]; a caller that must
+    /// report the whole table's fault builds the whole table once
+    /// (`crate::unwind::Unwinder` does, per FDE).
+    pub fn build_fde_until<S: RowSink>(
+        &mut self,
+        sec: &CfiSection,
+        fde: &Fde,
+        cie: &Cie,
+        address: u64,
+        sink: &mut S,
+    ) -> Result<bool, CfiOutcome> {
+        self.until = if address < fde.pc_begin { u64::MAX } else { address };
+        let r = self.build(sec, fde, cie, sink);
+        self.until = u64::MAX;
+        r.map(|stopped| stopped.is_some())
+    }
+
+    /// The pass of [`Builder::build_fde`] up to `self.until`: `Some(())`
+    /// when it stopped there.
+    fn build<S: RowSink>(
+        &mut self,
+        sec: &CfiSection,
+        fde: &Fde,
+        cie: &Cie,
+        sink: &mut S,
+    ) -> Result<Option<()>, CfiOutcome> {
         let c = Ctx {
             bytes: &sec.bytes,
             sec,
@@ -654,7 +693,12 @@ impl Builder {
         if let Some(p) = pending {
             return Err(p);
         }
-        self.emit(&c, &mut loc, c.end, fde.instructions.end, sink)
+        if loc > self.until {
+            // (Only a row-creating instruction moves `loc`, after handing
+            // over the row it closes; nothing is pending then.)
+            return Ok(Some(()));
+        }
+        self.emit(&c, &mut loc, c.end, fde.instructions.end, sink).map(|()| None)
     }
 
     /// Builds every FDE of `sec` into `sink`, reusing decoded CIEs.
