@@ -3,7 +3,7 @@
 //! `unwind.cfa.register-offset`, `unwind.return-address`,
 //! `unwind.base-of-stack`), [`Unwinder::step`] deciding every other case.
 
-use super::{unsigned, walk_state, Frame, Unwinder};
+use super::{unsigned, Frame, Unwinder};
 use crate::cfi::{Cfa, Rule};
 use dwarfcheck_core::context::{MachineState, MemoryStorage};
 use dwarfcheck_core::outcome::unwind::UnwindEnd;
@@ -63,7 +63,7 @@ impl Unwinder<'_> {
     }
 
     /// The summary of the top frame's step by the row `self.row` of
-    /// `index.fdes[i]` (CFA rule `cfa_rule`), or `None` when the general
+    /// `index.fdes[i]` (`hot[i]`) (CFA rule `cfa_rule`), or `None` when the general
     /// step must decide (a case outside the native one, or any fault).
     /// Each value is the one the general step computes:
     /// - the CFA: the register read as an unsigned integer of the address
@@ -73,14 +73,23 @@ impl Unwinder<'_> {
     /// - an `undefined` or absent rule: the base of the stack
     ///   (`unwind.base-of-stack`).
     fn native(&self, state: &dyn MachineState, i: usize, cfa_rule: Cfa) -> Option<StepSummary> {
-        let target = &self.sec.target;
-        if target.endian != Endian::Little || target.arch == Arch::Aarch64 {
+        // The section's target decides what the step does with the rules
+        // (as in the general step), the state's how registers and memory
+        // are read (as in the evaluations).
+        let sec_target = &self.sec.target;
+        if sec_target.endian != Endian::Little || sec_target.arch == Arch::Aarch64 {
             return None;
         }
         let Cfa::Reg { reg, off, aspace: 0 } = cfa_rule else { return None };
-        let walk = walk_state(state);
+        // (The walk's state, `walk_state`, reads registers and memory and
+        // has the target and generic type of `state` itself: asked directly.)
+        let walk = state;
+        let target = walk.target();
         let generic = walk.generic_type();
         let space = target.address_space(0)?;
+        if target.endian != Endian::Little {
+            return None;
+        }
         if generic.bits != 64 || generic.big_endian || space.address_bits != 64 || space.per_thread || space.per_lane {
             return None;
         }
@@ -91,10 +100,10 @@ impl Unwinder<'_> {
         walk.read_register(reg, 0, &mut b).ok()?;
         let cfa = u64::from_le_bytes(b).wrapping_add(off as u64);
 
-        let fde = &self.index.fdes[i];
-        let cie = &self.index.cies[fde.cie as usize];
+        let hot = &self.hot[i];
+        let cie = &self.index.cies[hot.cie as usize];
         let ra = cie.return_address_register;
-        if target.stack_pointer() == Some(ra) {
+        if sec_target.stack_pointer() == Some(ra) {
             return None;
         }
         let (caller_pc, end) = match self.row.regs.iter().find(|e| e.0 == ra).map(|e| e.1) {
@@ -116,7 +125,7 @@ impl Unwinder<'_> {
             Some(_) => return None,
         };
         Some(StepSummary {
-            fde_offset: fde.fde.offset,
+            fde_offset: hot.fde_offset,
             cfa_address: cfa,
             cfa_aspace: 0,
             caller_pc,

@@ -34,7 +34,7 @@ pub use frames::UnwoundFrames;
 pub use index::FdeIndex;
 pub use lean::StepSummary;
 
-use crate::cfi::{to_rule, Builder, Cfa, RowSink, Rule};
+use crate::cfi::{to_rule, Builder, Cfa, FdeSpan, RowSink, Rule};
 use crate::expr::unwind_frame::{CfaSpec, FrameEvaluation};
 use dwarfcheck_core::cfi::{CfiSection, AARCH64_RA_SIGN_STATE};
 use dwarfcheck_core::context::{self, ContextError, Element, MachineState, Overlay, ResultKind};
@@ -100,10 +100,24 @@ pub struct Unwinder<'a> {
     index: FdeIndex,
     builder: Builder,
     row: RowAt,
-    /// `checked[i]`: the whole row table of `index.fdes[i]` has been built
-    /// without fault, so that a step through it may stop at its row.
-    checked: Vec<bool>,
+    /// `hot[i]`: what a step through `index.fdes[i]` reads, in one place.
+    hot: Vec<Hot>,
     pub(crate) frame: FrameEvaluation,
+}
+
+/// What a step reads of one indexed FDE (a compact copy, so that a step
+/// touches one record rather than the whole header).
+#[derive(Debug, Clone, Copy)]
+struct Hot {
+    /// Its address range and instructions.
+    span: FdeSpan,
+    /// Its section offset.
+    fde_offset: u64,
+    /// Index of its CIE in `FdeIndex::cies`.
+    cie: u32,
+    /// Whether its whole row table has been built without fault, so that a
+    /// step through it may stop at its row.
+    checked: bool,
 }
 
 /// Captures the row that holds one address.
@@ -148,8 +162,12 @@ impl<'a> Unwinder<'a> {
     /// headers do not parse are left out, `unwind.no-fde`).
     pub fn new(sec: &'a CfiSection) -> Self {
         let index = FdeIndex::build(sec);
-        let checked = vec![false; index.fdes.len()];
-        Unwinder { sec, index, builder: Builder::new(), row: RowAt::default(), checked, frame: FrameEvaluation::new() }
+        let hot = index
+            .fdes
+            .iter()
+            .map(|f| Hot { span: FdeSpan::of(&f.fde), fde_offset: f.fde.offset, cie: f.cie, checked: false })
+            .collect();
+        Unwinder { sec, index, builder: Builder::new(), row: RowAt::default(), hot, frame: FrameEvaluation::new() }
     }
 
     /// The FDE index.
@@ -265,15 +283,15 @@ impl<'a> Unwinder<'a> {
     /// the row. Errors: `unwind.no-fde`, the table fault.
     fn row_at(&mut self, lookup: u64) -> Result<(usize, Cfa), Outcome> {
         let i = self.index.position(lookup).ok_or(eval_error(R::UNWIND_NO_FDE))?;
-        let fde = &self.index.fdes[i];
-        let cie = &self.index.cies[fde.cie as usize];
+        let hot = self.hot[i];
+        let cie = &self.index.cies[hot.cie as usize];
         self.row.at = lookup;
         self.row.found = false;
-        if self.checked[i] {
-            self.builder.build_fde_until(self.sec, &fde.fde, cie, lookup, &mut self.row).map_err(table_fault)?;
+        if hot.checked {
+            self.builder.build_span_until(self.sec, hot.span, cie, lookup, &mut self.row).map_err(table_fault)?;
         } else {
-            self.builder.build_fde(self.sec, &fde.fde, cie, &mut self.row).map_err(table_fault)?;
-            self.checked[i] = true;
+            self.builder.build_fde(self.sec, &self.index.fdes[i].fde, cie, &mut self.row).map_err(table_fault)?;
+            self.hot[i].checked = true;
         }
         match self.row.cfa {
             Some(c) if self.row.found => Ok((i, c)),
