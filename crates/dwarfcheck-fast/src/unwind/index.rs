@@ -33,9 +33,13 @@ pub struct FdeIndex {
     /// `decided[k]`: the position in `fdes` of the FDE that applies in
     /// range k, or [`NONE`].
     decided: Vec<u32>,
-    /// `firsts[j * BLOCK]` for each j: a small table searched first, so
-    /// that a lookup touches few cache lines of `firsts`.
-    blocks: Vec<u64>,
+    /// Address buckets: the addresses `firsts[0] + (b << shift)` up to
+    /// the next bucket's lie in ranges `buckets[b]..=buckets[b + 1]` (the
+    /// last bucket: to the last range), so that a lookup searches a few
+    /// ranges only. At most one bucket per range.
+    buckets: Vec<u32>,
+    /// log2 of the bytes per bucket.
+    shift: u32,
     /// Decoded CIEs.
     pub cies: Vec<Cie>,
 }
@@ -68,7 +72,7 @@ impl FdeIndex {
         ix.fdes.sort_by_key(|f| (f.begin, f.order));
         let spans: Vec<(u64, u128, u32)> = ix.fdes.iter().map(|f| (f.begin, f.end, f.order)).collect();
         (ix.firsts, ix.decided) = deciding_ranges(&spans).into_iter().unzip();
-        ix.blocks = ix.firsts.iter().step_by(BLOCK).copied().collect();
+        (ix.buckets, ix.shift) = buckets(&ix.firsts);
         ix
     }
 
@@ -80,10 +84,7 @@ impl FdeIndex {
     /// [`FdeIndex::find`] as a position in [`FdeIndex::fdes`] (one binary
     /// search, however the FDEs' ranges overlap).
     pub fn position(&self, pc: u64) -> Option<usize> {
-        let j = self.blocks.partition_point(|&f| f <= pc).checked_sub(1)?;
-        let block = &self.firsts[j * BLOCK..self.firsts.len().min((j + 1) * BLOCK)];
-        // (`block[0] <= pc`: at least one.)
-        let k = j * BLOCK + block.partition_point(|&f| f <= pc) - 1;
+        let k = range_of(&self.firsts, &self.buckets, self.shift, pc)?;
         let i = self.decided[k];
         (i != NONE).then_some(i as usize)
     }
@@ -92,9 +93,38 @@ impl FdeIndex {
 /// No FDE applies (in [`FdeIndex`]'s ranges).
 const NONE: u32 = u32::MAX;
 
-/// Ranges per block of [`FdeIndex`]'s two-level search (one block: 8
-/// cache lines of first addresses).
-const BLOCK: usize = 64;
+/// The buckets of ranges whose first addresses are `firsts` (ascending),
+/// and log2 of their size in bytes: as few bytes per bucket as keep the
+/// buckets no more than the ranges.
+fn buckets(firsts: &[u64]) -> (Vec<u32>, u32) {
+    let (Some(&lo), Some(&hi)) = (firsts.first(), firsts.last()) else { return (Vec::new(), 0) };
+    let n = firsts.len() as u64;
+    let mut shift = 0u32;
+    while shift < 63 && ((hi - lo) >> shift) >= n {
+        shift += 1;
+    }
+    let count = ((hi - lo) >> shift) + 1;
+    let buckets = (0..count)
+        .map(|b| {
+            let at = lo + (b << shift);
+            (firsts.partition_point(|&f| f <= at) - 1) as u32
+        })
+        .collect();
+    (buckets, shift)
+}
+
+/// The range of `firsts` (see [`FdeIndex`]) that holds `pc`, through the
+/// buckets of [`buckets`]; `None` before the first.
+#[inline]
+fn range_of(firsts: &[u64], buckets: &[u32], shift: u32, pc: u64) -> Option<usize> {
+    let lo = *firsts.first()?;
+    let off = pc.checked_sub(lo)?;
+    let b = usize::try_from(off >> shift).map_or(buckets.len() - 1, |b| b.min(buckets.len() - 1));
+    let start = buckets[b] as usize;
+    let end = buckets.get(b + 1).map_or(firsts.len(), |&e| e as usize + 1);
+    // (`firsts[start] <= pc`: at least one.)
+    Some(start + firsts[start..end].partition_point(|&f| f <= pc) - 1)
+}
 
 /// The disjoint ranges of `spans` (`(begin, end, order)`, sorted by
 /// `begin`: the FDE at position i covers `begin <= pc < end`) that one
@@ -135,7 +165,7 @@ fn deciding_ranges(spans: &[(u64, u128, u32)]) -> Vec<(u64, u32)> {
 
 #[cfg(test)]
 mod tests {
-    use super::{deciding_ranges, NONE};
+    use super::{buckets, deciding_ranges, range_of, NONE};
 
     /// The first span in order that covers `pc`, by a scan of them all.
     fn scan(spans: &[(u64, u128, u32)], pc: u64) -> u32 {
@@ -148,11 +178,15 @@ mod tests {
         best.map_or(NONE, |(_, i)| i)
     }
 
+    /// The decision at `pc` by the buckets, checked against a binary search
+    /// over all the ranges.
     fn lookup(ranges: &[(u64, u32)], pc: u64) -> u32 {
-        match ranges.partition_point(|r| r.0 <= pc).checked_sub(1) {
-            Some(k) => ranges[k].1,
-            None => NONE,
-        }
+        let firsts: Vec<u64> = ranges.iter().map(|r| r.0).collect();
+        let (b, shift) = buckets(&firsts);
+        assert!(b.len() <= firsts.len().max(1), "{} buckets for {} ranges", b.len(), firsts.len());
+        let whole = ranges.partition_point(|r| r.0 <= pc).checked_sub(1);
+        assert_eq!(range_of(&firsts, &b, shift, pc), whole, "{ranges:?} at {pc:#x}");
+        whole.map_or(NONE, |k| ranges[k].1)
     }
 
     #[test]
