@@ -11,7 +11,9 @@
 //!   reused (and its one-off `evaluate`, outcome built), the reference;
 //! - `rows` ([`rows`]): every row of every FDE of each frame section;
 //! - `unwind` ([`unwind`]): one virtual unwinding step from the start of
-//!   every `stride`-th FDE of an `.eh_frame`.
+//!   every `stride`-th FDE of an `.eh_frame`: fast's lean step (CFA and
+//!   return address) against gimli's, and fast's general step
+//!   (`fast-step`: every caller register, as outcomes) for reference.
 
 pub mod expr;
 pub mod rounds;
@@ -170,9 +172,11 @@ pub fn run(cfg: &Config) -> String {
                 let samples = unwind::Samples::new(&sec, cfg.unwind_stride);
                 let Some(mut gu) = unwind::GimliUnwinder::new(&sec) else { continue };
                 let mut fu = dwarfcheck_fast::unwind::Unwinder::new(&sec);
+                let mut ff = dwarfcheck_fast::unwind::Unwinder::new(&sec);
                 let mut cs = vec![
                     Contender::new("fast", || unwind::fast_pass(&mut fu, &samples)),
                     Contender::new("gimli", || gu.pass(&samples)),
+                    Contender::new("fast-step", || unwind::fast_full_pass(&mut ff, &samples)),
                 ];
                 cfg.keep(&mut cs);
                 let t = interleave(&mut cs, cfg.rounds);

@@ -1,7 +1,7 @@
 //! The contenders compute the same things: on libc's `.eh_frame` (skipped
 //! when absent) gimli's and fast's passes count the same rows and register
-//! rules, and both unwinders find the same CFA and return address at every
-//! sample; on expressions with a known answer gimli's resume loop answers
+//! rules, and both unwinders (fast's lean step and its general one alike)
+//! find the same CFA and return address at every sample; on expressions with a known answer gimli's resume loop answers
 //! from the machine state as fast does.
 
 use super::{expr, frame_sections, rows, unwind, LIBC};
@@ -31,8 +31,12 @@ fn gimli_and_fast_build_the_same_rows_and_unwind_to_the_same_frames_on_libc() {
     let mut gu = unwind::GimliUnwinder::new(sec).expect(".eh_frame");
     let mut both = 0;
     for &pc in &samples.pcs {
-        let f = fu.step(&samples.state, &dwarfcheck_fast::unwind::Frame { pc, lookup: pc, callee: None });
+        let frame = dwarfcheck_fast::unwind::Frame { pc, lookup: pc, callee: None };
+        let lean = fu.step_summary(&samples.state, &frame).map(|s| (s.cfa_address, s.caller_pc.unwrap_or(0)));
+        let f = fu.step(&samples.state, &frame);
         let g = gu.step(&samples.state, pc);
+        let whole = f.as_ref().map(|f| (f.cfa_address, f.step.caller_pc.unwrap_or(0))).map_err(Clone::clone);
+        assert_eq!(lean, whole, "pc {pc:#x}: the lean step and the general one");
         if let (Ok(f), Some((cfa, ra))) = (f, g) {
             assert_eq!((f.cfa_address, f.step.caller_pc.unwrap_or(0)), (cfa, ra), "pc {pc:#x}");
             both += 1;

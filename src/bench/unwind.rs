@@ -1,9 +1,16 @@
 //! One-step virtual unwinds side by side, from the start of many FDEs of a
-//! real `.eh_frame` with a synthetic machine state: fast's `Unwinder::step`
-//! against an unwinder built on gimli's `UnwindTable` row lookup that
-//! finds the FDE (a table sorted by start address, built once, as fast's
-//! index is), takes the row for the pc and resolves the CFA and the return
-//! address from the same state.
+//! real `.eh_frame` with a synthetic machine state: fast's lean step
+//! `Unwinder::step_summary` against an unwinder built on gimli's
+//! `UnwindTable` row lookup that finds the FDE (a table sorted by start
+//! address, built once, as fast's index is), takes the row for the pc and
+//! resolves the CFA and the return address from the same state.
+//!
+//! Both sides compute the same things and no more: the FDE, the row at the
+//! pc, the CFA and the return address (no other caller register). fast
+//! does a little more on first use of an FDE (it builds the FDE's whole
+//! table once, to report a fault anywhere in it; the warm-up pass does
+//! that) and on the rows it does not handle natively (an expression CFA,
+//! which gimli's side gives up on, goes through fast's general step).
 
 use dwarfcheck_core::cfi::{CfiSection, FrameKind};
 use dwarfcheck_core::context::{Context, MachineState, MemoryStorage};
@@ -40,9 +47,21 @@ impl Samples {
     }
 }
 
-/// fast's side: one `Unwinder::step` from each sample pc; returns the sum
-/// of the CFAs found (0 for a failed step).
+/// fast's side: one `Unwinder::step_summary` (CFA and return address)
+/// from each sample pc; returns the sum of the CFAs and return addresses
+/// found (nothing for a failed step).
 pub fn fast_pass(un: &mut Unwinder<'_>, s: &Samples) -> u64 {
+    s.pcs.iter().fold(0u64, |h, &pc| {
+        match un.step_summary(&s.state, black_box(&Frame { pc, lookup: pc, callee: None })) {
+            Ok(st) => h.wrapping_add(st.cfa_address).wrapping_add(st.caller_pc.unwrap_or(0)),
+            Err(_) => h,
+        }
+    })
+}
+
+/// fast's general step (`Unwinder::step`: every caller register, as
+/// outcomes) from each sample pc; the checksum of [`fast_pass`].
+pub fn fast_full_pass(un: &mut Unwinder<'_>, s: &Samples) -> u64 {
     s.pcs.iter().fold(0u64, |h, &pc| match un.step(&s.state, black_box(&Frame { pc, lookup: pc, callee: None })) {
         Ok(st) => h.wrapping_add(st.cfa_address).wrapping_add(st.step.caller_pc.unwrap_or(0)),
         Err(_) => h,

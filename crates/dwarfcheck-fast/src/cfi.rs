@@ -122,6 +122,30 @@ impl RowSink for TableSink {
     }
 }
 
+/// What building an FDE's rows needs of its header: its address range and
+/// where its instructions are (a compact copy of [`Fde`]'s fields, for
+/// callers that keep many).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FdeSpan {
+    /// First address covered (byte address, `Fde::pc_begin`).
+    pub pc_begin: u64,
+    /// Number of bytes covered (`Fde::pc_range`).
+    pub pc_range: u64,
+    /// Section offsets `[start, end)` of its instructions (`Fde::instructions`).
+    pub instructions: (u64, u64),
+}
+
+impl FdeSpan {
+    /// The span of `fde`.
+    pub fn of(fde: &Fde) -> Self {
+        FdeSpan {
+            pc_begin: fde.pc_begin,
+            pc_range: fde.pc_range,
+            instructions: (fde.instructions.start, fde.instructions.end),
+        }
+    }
+}
+
 /// Totals of [`Builder::run_section`].
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct SectionStats {
@@ -142,15 +166,20 @@ pub struct SectionStats {
 pub struct Builder {
     regs: Vec<(u64, Rule)>,
     cfa: Option<Cfa>,
+    /// The initial rules (`DW_CFA_restore`) when they are not the cached
+    /// CIE's `cie_regs` (`initial_is_cie`).
     initial: Vec<(u64, Rule)>,
+    initial_is_cie: bool,
     stack: Vec<(Cfa, usize)>,
     stack_regs: Vec<(u64, Rule)>,
     executed: u64,
     cells: u64,
-    /// Cached CIE header and, when clean, its initial state.
-    cie: Option<Cie>,
+    /// The last CIE's initial state, when clean (its rules in `cie_regs`).
     cie_state: Option<(u64, Cfa, u64)>, // (cie offset, cfa, executed)
     cie_regs: Vec<(u64, Rule)>,
+    /// The pass stops once the location passes this address (the row
+    /// holding it has been handed over): `u64::MAX` for a whole table.
+    until: u64,
 }
 
 /// Why a pass stopped.
@@ -286,7 +315,7 @@ impl Builder {
         let b = c.bytes;
         let mut p = start;
         let cie = c.cie;
-        while p < lim {
+        while p < lim && *loc <= self.until {
             let at = p as u64;
             let op = b[p];
             p += 1;
@@ -489,7 +518,8 @@ impl Builder {
                 if in_cie {
                     return Err(ill(id::CFI_CIE_RESTORE_IN_INITIAL_INSTRUCTIONS, at));
                 }
-                match self.initial.iter().find(|e| e.0 == reg) {
+                let initial = if self.initial_is_cie { &self.cie_regs } else { &self.initial };
+                match initial.iter().find(|e| e.0 == reg) {
                     Some(&(_, r)) => self.set(reg, r, at)?,
                     None => {
                         if let Some(i) = self.regs.iter().position(|e| e.0 == reg) {
@@ -587,7 +617,6 @@ impl Builder {
     /// Forgets the cached CIE state (call it before reusing a builder on
     /// another section: the cache is keyed by CIE offset).
     pub fn reset(&mut self) {
-        self.cie = None;
         self.cie_state = None;
     }
 
@@ -607,6 +636,54 @@ impl Builder {
         cie: &Cie,
         sink: &mut S,
     ) -> Result<(), CfiOutcome> {
+        self.until = u64::MAX;
+        self.build(sec, FdeSpan::of(fde), cie, sink).map(|_| ())
+    }
+
+    /// [`Builder::build_fde`] that stops once the row holding `address` has
+    /// been handed to `sink` (the rows after it are neither executed nor
+    /// decoded): `Ok(true)` when it stopped there, `Ok(false)` when it ran
+    /// to the end of the FDE (`address` outside its range, or in its last
+    /// row). The faults it reports are those of the instructions before the
+    /// stop only: an FDE whose later instructions are ill-formed may give a
+    /// row here and a fault in [`Builder::build_fde`]; a caller that must
+    /// report the whole table's fault builds the whole table once
+    /// (`crate::unwind::Unwinder` does, per FDE).
+    pub fn build_fde_until<S: RowSink>(
+        &mut self,
+        sec: &CfiSection,
+        fde: &Fde,
+        cie: &Cie,
+        address: u64,
+        sink: &mut S,
+    ) -> Result<bool, CfiOutcome> {
+        self.build_span_until(sec, FdeSpan::of(fde), cie, address, sink)
+    }
+
+    /// [`Builder::build_fde_until`] of the FDE whose span is `fde`.
+    pub fn build_span_until<S: RowSink>(
+        &mut self,
+        sec: &CfiSection,
+        fde: FdeSpan,
+        cie: &Cie,
+        address: u64,
+        sink: &mut S,
+    ) -> Result<bool, CfiOutcome> {
+        self.until = if address < fde.pc_begin { u64::MAX } else { address };
+        let r = self.build(sec, fde, cie, sink);
+        self.until = u64::MAX;
+        r.map(|stopped| stopped.is_some())
+    }
+
+    /// The pass of [`Builder::build_fde`] up to `self.until`: `Some(())`
+    /// when it stopped there.
+    fn build<S: RowSink>(
+        &mut self,
+        sec: &CfiSection,
+        fde: FdeSpan,
+        cie: &Cie,
+        sink: &mut S,
+    ) -> Result<Option<()>, CfiOutcome> {
         let c = Ctx {
             bytes: &sec.bytes,
             sec,
@@ -644,9 +721,13 @@ impl Builder {
                 self.cie_regs.extend_from_slice(&self.regs);
             }
         }
-        self.initial.clear();
-        self.initial.extend_from_slice(&self.regs);
-        let (s, e) = (fde.instructions.start as usize, fde.instructions.end as usize);
+        // (When the CIE's state is cached, the initial rules are its rules.)
+        self.initial_is_cie = matches!(self.cie_state, Some((o, _, _)) if o == cie.offset);
+        if !self.initial_is_cie {
+            self.initial.clear();
+            self.initial.extend_from_slice(&self.regs);
+        }
+        let (s, e) = (fde.instructions.0 as usize, fde.instructions.1 as usize);
         match self.stream(&c, s, e, false, &mut loc, &mut pending, sink) {
             Ok(()) => {}
             Err(Stop::Decode(o)) => return Err(o),
@@ -654,7 +735,12 @@ impl Builder {
         if let Some(p) = pending {
             return Err(p);
         }
-        self.emit(&c, &mut loc, c.end, fde.instructions.end, sink)
+        if loc > self.until {
+            // (Only a row-creating instruction moves `loc`, after handing
+            // over the row it closes; nothing is pending then.)
+            return Ok(Some(()));
+        }
+        self.emit(&c, &mut loc, c.end, fde.instructions.1, sink).map(|()| None)
     }
 
     /// Builds every FDE of `sec` into `sink`, reusing decoded CIEs.
@@ -662,6 +748,8 @@ impl Builder {
     pub fn run_section<S: RowSink>(&mut self, sec: &CfiSection, sink: &mut S) -> SectionStats {
         let mut st = SectionStats::default();
         self.reset();
+        // The last CIE decoded, kept apart from `self` while building.
+        let mut cache: Option<Cie> = None;
         for entry in sec.entries() {
             let Ok(entry) = entry else {
                 st.walk_error = true;
@@ -671,16 +759,14 @@ impl Builder {
                 continue;
             }
             st.fdes += 1;
-            let mut cache = self.cie.take();
             let fde = sec.parse_fde_entry(&entry, &mut cache);
             if cache.as_ref().map(|c| c.offset) != self.cie_state.map(|s| s.0) {
                 self.cie_state = None;
             }
-            let (Ok(fde), Some(cie)) = (fde, cache) else { continue };
-            if self.build_fde(sec, &fde, &cie, sink).is_ok() {
+            let (Ok(fde), Some(cie)) = (fde, cache.as_ref()) else { continue };
+            if self.build_fde(sec, &fde, cie, sink).is_ok() {
                 st.ok += 1;
             }
-            self.cie = Some(cie);
         }
         st
     }

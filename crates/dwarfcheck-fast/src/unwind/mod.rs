@@ -9,8 +9,12 @@
 //! frame at a time, reusing the row builder, the evaluation scratch area
 //! and the rule buffers: the only allocations per step are the [`Step`] it
 //! returns (its register map, locations and value bytes) and a copy of the
-//! bytes of each rule that is a DWARF expression. [`unwind`] walks to the
-//! end. The machine state is only asked ([`MachineState`]): registers and
+//! bytes of each rule that is a DWARF expression. [`Unwinder::step_summary`]
+//! is the lean step of a debugger that wants a frame's CFA and return
+//! address only: natively, without allocating, on the common path. Each
+//! FDE's whole row table is built the first time it is used (its faults
+//! are the step's); later steps through it stop at the row holding the
+//! address. [`unwind`] walks to the end. The machine state is only asked ([`MachineState`]): registers and
 //! memory are never copied. Addresses are byte addresses, register values
 //! bytes in target order.
 //!
@@ -24,11 +28,13 @@
 
 mod frames;
 mod index;
+mod lean;
 
 pub use frames::UnwoundFrames;
 pub use index::FdeIndex;
+pub use lean::StepSummary;
 
-use crate::cfi::{to_rule, Builder, Cfa, RowSink, Rule};
+use crate::cfi::{to_rule, Builder, Cfa, FdeSpan, RowSink, Rule};
 use crate::expr::unwind_frame::{CfaSpec, FrameEvaluation};
 use dwarfcheck_core::cfi::{CfiSection, AARCH64_RA_SIGN_STATE};
 use dwarfcheck_core::context::{self, ContextError, Element, MachineState, Overlay, ResultKind};
@@ -94,7 +100,24 @@ pub struct Unwinder<'a> {
     index: FdeIndex,
     builder: Builder,
     row: RowAt,
+    /// `hot[i]`: what a step through `index.fdes[i]` reads, in one place.
+    hot: Vec<Hot>,
     pub(crate) frame: FrameEvaluation,
+}
+
+/// What a step reads of one indexed FDE (a compact copy, so that a step
+/// touches one record rather than the whole header).
+#[derive(Debug, Clone, Copy)]
+struct Hot {
+    /// Its address range and instructions.
+    span: FdeSpan,
+    /// Its section offset.
+    fde_offset: u64,
+    /// Index of its CIE in `FdeIndex::cies`.
+    cie: u32,
+    /// Whether its whole row table has been built without fault, so that a
+    /// step through it may stop at its row.
+    checked: bool,
 }
 
 /// Captures the row that holds one address.
@@ -138,13 +161,13 @@ impl<'a> Unwinder<'a> {
     /// Indexes the FDEs of `sec` (one walk over the section; FDEs whose
     /// headers do not parse are left out, `unwind.no-fde`).
     pub fn new(sec: &'a CfiSection) -> Self {
-        Unwinder {
-            sec,
-            index: FdeIndex::build(sec),
-            builder: Builder::new(),
-            row: RowAt::default(),
-            frame: FrameEvaluation::new(),
-        }
+        let index = FdeIndex::build(sec);
+        let hot = index
+            .fdes
+            .iter()
+            .map(|f| Hot { span: FdeSpan::of(&f.fde), fde_offset: f.fde.offset, cie: f.cie, checked: false })
+            .collect();
+        Unwinder { sec, index, builder: Builder::new(), row: RowAt::default(), hot, frame: FrameEvaluation::new() }
     }
 
     /// The FDE index.
@@ -177,15 +200,9 @@ impl<'a> Unwinder<'a> {
     /// state the walk started from (built once per walk).
     pub(super) fn step_from(&mut self, walk: &dyn MachineState, frame: &Frame<'_>) -> Result<Stepped, Outcome> {
         let sec = self.sec;
-        let fde = self.index.find(frame.lookup).ok_or(eval_error(R::UNWIND_NO_FDE))?;
+        let (i, cfa_rule) = self.row_at(frame.lookup)?;
+        let fde = &self.index.fdes[i];
         let cie = &self.index.cies[fde.cie as usize];
-        self.row.at = frame.lookup;
-        self.row.found = false;
-        self.builder.build_fde(sec, &fde.fde, cie, &mut self.row).map_err(table_fault)?;
-        let cfa_rule = match self.row.cfa {
-            Some(c) if self.row.found => c,
-            _ => return Err(Outcome::Failed(Failure::Unsupported { what: "no row at the lookup address".into() })),
-        };
 
         // Frame k's row rules, sorted; RA_SIGN_STATE kept apart.
         let aarch64 = sec.target.arch == Arch::Aarch64;
@@ -256,6 +273,30 @@ impl<'a> Unwinder<'a> {
             caller_pc,
         };
         Ok(Stepped { step, signal_frame: cie.signal_frame, cfa_address: cfa.addr, cfa_aspace: cfa.aspace, end })
+    }
+
+    /// The row of the FDE that covers `lookup` (`unwind.step`), left in
+    /// `self.row`: the FDE's position in the index and the row's CFA rule.
+    /// The first time an FDE is used its whole table is built (a fault
+    /// anywhere in it is the step's, `unwind.table-fault`, as in the
+    /// reference); once it has built without fault, later steps stop at
+    /// the row. Errors: `unwind.no-fde`, the table fault.
+    fn row_at(&mut self, lookup: u64) -> Result<(usize, Cfa), Outcome> {
+        let i = self.index.position(lookup).ok_or(eval_error(R::UNWIND_NO_FDE))?;
+        let hot = self.hot[i];
+        let cie = &self.index.cies[hot.cie as usize];
+        self.row.at = lookup;
+        self.row.found = false;
+        if hot.checked {
+            self.builder.build_span_until(self.sec, hot.span, cie, lookup, &mut self.row).map_err(table_fault)?;
+        } else {
+            self.builder.build_fde(self.sec, &self.index.fdes[i].fde, cie, &mut self.row).map_err(table_fault)?;
+            self.hot[i].checked = true;
+        }
+        match self.row.cfa {
+            Some(c) if self.row.found => Ok((i, c)),
+            _ => Err(Outcome::Failed(Failure::Unsupported { what: "no row at the lookup address".into() })),
+        }
     }
 
     /// Unwinds from `state` to the end (rules `unwind.*`): at most `limit`
