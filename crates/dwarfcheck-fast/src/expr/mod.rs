@@ -2,7 +2,10 @@
 //! times without allocating per operation.
 //!
 //! Usage: [`evaluate`] for one-off calls, or [`Program::compile`] once and
-//! [`Program::run`] with a per-thread [`Scratch`]. Semantics follow
+//! [`Program::run`] with a per-thread [`Scratch`]; a caller evaluating many
+//! expressions of one unit reads the unit's [`Facts`] once and uses
+//! [`Program::recompile_with`] and [`Program::run_with`], which allocate
+//! nothing once the program and scratch area have grown. Semantics follow
 //! hetero-2020 "DWARF Expressions" (on top of DWARF 5 §2.5) and the project
 //! decisions in `specs/rules/*.yaml`; this module is written apart from
 //! `crate::reference` and must agree with it on every outcome.
@@ -51,9 +54,15 @@
 //!    `frame` (calling frames through CFI register rules,
 //!    `DW_OP_entry_value`, `DW_OP_LLVM_call_frame_entry_reg`; every register
 //!    location names a top-frame register), `calls` (`DW_OP_call*`), `ext`
-//!    (the hetero-2020 location operations), `place` (frame base, pieces);
+//!    (the hetero-2020 location operations), `place` (frame base, pieces),
+//!    `finish` (the result of the final stack as the result kind asks, and
+//!    its outcome), `direct` (the operations that push one entry from
+//!    their operands and the state, `DW_OP_stack_value`, and the
+//!    straight-line run of one of them alone or with `DW_OP_stack_value`,
+//!    which is most of what compilers emit, without the loop);
 //! 5. `exec`: the interpreter loop and the dispatch of each operation to
-//!    its family, the outcome of the final stack, [`evaluate`];
+//!    its family (a program the straight-line run takes does not enter
+//!    it), [`evaluate`];
 //! 6. `attribute` (attribute contexts and value forms,
 //!    [`evaluate_attribute`]), `unwind_frame` (the evaluations of one
 //!    virtual unwinding step, for `crate::unwind`).
