@@ -5,13 +5,13 @@
 //! outcome except the evaluators whose native result that is.
 
 use crate::case::ExprCase;
-use dwarfcheck_core::context::{MachineState, MemoryStorage};
+use dwarfcheck_core::context::{MachineState, MemoryStorage, ResultKind};
 use dwarfcheck_core::encoding::Format;
 use dwarfcheck_core::outcome::cfi::RegisterRule;
 use dwarfcheck_core::outcome::Outcome;
 use dwarfcheck_core::target::Endian;
 use dwarfcheck_fast::expr::machine::{Entry, Location as FastLocation};
-use dwarfcheck_fast::expr::{Facts, Program, Scratch};
+use dwarfcheck_fast::expr::{Facts, Program, Scratch, Stop};
 use gimli::{EndianSlice, Evaluation, EvaluationResult, Location, Piece, RunTimeEndian, Value};
 use std::hint::black_box;
 
@@ -168,9 +168,11 @@ pub struct Prepared<'a> {
     /// The cases.
     pub cases: &'a [ExprCase],
     bytes: Vec<u8>,
-    /// Per case: its expression, (start, end) in `bytes`, and the index of
-    /// its unit's parameters in `units`.
-    spans: Vec<(u32, u32, u32)>,
+    /// Per case: its expression, (start, end) in `bytes`, the index of its
+    /// unit's parameters in `units`, and whether it is a location
+    /// description attribute (no initial stack, location result kind: what
+    /// gimli's resume loop evaluates every case as).
+    spans: Vec<(u32, u32, u32, bool)>,
     /// The distinct units' parameters, for each side: gimli's encoding and
     /// byte order, fast's facts.
     units: Vec<((gimli::Encoding, RunTimeEndian), Facts<'a>)>,
@@ -198,7 +200,8 @@ impl<'a> Prepared<'a> {
                     units.push(unit);
                     units.len() - 1
                 });
-                (start, bytes.len() as u32, k as u32)
+                let location = c.ctx.initial_stack.is_empty() && c.ctx.result_kind == Some(ResultKind::Location);
+                (start, bytes.len() as u32, k as u32, location)
             })
             .collect();
         Prepared { cases, bytes, spans, units }
@@ -207,8 +210,24 @@ impl<'a> Prepared<'a> {
     /// Case `i`'s expression bytes and its unit's parameters.
     #[inline]
     fn case(&self, i: usize) -> (&[u8], &((gimli::Encoding, RunTimeEndian), Facts<'a>)) {
-        let (a, b, k) = self.spans[i];
+        let (a, b, k, _) = self.spans[i];
         (&self.bytes[a as usize..b as usize], &self.units[k as usize])
+    }
+
+    /// fast's own evaluation of case `i` (compiled into `program`): as a
+    /// location description attribute when it is one
+    /// (`Program::run_location`: the caller knows the attribute it
+    /// evaluates, as gimli's caller does), else asking the state
+    /// (`Program::run_with`).
+    #[inline]
+    pub fn fast_run(&self, i: usize, program: &Program, scratch: &mut Scratch) -> Result<Entry, Stop> {
+        let (_, _, k, location) = self.spans[i];
+        let (facts, state) = (&self.units[k as usize].1, &*self.cases[i].ctx);
+        if location {
+            program.run_location(facts, state, scratch)
+        } else {
+            program.run_with(facts, state, scratch)
+        }
     }
 }
 
@@ -230,10 +249,10 @@ pub fn gimli_pass(p: &Prepared<'_>) -> u64 {
 /// (`Program::run_with`).
 #[inline(never)]
 pub fn fast_pass(p: &Prepared<'_>, program: &mut Program, scratch: &mut Scratch) -> u64 {
-    p.cases.iter().enumerate().fold(0u64, |h, (i, c)| {
+    (0..p.cases.len()).fold(0u64, |h, i| {
         let (expr, (_, facts)) = p.case(i);
         program.recompile_with(black_box(expr), &facts.encoding);
-        let d = match program.run_with(facts, &*c.ctx, scratch) {
+        let d = match p.fast_run(i, program, scratch) {
             Ok(e) => entry_digest(&e),
             Err(_) => 7,
         };
@@ -250,8 +269,9 @@ pub fn completed(p: &Prepared<'_>) -> (usize, usize) {
     let mut n = (0, 0);
     for (i, c) in p.cases.iter().enumerate() {
         let (expr, ((encoding, endian), facts)) = p.case(i);
+        debug_assert!(std::ptr::eq(facts.target, c.ctx.target.as_ref()));
         program.recompile_with(expr, &facts.encoding);
-        n.0 += usize::from(program.run_with(facts, &*c.ctx, &mut scratch).is_ok());
+        n.0 += usize::from(p.fast_run(i, &program, &mut scratch).is_ok());
         n.1 += usize::from(run(expr, &*c.ctx, *encoding, *endian, 0).is_ok());
     }
     n

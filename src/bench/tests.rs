@@ -70,3 +70,29 @@ fn gimli_answers_registers_memory_and_the_frame_base_from_the_state() {
         Outcome::Location(NormalLocation { places: vec![SingleLocation::Simple(Source::memory(0, 0x1ff0 * 8))] });
     assert_eq!(dwarfcheck_fast::expr::evaluate(&[0x91, 0x70], &ctx), want);
 }
+
+#[test]
+fn fast_evaluates_a_location_attribute_as_its_state_would() {
+    // `run_location` (the caller says: no initial stack, location result
+    // kind) gives what `run_with` gives asking the state, on every case of
+    // a real debug file whose state says so; the others keep `run_with`.
+    let Some(file) = crate::elf::debug_files().into_iter().nth(7) else {
+        eprintln!("no libc6-dbg files: skipped");
+        return;
+    };
+    let (cases, _) = super::expr_cases(&[file]);
+    let p = expr::Prepared::new(&cases);
+    let (mut program, mut scratch) = (dwarfcheck_fast::expr::Program::new(), dwarfcheck_fast::expr::Scratch::new());
+    let mut located = 0;
+    for (i, c) in cases.iter().enumerate() {
+        let facts = dwarfcheck_fast::expr::Facts::of(&*c.ctx);
+        program.recompile(&c.expr, &*c.ctx);
+        let asked = program.run_with(&facts, &*c.ctx, &mut scratch);
+        let given = p.fast_run(i, &program, &mut scratch);
+        assert_eq!(given, asked, "case {}", c.name);
+        if c.ctx.initial_stack.is_empty() && c.ctx.result_kind == Some(dwarfcheck_core::context::ResultKind::Location) {
+            located += usize::from(program.run_location(&facts, &*c.ctx, &mut scratch) == asked);
+        }
+    }
+    assert!(located * 2 > cases.len(), "{located} of {} cases are location attributes", cases.len());
+}

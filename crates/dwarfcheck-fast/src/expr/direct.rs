@@ -120,14 +120,15 @@ impl Evaluation<'_> {
     }
 
     /// The result of `prog` run at the top level on a reset `s` by
-    /// [`Evaluation::run_short`], when the state gives no initial stack and
-    /// no value result kind. `None`: the loop must run it.
+    /// [`Evaluation::run_short`], when the state (or the caller, for a
+    /// location description attribute) gives no initial stack and no value
+    /// result kind. `None`: the loop must run it.
     #[inline]
     pub(super) fn straight_line(&self, prog: &Program, s: &mut Scratch) -> Option<std::result::Result<Entry, Stop>> {
         if self.base != 0
             || self.at_override.is_some()
-            || !self.state.initial_stack().is_empty()
-            || self.state.result_kind() == Some(ResultKind::Value)
+            || !self.location_attribute
+                && (!self.state.initial_stack().is_empty() || self.state.result_kind() == Some(ResultKind::Value))
         {
             return None;
         }

@@ -106,6 +106,10 @@ pub struct Evaluation<'a> {
     pub frame: Option<&'a FrameRegisters<'a>>,
     /// The interpreter loop, for nested evaluations ([`Evaluation::run`]).
     pub(super) run: RunNested,
+    /// The caller evaluates a location description attribute: the initial
+    /// stack is empty and the result kind is location, whatever the state
+    /// says (a top-level evaluation only, [`Program::run_location`](super::Program::run_location)).
+    pub(super) location_attribute: bool,
 }
 
 /// Runs a nested program on the stack above the evaluation's base: the
@@ -204,6 +208,7 @@ impl<'a> Evaluation<'a> {
             generic_type: facts.generic_type,
             frame: None,
             run,
+            location_attribute: false,
         }
     }
 }

@@ -49,6 +49,20 @@ impl Program {
         self.run_in(&Evaluation::new(state, facts, run_nested), scratch)
     }
 
+    /// [`Program::run_with`] for a location description attribute
+    /// (`DW_AT_location`, DWARF 5 §2.6; hetero-2020 "DWARF Location
+    /// Description"): the caller says the initial stack is empty and the
+    /// result kind is location, so neither is asked of `state`. The same
+    /// as [`Program::run_with`] in a state that gives those two.
+    pub fn run_location<'a>(
+        &self,
+        facts: &Facts<'a>,
+        state: &'a dyn MachineState,
+        scratch: &mut Scratch,
+    ) -> std::result::Result<Entry, Stop> {
+        self.run_in(&Evaluation { location_attribute: true, ..Evaluation::new(state, facts, run_nested) }, scratch)
+    }
+
     fn run_in(&self, evaluation: &Evaluation<'_>, scratch: &mut Scratch) -> std::result::Result<Entry, Stop> {
         if let Some(e) = &self.error {
             return Err(Stop { fail: Fail::IllFormed(e.rule.clone()), at: Some(e.at) });
@@ -57,7 +71,8 @@ impl Program {
         if let Some(r) = evaluation.straight_line(self, scratch) {
             return r;
         }
-        for e in evaluation.state.initial_stack() {
+        let initial = if evaluation.location_attribute { &[][..] } else { evaluation.state.initial_stack() };
+        for e in initial {
             let entry: Entry = scratch.import(e);
             scratch.stack.push(entry);
         }

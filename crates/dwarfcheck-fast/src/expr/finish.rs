@@ -26,7 +26,8 @@ impl Evaluation<'_> {
     /// (`None`: empty), a composite on top already completed.
     #[inline]
     pub(super) fn result_of(&self, s: &mut Scratch, top: Option<Entry>) -> Result<Entry> {
-        let r = match (self.state.result_kind(), top) {
+        let kind = if self.location_attribute { Some(ResultKind::Location) } else { self.state.result_kind() };
+        let r = match (kind, top) {
             (Some(ResultKind::Value), None) => Err(Fail::IllFormed(R::EXPR_RESULT_VALUE_EMPTY_STACK)),
             (_, None) => Ok(Entry::Location(Location::Undefined)),
             (Some(ResultKind::Location), Some(e)) => {
