@@ -66,7 +66,7 @@ fn bench_exprs(c: &mut Criterion) {
     g.bench_function("gimli", |b| {
         b.iter(|| {
             for case in &cases {
-                black_box(dwarfcheck::consumer::gimli::evaluate(black_box(&case.expr), &*case.ctx));
+                black_box(dwarfcheck::consumer::gimli::evaluate(black_box(&case.expr), &case.ctx));
             }
         })
     });

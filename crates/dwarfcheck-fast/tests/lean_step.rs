@@ -22,14 +22,7 @@ fn lean_agrees(sec: &dwarfcheck_core::cfi::CfiSection, state: &Context, pcs: &[u
     for pass in 0..2 {
         for &pc in pcs {
             let frame = Frame { pc, lookup: pc, callee: None };
-            let want = general.step(state, &frame).map(|st| StepSummary {
-                fde_offset: st.step.fde_offset,
-                cfa_address: st.cfa_address,
-                cfa_aspace: st.cfa_aspace,
-                caller_pc: st.step.caller_pc,
-                signal_frame: st.signal_frame,
-                end: st.end,
-            });
+            let want = general.step(state, &frame).map(|st| StepSummary::of(&st));
             let got = lean.step_summary(state, &frame);
             assert_eq!(got, want, "pass {pass}, pc {pc:#x}");
             native += usize::from(got.is_ok_and(|s| s.end.is_none()));

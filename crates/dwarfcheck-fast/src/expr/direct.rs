@@ -45,7 +45,8 @@ impl Evaluation<'_> {
                 Entry::Location(Location::ImplicitPointer { die: ins.a, disp: ins.b as i64, aspace: None, bit: 0 })
             }
             Kind::EntryValue => self.entry_value(prog, ins, s)?,
-            _ => unreachable!("not a producing operation"),
+            // (Not a producing operation: the loop dispatches those.)
+            _ => return Err(Fail::Unsupported(dwarfcheck_core::encoding::op::name_of(ins.op))),
         })
     }
 

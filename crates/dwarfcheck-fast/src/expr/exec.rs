@@ -150,17 +150,6 @@ impl Evaluation<'_> {
     /// Executes one instruction; returns a branch target if control moves.
     pub(super) fn step(&self, prog: &Program, ins: &Insn, s: &mut Scratch) -> Result<Option<u64>> {
         match ins.kind {
-            Kind::Const
-            | Kind::Addr
-            | Kind::Reg
-            | Kind::Breg
-            | Kind::Fbreg
-            | Kind::CallFrameCfa
-            | Kind::ImplicitPointer
-            | Kind::EntryValue => {
-                let e = self.produce(prog, ins, s)?;
-                self.push(s, e);
-            }
             Kind::Addrx | Kind::Constx => {
                 let a = self.state.debug_addr(ins.a).map_err(|e| match e {
                     ContextError::Missing(Element::Unit) => Fail::EvalError(R::CTX_CU_MISSING),
@@ -372,6 +361,11 @@ impl Evaluation<'_> {
             Kind::AspaceImplicitPointer => self.aspace_implicit_pointer(ins, s)?,
             Kind::Unsupported => {
                 return Err(Fail::Unsupported(dwarfcheck_core::encoding::op::name_of(ins.op)));
+            }
+            // The producing operations (`Kind::produces`).
+            _ => {
+                let e = self.produce(prog, ins, s)?;
+                self.push(s, e);
             }
         }
         Ok(None)

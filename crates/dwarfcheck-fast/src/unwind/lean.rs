@@ -31,6 +31,20 @@ pub struct StepSummary {
     pub end: Option<UnwindEnd>,
 }
 
+impl StepSummary {
+    /// The summary of a whole step of [`Unwinder::step`].
+    pub fn of(st: &super::Stepped) -> StepSummary {
+        StepSummary {
+            fde_offset: st.step.fde_offset,
+            cfa_address: st.cfa_address,
+            cfa_aspace: st.cfa_aspace,
+            caller_pc: st.step.caller_pc,
+            signal_frame: st.signal_frame,
+            end: st.end.clone(),
+        }
+    }
+}
+
 impl Unwinder<'_> {
     /// Unwinds `frame` one step as [`Unwinder::step`] does, resolving only
     /// the frame's CFA and its caller's program location (the return
@@ -51,15 +65,7 @@ impl Unwinder<'_> {
                 return Ok(s);
             }
         }
-        let st = self.step(state, frame)?;
-        Ok(StepSummary {
-            fde_offset: st.step.fde_offset,
-            cfa_address: st.cfa_address,
-            cfa_aspace: st.cfa_aspace,
-            caller_pc: st.step.caller_pc,
-            signal_frame: st.signal_frame,
-            end: st.end,
-        })
+        self.step(state, frame).map(|st| StepSummary::of(&st))
     }
 
     /// The summary of the top frame's step by the row `self.row` of
