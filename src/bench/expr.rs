@@ -264,8 +264,7 @@ pub fn fast_pass(p: &Prepared<'_>, program: &mut Program, scratch: &mut Scratch)
 /// Printed with the figures, so that a side that gives up early (and is
 /// fast for it) shows.
 pub fn completed(p: &Prepared<'_>) -> (usize, usize) {
-    let mut program = Program::compile(&[], &*p.cases[0].ctx);
-    let mut scratch = Scratch::new();
+    let (mut program, mut scratch) = (Program::new(), Scratch::new());
     let mut n = (0, 0);
     for (i, c) in p.cases.iter().enumerate() {
         let (expr, ((encoding, endian), facts)) = p.case(i);

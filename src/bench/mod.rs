@@ -130,7 +130,7 @@ pub fn run(cfg: &Config) -> String {
     }
     if !cases.is_empty() {
         let prepared = expr::Prepared::new(&cases);
-        let (mut program, mut scratch) = (Program::compile(&[], &*cases[0].ctx), Scratch::new());
+        let (mut program, mut scratch) = (Program::new(), Scratch::new());
         let mut cs = vec![
             Contender::new("fast", || expr::fast_pass(&prepared, &mut program, &mut scratch)),
             Contender::new("gimli", || expr::gimli_pass(&prepared)),

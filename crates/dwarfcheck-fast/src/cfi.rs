@@ -637,7 +637,7 @@ impl Builder {
         sink: &mut S,
     ) -> Result<(), CfiOutcome> {
         self.until = u64::MAX;
-        self.build(sec, FdeSpan::of(fde), cie, sink).map(|_| ())
+        self.build(sec, FdeSpan::of(fde), cie, sink).map(|_stopped| ())
     }
 
     /// [`Builder::build_fde`] that stops once the row holding `address` has
@@ -672,18 +672,18 @@ impl Builder {
         self.until = if address < fde.pc_begin { u64::MAX } else { address };
         let r = self.build(sec, fde, cie, sink);
         self.until = u64::MAX;
-        r.map(|stopped| stopped.is_some())
+        r
     }
 
-    /// The pass of [`Builder::build_fde`] up to `self.until`: `Some(())`
-    /// when it stopped there.
+    /// The pass of [`Builder::build_fde`] up to `self.until`: whether it
+    /// stopped there.
     fn build<S: RowSink>(
         &mut self,
         sec: &CfiSection,
         fde: FdeSpan,
         cie: &Cie,
         sink: &mut S,
-    ) -> Result<Option<()>, CfiOutcome> {
+    ) -> Result<bool, CfiOutcome> {
         let c = Ctx {
             bytes: &sec.bytes,
             sec,
@@ -738,9 +738,9 @@ impl Builder {
         if loc > self.until {
             // (Only a row-creating instruction moves `loc`, after handing
             // over the row it closes; nothing is pending then.)
-            return Ok(Some(()));
+            return Ok(true);
         }
-        self.emit(&c, &mut loc, c.end, fde.instructions.1, sink).map(|()| None)
+        self.emit(&c, &mut loc, c.end, fde.instructions.1, sink).map(|()| false)
     }
 
     /// Builds every FDE of `sec` into `sink`, reusing decoded CIEs.

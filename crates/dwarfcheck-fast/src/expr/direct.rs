@@ -64,22 +64,7 @@ impl Evaluation<'_> {
             }));
         }
         let v = self.to_value(s, e)?;
-        let n = v.ty.bytes();
-        let start = s.bytes.len();
-        // The value's bytes in memory order (least significant first, or
-        // reversed for a big-endian type), written in place.
-        if v.wide == super::machine::NONE && n <= 16 {
-            s.bytes.extend_from_slice(&v.lo.to_le_bytes()[..n]);
-        } else {
-            let mut tmp = std::mem::take(&mut s.tmp);
-            s.value_bytes(&v, &mut tmp);
-            s.bytes.extend_from_slice(&tmp);
-            s.tmp = tmp;
-        }
-        if v.ty.big_endian {
-            s.bytes[start..].reverse();
-        }
-        Ok(Entry::Location(Location::Implicit { start: start as u32, len: n as u32, bit: 0 }))
+        Ok(Entry::Location(self.implicit_of(s, &v)))
     }
 
     /// Runs `prog` without the interpreter loop when it is one producing
@@ -89,9 +74,8 @@ impl Evaluation<'_> {
     /// run it.
     #[inline(always)]
     pub(super) fn run_short(&self, prog: &Program, s: &mut Scratch) -> Option<std::result::Result<Entry, Stop>> {
-        let (first, then_stack_value) = match &prog.insns[..] {
-            [a] => (a, false),
-            [a, b] if b.kind == Kind::StackValue => (a, true),
+        let first = match &prog.insns[..] {
+            [a] | [a, Insn { kind: Kind::StackValue, .. }] => a,
             _ => return None,
         };
         if !first.kind.produces() || self.avail(s) + 1 > self.budgets.stack {
@@ -107,15 +91,12 @@ impl Evaluation<'_> {
             if s.steps > self.budgets.steps {
                 return Some(Err(Stop { fail: Fail::Budget(BudgetKind::Steps), at }));
             }
-            let r = if pc == 0 { self.produce(prog, first, s) } else { self.stack_value(s, e) };
+            let r = if pc == 0 { self.produce(prog, ins, s) } else { self.stack_value(s, e) };
             s.last = pc as u32;
             e = match r {
                 Ok(e) => e,
                 Err(fail) => return Some(Err(Stop { fail, at })),
             };
-            if !then_stack_value {
-                break;
-            }
         }
         Some(Ok(e))
     }
@@ -126,19 +107,16 @@ impl Evaluation<'_> {
     /// result kind. `None`: the loop must run it.
     #[inline]
     pub(super) fn straight_line(&self, prog: &Program, s: &mut Scratch) -> Option<std::result::Result<Entry, Stop>> {
-        if self.base != 0
-            || self.at_override.is_some()
-            || !self.location_attribute
-                && (!self.state.initial_stack().is_empty() || self.state.result_kind() == Some(ResultKind::Value))
-        {
+        if self.base != 0 || self.at_override.is_some() {
+            return None;
+        }
+        let kind = self.result_kind();
+        if kind == Some(ResultKind::Value) || !self.location_attribute && !self.state.initial_stack().is_empty() {
             return None;
         }
         Some(match self.run_short(prog, s)? {
+            Ok(e) => self.result_of(s, Some(e), kind).map_err(|fail| Stop { fail, at: None }),
             Err(stop) => Err(stop),
-            // A location other than a composite is its own result, for no
-            // result kind as for a location result kind (`result_of`).
-            Ok(e @ Entry::Location(l)) if !matches!(l, Location::Composite { .. }) => Ok(e),
-            Ok(e) => self.result_of(s, Some(e)).map_err(|fail| Stop { fail, at: None }),
         })
     }
 }

@@ -36,10 +36,10 @@ impl Program {
         self.run_in(&top_level(state), scratch)
     }
 
-    /// [`Program::run_native`] with the facts of `state` given
-    /// ([`Facts::of`] any state of the same unit, target and budgets):
-    /// for a caller that evaluates many expressions of one unit. Facts
-    /// that are not `state`'s give the outcome the facts' state would.
+    /// [`Program::run_native`] with the facts of `state` given, for a
+    /// caller that evaluates many expressions of one unit: `facts` must be
+    /// [`Facts::of`] a state of the same unit, target and budgets as
+    /// `state` (else the evaluation mixes the two; it never panics).
     pub fn run_with<'a>(
         &self,
         facts: &Facts<'a>,

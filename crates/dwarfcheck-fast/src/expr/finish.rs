@@ -19,14 +19,25 @@ impl Evaluation<'_> {
         if let Some(e) = &top {
             complete_top(s, e);
         }
-        self.result_of(s, top)
+        self.result_of(s, top, self.result_kind())
+    }
+
+    /// The result kind: location for a location description attribute
+    /// ([`Evaluation::location_attribute`]), else the state's.
+    #[inline]
+    pub(super) fn result_kind(&self) -> Option<ResultKind> {
+        if self.location_attribute {
+            Some(ResultKind::Location)
+        } else {
+            self.state.result_kind()
+        }
     }
 
     /// [`Evaluation::result`] of a final stack whose top entry is `top`
-    /// (`None`: empty), a composite on top already completed.
+    /// (`None`: empty), a composite on top already completed, for result
+    /// kind `kind` ([`Evaluation::result_kind`]).
     #[inline]
-    pub(super) fn result_of(&self, s: &mut Scratch, top: Option<Entry>) -> Result<Entry> {
-        let kind = if self.location_attribute { Some(ResultKind::Location) } else { self.state.result_kind() };
+    pub(super) fn result_of(&self, s: &mut Scratch, top: Option<Entry>, kind: Option<ResultKind>) -> Result<Entry> {
         let r = match (kind, top) {
             (Some(ResultKind::Value), None) => Err(Fail::IllFormed(R::EXPR_RESULT_VALUE_EMPTY_STACK)),
             (_, None) => Ok(Entry::Location(Location::Undefined)),

@@ -5,7 +5,7 @@
 //! Description Operations").
 
 use super::evaluation::{Evaluation, Fail, Result};
-use super::machine::{ImplicitPointer, Location, Scratch, Value};
+use super::machine::{ImplicitPointer, Location, Scratch, Value, NONE};
 use dwarfcheck_core::context::Budgets;
 use dwarfcheck_core::outcome::BudgetKind;
 use dwarfcheck_core::rules::{id as R, RuleId};
@@ -149,13 +149,21 @@ impl Evaluation<'_> {
     /// Implicit storage holding `v` in target memory order (as
     /// `DW_OP_stack_value` makes it).
     pub(super) fn implicit_of(&self, s: &mut Scratch, v: &Value) -> Location {
-        let mut tmp = std::mem::take(&mut s.tmp);
-        s.value_bytes(v, &mut tmp);
-        if v.ty.big_endian {
-            tmp.reverse();
+        let n = v.ty.bytes();
+        let start = s.bytes.len();
+        // Written in place: a value of at most 16 bytes straight from its
+        // low 128 bits, a wider one through the temporary buffer.
+        if v.wide == NONE && n <= 16 {
+            s.bytes.extend_from_slice(&v.lo.to_le_bytes()[..n]);
+        } else {
+            let mut tmp = std::mem::take(&mut s.tmp);
+            s.value_bytes(v, &mut tmp);
+            s.bytes.extend_from_slice(&tmp);
+            s.tmp = tmp;
         }
-        let start = s.store(&tmp);
-        s.tmp = tmp;
-        Location::Implicit { start, len: v.ty.bytes() as u32, bit: 0 }
+        if v.ty.big_endian {
+            s.bytes[start..].reverse();
+        }
+        Location::Implicit { start: start as u32, len: n as u32, bit: 0 }
     }
 }

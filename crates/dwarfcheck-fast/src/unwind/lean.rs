@@ -89,9 +89,8 @@ impl Unwinder<'_> {
         let Cfa::Reg { reg, off, aspace: 0 } = cfa_rule else { return None };
         // (The walk's state, `walk_state`, reads registers and memory and
         // has the target and generic type of `state` itself: asked directly.)
-        let walk = state;
-        let target = walk.target();
-        let generic = walk.generic_type();
+        let target = state.target();
+        let generic = state.generic_type();
         let space = target.address_space(0)?;
         if target.endian != Endian::Little {
             return None;
@@ -103,7 +102,7 @@ impl Unwinder<'_> {
             return None;
         }
         let mut b = [0u8; 8];
-        walk.read_register(reg, 0, &mut b).ok()?;
+        state.read_register(reg, 0, &mut b).ok()?;
         let cfa = u64::from_le_bytes(b).wrapping_add(off as u64);
 
         let hot = &self.hot[i];
@@ -125,7 +124,7 @@ impl Unwinder<'_> {
                     return None;
                 }
                 let mut v = [0u8; 8];
-                walk.read_memory(MemoryStorage::shared(0), at as u64, &mut v[..n_bytes]).ok()?;
+                state.read_memory(MemoryStorage::shared(0), at as u64, &mut v[..n_bytes]).ok()?;
                 (Some(unsigned(&v[..n_bytes], false)), None)
             }
             Some(_) => return None,
