@@ -9,8 +9,9 @@ use dwarfcheck_core::context::{CompUnit, Context, ResultKind};
 use dwarfcheck_core::encoding::Format;
 use dwarfcheck_core::outcome::BaseType;
 use dwarfcheck_core::target::{Endian, Target};
+use foldhash::HashMap;
+use foldhash::HashMapExt as _;
 use gimli::{AttributeValue, EndianSlice, Operation, RunTimeEndian};
-use std::collections::HashMap;
 use std::sync::Arc;
 
 /// The CFA every extracted context gives (a plausible x86-64/AArch64 stack
@@ -97,6 +98,10 @@ struct UnitState {
     /// The vendor profile the unit's `DW_AT_LLVM_augmentation` selects, if
     /// any; otherwise the target's.
     vendor: Option<dwarfcheck_core::encoding::VendorProfile>,
+    /// Cases whose expressions name base types: their index in
+    /// `Extracted::exprs` and their context's key before the unit's base
+    /// types are known.
+    typed: Vec<(usize, CtxKey)>,
 }
 
 /// `DW_AT_LLVM_augmentation` (newest heterogeneous-debugging extensions,
@@ -133,7 +138,10 @@ impl Attr {
 }
 
 impl Extractor<'_> {
-    /// Walks one unit: collects its base types, then every location.
+    /// Walks one unit: every location, and its base types. A case whose
+    /// expressions name base types gets its context once the walk has
+    /// seen them all (a type may follow its user); when the walk stops at
+    /// a bad DIE, the cases before it keep the types seen so far.
     pub(super) fn unit(
         &mut self,
         dwarf: &gimli::Dwarf<R<'_>>,
@@ -152,10 +160,29 @@ impl Extractor<'_> {
                 offset: unit_off,
                 ..Default::default()
             },
-            base_types: self.base_types(unit)?,
+            base_types: HashMap::new(),
             cache: HashMap::new(),
             vendor: None,
+            typed: Vec::new(),
         };
+        let walked = self.walk(dwarf, unit, unit_off, &mut st);
+        for (index, key) in std::mem::take(&mut st.typed) {
+            let (pc, fb, mut types) = key;
+            types.retain(|t| st.base_types.contains_key(t));
+            self.out.exprs[index].ctx = self.context(&mut st, (pc, fb, types));
+        }
+        walked
+    }
+
+    /// The DIEs of one unit in order: base types into `st`, locations
+    /// into cases.
+    fn walk(
+        &mut self,
+        dwarf: &gimli::Dwarf<R<'_>>,
+        unit: &gimli::Unit<R<'_>>,
+        unit_off: u64,
+        st: &mut UnitState,
+    ) -> gimli::Result<()> {
         // The unit DIE may name the vendor extension encoding it uses:
         // `[llvm:v0.0]` for the direct hetero-2020 opcodes, later versions
         // for `DW_OP_LLVM_user` (`VendorProfile::from_augmentation`).
@@ -166,9 +193,15 @@ impl Extractor<'_> {
                 }
             }
         }
+        let target_big = self.target.endian == Endian::Big;
         let mut subprograms: Vec<Enclosing> = Vec::new();
         let mut cursor = unit.entries();
         while let Some(die) = cursor.next_dfs()? {
+            if die.tag() == gimli::DW_TAG_base_type {
+                if let Some(t) = base_type(die, target_big) {
+                    st.base_types.insert(die.offset().0 as u64, t);
+                }
+            }
             let depth = die.depth();
             while subprograms.last().is_some_and(|s| s.0 >= depth) {
                 subprograms.pop();
@@ -182,58 +215,17 @@ impl Extractor<'_> {
             };
             let (outer_fb, outer_pc) = subprograms.last().map(|s| (s.1.clone(), s.2)).unwrap_or((None, None));
             if let Some(v) = die.attr_value(gimli::DW_AT_frame_base) {
-                own_fb = self.attr(dwarf, unit, &mut st, v, Attr::FrameBase, die_off, None, low_pc.or(outer_pc))?;
+                own_fb = self.attr(dwarf, unit, st, v, Attr::FrameBase, die_off, None, low_pc.or(outer_pc))?;
             }
             if die.tag() == gimli::DW_TAG_subprogram {
                 subprograms.push((depth, own_fb, low_pc.or(outer_pc)));
             }
             if let Some(v) = die.attr_value(gimli::DW_AT_location) {
                 let (fb, pc) = subprograms.last().map(|s| (s.1.clone(), s.2)).unwrap_or((outer_fb, outer_pc));
-                self.attr(dwarf, unit, &mut st, v, Attr::Location, die_off, fb, pc)?;
+                self.attr(dwarf, unit, st, v, Attr::Location, die_off, fb, pc)?;
             }
         }
         Ok(())
-    }
-
-    /// The unit's `DW_TAG_base_type` DIEs, by unit offset. Other DIEs'
-    /// attributes are skipped, not parsed.
-    fn base_types(&self, unit: &gimli::Unit<R<'_>>) -> gimli::Result<HashMap<u64, BaseType>> {
-        let mut out = HashMap::new();
-        let target_big = self.target.endian == Endian::Big;
-        let mut raw = unit.entries_raw(None)?;
-        while !raw.is_empty() {
-            let offset = raw.next_offset();
-            let Some(abbrev) = raw.read_abbreviation()? else { continue };
-            if abbrev.tag() != gimli::DW_TAG_base_type {
-                raw.skip_attributes(abbrev.attributes())?;
-                continue;
-            }
-            // The first value of each attribute, as `attr_value` gives it.
-            const NAMES: [gimli::DwAt; 4] =
-                [gimli::DW_AT_encoding, gimli::DW_AT_byte_size, gimli::DW_AT_bit_size, gimli::DW_AT_endianity];
-            let mut first: [Option<AttributeValue<R<'_>>>; 4] = [None, None, None, None];
-            for spec in abbrev.attributes() {
-                let attr = raw.read_attribute(*spec)?;
-                if let Some(k) = NAMES.iter().position(|n| *n == attr.name()) {
-                    first[k].get_or_insert(attr.value());
-                }
-            }
-            let [enc, byte_size, bit_size, endianity] = first;
-            let Some(AttributeValue::Encoding(enc)) = enc else { continue };
-            let bits = match (byte_size, bit_size) {
-                (_, Some(b)) => b.udata_value(),
-                (Some(b), None) => b.udata_value().and_then(|v| v.checked_mul(8)),
-                (None, None) => None,
-            };
-            let Some(bits) = bits.and_then(|b| u32::try_from(b).ok()) else { continue };
-            let big = match endianity {
-                Some(AttributeValue::Endianity(gimli::DW_END_big)) => true,
-                Some(AttributeValue::Endianity(gimli::DW_END_little)) => false,
-                _ => target_big,
-            };
-            out.insert(offset.0 as u64, BaseType::ate(enc.0, bits, big));
-        }
-        Ok(out)
     }
 
     /// Turns one `DW_AT_location` / `DW_AT_frame_base` value into cases.
@@ -262,8 +254,7 @@ impl Extractor<'_> {
             if matches!(attr, Attr::FrameBase) {
                 self.out.counts.frame_bases += 1;
             }
-            let name = format!("die{die_off:#x}.{}", attr.short());
-            let origin = self.origin_text(format_args!("DIE {die_off:#x} {}", attr.name()));
+            let (name, origin) = self.labels(attr, die_off, None);
             self.push(st, name, origin, bytes.clone(), pc, frame_base);
             return Ok(Some(bytes));
         }
@@ -274,8 +265,7 @@ impl Extractor<'_> {
         let mut i = 0usize;
         while let Some(entry) = list.next()? {
             let (b, e) = (entry.range.begin, entry.range.end);
-            let range = format_args!("[{b:#x}, {e:#x})");
-            self.list_entry(st, attr, die_off, i, range, entry.data.0.slice(), Some(b), frame_base.clone());
+            self.list_entry(st, attr, die_off, (i, Range::Pc(b, e)), entry.data.0.slice(), Some(b), frame_base.clone());
             i += 1;
         }
         Ok(None)
@@ -313,21 +303,19 @@ impl Extractor<'_> {
                 E::DefaultLocation { data } => ("default location".to_string(), data),
                 E::BaseAddress { .. } | E::BaseAddressx { .. } => continue,
             };
-            self.list_entry(st, attr, die_off, i, format_args!("{range}"), data.0.slice(), None, frame_base.clone());
+            self.list_entry(st, attr, die_off, (i, Range::Text(&range)), data.0.slice(), None, frame_base.clone());
             i += 1;
         }
         Ok(None)
     }
 
-    /// Adds entry `i` of a location list as a case.
-    #[allow(clippy::too_many_arguments)]
+    /// Adds `entry` (its index and range) of a location list as a case.
     fn list_entry(
         &mut self,
         st: &mut UnitState,
         attr: Attr,
         die_off: u64,
-        i: usize,
-        range: std::fmt::Arguments<'_>,
+        entry: (usize, Range<'_>),
         expr: &[u8],
         pc: Option<u64>,
         frame_base: Option<Arc<[u8]>>,
@@ -336,22 +324,51 @@ impl Extractor<'_> {
         if matches!(attr, Attr::FrameBase) {
             self.out.counts.frame_bases += 1;
         }
-        let name = format!("die{die_off:#x}.{}.{i}", attr.short());
-        let origin = self.origin_text(format_args!("DIE {die_off:#x} {} entry {i} {range}", attr.name()));
+        let (name, origin) = self.labels(attr, die_off, Some(entry));
         self.push(st, name, origin, Arc::from(expr), pc, frame_base);
     }
 
-    /// A case's origin: the file's (or split unit's), then `what`.
-    fn origin_text(&self, what: std::fmt::Arguments<'_>) -> String {
-        let mut out = String::with_capacity(self.origin.len() + TEXT_ROOM);
-        out.push_str(&self.origin);
-        out.push_str(": ");
-        let _ = std::fmt::Write::write_fmt(&mut out, what);
-        out
+    /// A case's name and origin: `die0x2a.loc` and `FILE: DIE 0x2a
+    /// DW_AT_location` for an exprloc, `die0x2a.loc.3` and `FILE: DIE 0x2a
+    /// DW_AT_location entry 3 [0x1000, 0x1010)` for a location-list entry.
+    /// Written by hand rather than with `format!`: this runs once per
+    /// extracted expression.
+    fn labels(&self, attr: Attr, die_off: u64, entry: Option<(usize, Range<'_>)>) -> (String, String) {
+        let mut name = String::with_capacity(24);
+        name.push_str("die");
+        push_hex(&mut name, die_off);
+        name.push('.');
+        name.push_str(attr.short());
+        let mut origin = String::with_capacity(self.origin.len() + TEXT_ROOM);
+        origin.push_str(&self.origin);
+        origin.push_str(": DIE ");
+        push_hex(&mut origin, die_off);
+        origin.push(' ');
+        origin.push_str(attr.name());
+        if let Some((i, range)) = entry {
+            name.push('.');
+            push_decimal(&mut name, i as u64);
+            origin.push_str(" entry ");
+            push_decimal(&mut origin, i as u64);
+            origin.push(' ');
+            match range {
+                Range::Pc(b, e) => {
+                    origin.push('[');
+                    push_hex(&mut origin, b);
+                    origin.push_str(", ");
+                    push_hex(&mut origin, e);
+                    origin.push(')');
+                }
+                Range::Text(t) => origin.push_str(t),
+            }
+        }
+        (name, origin)
     }
 
     /// Adds one case, sharing its context with earlier cases of the unit
-    /// that have the same pc, frame base and referenced base types.
+    /// that have the same pc, frame base and referenced base types. A case
+    /// whose expressions name types is noted in `st.typed` and gets its
+    /// context after the walk ([`Extractor::unit`]).
     fn push(
         &mut self,
         st: &mut UnitState,
@@ -368,8 +385,28 @@ impl Extractor<'_> {
         }
         types.sort_unstable();
         types.dedup();
-        types.retain(|t| st.base_types.contains_key(t));
-        let ctx = match st.cache.entry((pc, frame_base, types)) {
+        let ctx = if types.is_empty() {
+            self.context(st, (pc, frame_base, types))
+        } else {
+            st.typed.push((self.out.exprs.len(), (pc, frame_base.clone(), types)));
+            self.context(st, (pc, frame_base, Vec::new()))
+        };
+        self.out.exprs.push(ExprCase {
+            name,
+            origin,
+            expr,
+            attribute: None,
+            form: None,
+            ctx,
+            rules: Vec::new(),
+            expect: None,
+        });
+    }
+
+    /// The unit's context for `key` (pc, frame base, base types known to
+    /// the unit), built on first use.
+    fn context(&self, st: &mut UnitState, key: CtxKey) -> Arc<Context> {
+        match st.cache.entry(key) {
             std::collections::hash_map::Entry::Occupied(e) => e.get().clone(),
             std::collections::hash_map::Entry::Vacant(e) => {
                 let key = e.key();
@@ -390,18 +427,63 @@ impl Extractor<'_> {
                 c.caller = Some(self.caller.clone());
                 e.insert(Arc::new(c)).clone()
             }
-        };
-        self.out.exprs.push(ExprCase {
-            name,
-            origin,
-            expr,
-            attribute: None,
-            form: None,
-            ctx,
-            rules: Vec::new(),
-            expect: None,
-        });
+        }
     }
+}
+
+/// A `DW_TAG_base_type` DIE as a [`BaseType`]: its encoding, its size
+/// (`DW_AT_bit_size`, else `DW_AT_byte_size` × 8, in **bits**, fitting
+/// 32 bits) and its byte order (`DW_AT_endianity`, else the target's);
+/// `None` without an encoding or a size. The first value of each attribute
+/// counts, as `attr_value` gives it.
+fn base_type(die: &gimli::DebuggingInformationEntry<R<'_>>, target_big: bool) -> Option<BaseType> {
+    let Some(AttributeValue::Encoding(enc)) = die.attr_value(gimli::DW_AT_encoding) else { return None };
+    let bits = match (die.attr_value(gimli::DW_AT_byte_size), die.attr_value(gimli::DW_AT_bit_size)) {
+        (_, Some(b)) => b.udata_value(),
+        (Some(b), None) => b.udata_value().and_then(|v| v.checked_mul(8)),
+        (None, None) => None,
+    };
+    let bits = u32::try_from(bits?).ok()?;
+    let big = match die.attr_value(gimli::DW_AT_endianity) {
+        Some(AttributeValue::Endianity(gimli::DW_END_big)) => true,
+        Some(AttributeValue::Endianity(gimli::DW_END_little)) => false,
+        _ => target_big,
+    };
+    Some(BaseType::ate(enc.0, bits, big))
+}
+
+/// A location-list entry's range as a case's origin shows it.
+#[derive(Clone, Copy)]
+enum Range<'a> {
+    /// `[begin, end)`, program addresses.
+    Pc(u64, u64),
+    /// As the raw entry wrote it (addresses not resolved).
+    Text(&'a str),
+}
+
+/// Appends `v` as `0x` and lowercase hexadecimal digits (as `{:#x}`).
+fn push_hex(out: &mut String, v: u64) {
+    out.push_str("0x");
+    let digits = (64 - (v | 1).leading_zeros()).div_ceil(4);
+    for k in (0..digits).rev() {
+        out.push(char::from(b"0123456789abcdef"[((v >> (4 * k)) & 0xf) as usize]));
+    }
+}
+
+/// Appends `v` in decimal (as `{}`).
+fn push_decimal(out: &mut String, v: u64) {
+    let mut buf = [0u8; 20];
+    let mut at = buf.len();
+    let mut v = v;
+    loop {
+        at -= 1;
+        buf[at] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    out.push_str(std::str::from_utf8(&buf[at..]).expect("ASCII digits"));
 }
 
 /// Room for the formatted part of a case's origin, so that formatting
@@ -426,6 +508,31 @@ fn referenced_types(expr: &[u8], encoding: gimli::Encoding, endian: Endian, out:
         };
         if t != 0 {
             out.push(t as u64);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{push_decimal, push_hex};
+
+    /// The hand-written digits agree with `format!` (the oracle) at the
+    /// edges of every digit count.
+    #[test]
+    fn hand_written_digits_match_format() {
+        let mut values = vec![0u64, 1, 9, 10, 15, 16, 99, 100, u64::MAX, u64::MAX - 1];
+        for k in 1..64 {
+            values.extend([(1u64 << k) - 1, 1u64 << k, (1u64 << k) + 1]);
+        }
+        for k in 1..20 {
+            values.extend([10u64.pow(k) - 1, 10u64.pow(k)]);
+        }
+        for v in values {
+            let (mut h, mut d) = (String::new(), String::new());
+            push_hex(&mut h, v);
+            push_decimal(&mut d, v);
+            assert_eq!(h, format!("{v:#x}"));
+            assert_eq!(d, format!("{v}"));
         }
     }
 }

@@ -376,7 +376,12 @@ fn run_impl(
                 ex.push(format!("{}: {}", case.origin(), input_text(case)));
             }
         }
-        *s.reference_kinds.entry(r.reference_kind.to_string()).or_default() += 1;
+        match s.reference_kinds.get_mut(r.reference_kind) {
+            Some(n) => *n += 1,
+            None => {
+                s.reference_kinds.insert(r.reference_kind.to_string(), 1);
+            }
+        }
         for (i, v) in &r.verdicts {
             *s.verdicts.get_mut(&names[*i]).expect("consumer listed").entry(*v).or_default() += 1;
             if let (Verdict::IllFormedAccepted, Some(rule)) = (v, &r.reference_rule) {

@@ -110,7 +110,8 @@ impl Insn {
 /// `expr.decode.truncated-operand`, `expr.decode.leb128-overflow`) and the
 /// byte offset of the opcode of the first operation that cannot be decoded.
 pub fn decode(expr: &[u8], ctx: &dyn MachineState) -> Result<Vec<Insn>, (RuleId, usize)> {
-    let mut out = Vec::new();
+    // Room for the short expressions most are (at most one operation per byte).
+    let mut out = Vec::with_capacity(expr.len().min(4));
     let mut pos = 0;
     while pos < expr.len() {
         let at = pos;

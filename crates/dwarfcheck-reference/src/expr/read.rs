@@ -121,8 +121,16 @@ fn read_segments(ctx: &dyn MachineState, segs: &[(u64, Vec<Source>)], nbits: u64
 
 /// Copies `n` bits from `src` (starting at bit `s`) to `dst` (starting at
 /// bit `d`); bit `i` of a byte string is bit `i % 8` of byte `i / 8`.
+/// When both starts are on a byte boundary the whole bytes are copied as
+/// bytes (the same bits), and only the bits after them one by one.
 pub fn copy_bits(src: &[u8], s: u64, dst: &mut [u8], d: u64, n: u64) {
-    for j in 0..n {
+    let mut done = 0;
+    if s % 8 == 0 && d % 8 == 0 {
+        let (from, to, whole) = ((s / 8) as usize, (d / 8) as usize, (n / 8) as usize);
+        dst[to..to + whole].copy_from_slice(&src[from..from + whole]);
+        done = n - n % 8;
+    }
+    for j in done..n {
         let si = s + j;
         let bit = (src[(si / 8) as usize] >> (si % 8)) & 1;
         let di = d + j;

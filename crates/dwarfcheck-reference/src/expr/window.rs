@@ -25,24 +25,31 @@ use dwarfcheck_core::rules::{id, RuleId};
 pub(super) fn walk_cost(loc: &Loc, skip: u128, n: u64, limit: u64) -> Option<u64> {
     let mut total = 0u64;
     for s in &loc.singles {
-        let Storage::Composite { parts, .. } = &s.storage else { continue };
-        let start = s.bit_offset.saturating_add(skip);
-        let end = start.saturating_add(u128::from(n));
-        let mut pos = 0u128;
-        for p in parts.iter() {
-            if pos >= end {
-                break;
-            }
-            total += 1;
-            if total > limit {
-                return None;
-            }
-            let (lo, hi) = (pos.max(start), pos.saturating_add(u128::from(p.bits)).min(end));
-            if lo < hi {
-                total += walk_cost(&p.loc, lo - pos, (hi - lo) as u64, limit - total)?;
-            }
-            pos = pos.saturating_add(u128::from(p.bits));
+        total += walk_cost_single(s, skip, n, limit - total)?;
+    }
+    Some(total)
+}
+
+/// [`walk_cost`] of one single location description.
+fn walk_cost_single(s: &Single, skip: u128, n: u64, limit: u64) -> Option<u64> {
+    let Storage::Composite { parts, .. } = &s.storage else { return Some(0) };
+    let start = s.bit_offset.saturating_add(skip);
+    let end = start.saturating_add(u128::from(n));
+    let mut total = 0u64;
+    let mut pos = 0u128;
+    for p in parts.iter() {
+        if pos >= end {
+            break;
         }
+        total += 1;
+        if total > limit {
+            return None;
+        }
+        let (lo, hi) = (pos.max(start), pos.saturating_add(u128::from(p.bits)).min(end));
+        if lo < hi {
+            total += walk_cost(&p.loc, lo - pos, (hi - lo) as u64, limit - total)?;
+        }
+        pos = pos.saturating_add(u128::from(p.bits));
     }
     Some(total)
 }
@@ -93,8 +100,7 @@ fn raw_cut_whole(loc: &Loc) -> RawLocation {
 fn whole_cost(loc: &Loc, limit: u64) -> Option<u64> {
     let mut cost = 0u64;
     for s in &loc.singles {
-        let one = Loc { singles: vec![s.clone()] };
-        cost += walk_cost(&one, 0, whole_bits(s), limit - cost)?;
+        cost += walk_cost_single(s, 0, whole_bits(s), limit - cost)?;
     }
     Some(cost)
 }

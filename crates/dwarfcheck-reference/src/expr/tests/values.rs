@@ -275,3 +275,25 @@ fn malformed_bytes() {
     // expr.decode.static: a bad byte behind a skip to the end still counts.
     assert_eq!(value(&[0x2f, 0x01, 0x00, 0x01]), ill(id::EXPR_DECODE_UNKNOWN_OPCODE, Some(3)));
 }
+
+/// `copy_bits` (byte-aligned starts copy whole bytes) against the bits as
+/// one little-endian integer: the `n` bits from bit `s` of the source land
+/// at bit `d` of the destination, every other destination bit unchanged.
+#[test]
+fn copy_bits_matches_the_integer_view() {
+    use crate::expr::read::copy_bits;
+    let src: Vec<u8> = (0..16u32).map(|i| (i.wrapping_mul(0x9d) ^ 0x5a) as u8).collect();
+    let as_int = |b: &[u8]| b.iter().rev().fold(0u128, |v, x| (v << 8) | u128::from(*x));
+    for s in 0..40u64 {
+        for d in 0..40u64 {
+            for n in 0..=(64 - s.max(d)).min(64) {
+                let mut dst = vec![0xc3u8; 16];
+                let before = as_int(&dst);
+                copy_bits(&src, s, &mut dst, d, n);
+                let mask = if n == 0 { 0 } else { (u128::MAX >> (128 - n)) << d };
+                let want = (before & !mask) | (((as_int(&src) >> s) << d) & mask);
+                assert_eq!(as_int(&dst), want, "s {s} d {d} n {n}");
+            }
+        }
+    }
+}
