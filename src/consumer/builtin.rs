@@ -101,6 +101,9 @@ impl Consumer for Fast {
     fn evaluate(&self, case: &ExprCase) -> Outcome {
         fast_outcome(case)
     }
+    fn evaluate_in(&self, case: &ExprCase, state: &dyn MachineState) -> Option<Outcome> {
+        Some(dwarfcheck_fast::expr::evaluate_attribute(case.attribute, case.value(), state))
+    }
     fn frame_table(&self, case: &CfiCase) -> CfiOutcome {
         fast_table(case)
     }

@@ -51,6 +51,15 @@ pub trait Consumer: Send + Sync {
     fn supports(&self) -> Support;
     /// Evaluates one expression case.
     fn evaluate(&self, case: &ExprCase) -> Outcome;
+    /// [`Consumer::evaluate`] with `state` standing for the case's context
+    /// (which gives no CFI): a state that answers as that context does,
+    /// watching which questions are asked. `None` (the default): this
+    /// consumer cannot evaluate in a given state (it runs another
+    /// program, or reads the context itself).
+    fn evaluate_in(&self, case: &ExprCase, state: &dyn dwarfcheck_core::context::MachineState) -> Option<Outcome> {
+        let _ = (case, state);
+        None
+    }
     /// Builds the row table of one FDE.
     fn frame_table(&self, case: &CfiCase) -> CfiOutcome;
     /// [`Consumer::evaluate`], unless this consumer has been declared down

@@ -102,6 +102,20 @@ struct UnitState {
     /// `Extracted::exprs` and their context's key before the unit's base
     /// types are known.
     typed: Vec<(usize, CtxKey)>,
+    /// The expressions of the unit's cases, each distinct one stored once.
+    expressions: foldhash::HashSet<Arc<[u8]>>,
+}
+
+impl UnitState {
+    /// `bytes` as the unit's cases share them.
+    fn shared(&mut self, bytes: &[u8]) -> Arc<[u8]> {
+        if let Some(b) = self.expressions.get(bytes) {
+            return b.clone();
+        }
+        let b: Arc<[u8]> = Arc::from(bytes);
+        self.expressions.insert(b.clone());
+        b
+    }
 }
 
 /// `DW_AT_LLVM_augmentation` (newest heterogeneous-debugging extensions,
@@ -164,6 +178,7 @@ impl Extractor<'_> {
             cache: HashMap::new(),
             vendor: None,
             typed: Vec::new(),
+            expressions: foldhash::HashSet::default(),
         };
         let walked = self.walk(dwarf, unit, unit_off, &mut st);
         for (index, key) in std::mem::take(&mut st.typed) {
@@ -249,7 +264,7 @@ impl Extractor<'_> {
             _ => None,
         };
         if let Some(bytes) = exprloc {
-            let bytes: Arc<[u8]> = Arc::from(bytes.slice());
+            let bytes = st.shared(bytes.slice());
             self.out.counts.expressions += 1;
             if matches!(attr, Attr::FrameBase) {
                 self.out.counts.frame_bases += 1;
@@ -325,7 +340,8 @@ impl Extractor<'_> {
             self.out.counts.frame_bases += 1;
         }
         let (name, origin) = self.labels(attr, die_off, Some(entry));
-        self.push(st, name, origin, Arc::from(expr), pc, frame_base);
+        let expr = st.shared(expr);
+        self.push(st, name, origin, expr, pc, frame_base);
     }
 
     /// A case's name and origin: `die0x2a.loc` and `FILE: DIE 0x2a

@@ -4,6 +4,7 @@
 
 pub mod compare;
 pub mod files;
+mod memo;
 pub mod progress;
 pub mod report;
 
@@ -324,6 +325,7 @@ fn run_impl(
         o.prepare(cases);
     }
     let bar = progress::cases(cases.len() as u64, opts.progress);
+    let memo = memo::Memo::default();
     let results: Vec<Option<CaseResult>> = cases
         .par_iter()
         .map(|c| {
@@ -331,7 +333,7 @@ fn run_impl(
                 return None;
             }
             let r = match c {
-                Case::Expr(e) => run_expr(e, fast, others, opts),
+                Case::Expr(e) => run_expr(e, &memo, fast, others, opts),
                 Case::Cfi(f) => run_cfi(f, reference, fast, others, opts),
             };
             if let Some(b) = &bar {
@@ -484,10 +486,16 @@ fn judge_all(
 
 /// An expression case. The reference is [`dwarfcheck_reference::expr`] itself,
 /// asked also which `unspecified` decisions its answer rests on.
-fn run_expr(c: &ExprCase, fast: &dyn Consumer, others: &[Box<dyn Consumer>], opts: &Options) -> CaseResult {
-    let (r, relied) = crate::consumer::builtin::reference_outcome(c);
-    let f = fast.evaluate(c);
-    let expect = c.expect.as_ref().map(|e| (compare::exact(e, &r), compare::exact(e, &f)));
+fn run_expr<'a>(
+    c: &'a ExprCase,
+    memo: &memo::Memo<'a>,
+    fast: &dyn Consumer,
+    others: &[Box<dyn Consumer>],
+    opts: &Options,
+) -> CaseResult {
+    let evaluated = memo.evaluate(c, fast);
+    let memo::Evaluated { reference: r, relied, fast: f } = &*evaluated;
+    let expect = c.expect.as_ref().map(|e| (compare::exact(e, r), compare::exact(e, f)));
     let edition = if others.is_empty() { Edition::Dwarf5 } else { edition::of_expr_case(c) };
     // The reference says exactly which open choices its answer rests on; the
     // case's own rule list is not consulted, so a case that merely mentions
@@ -496,15 +504,15 @@ fn run_expr(c: &ExprCase, fast: &dyn Consumer, others: &[Box<dyn Consumer>], opt
     let unspecified = !relied.is_empty() || compare::exercises_unspecified(own_rule.as_slice());
     let (verdicts, findings, answers) = judge_all(
         expect,
-        compare::fast_verdict(compare::same_evaluator_outcome(&r, &f)),
+        compare::fast_verdict(compare::same_evaluator_outcome(r, f)),
         others,
         opts,
         |s| s.expr && s.editions.contains(&edition),
         |o| match o.try_evaluate(c) {
             None => (Verdict::ConsumerDown, None),
             Some(a) => {
-                let seen = o.expr_view(c, &r);
-                (compare::judge(seen.as_ref().unwrap_or(&r), &a, unspecified), Some(Answered::Expr(a)))
+                let seen = o.expr_view(c, r);
+                (compare::judge(seen.as_ref().unwrap_or(r), &a, unspecified), Some(Answered::Expr(a)))
             }
         },
     );

@@ -99,6 +99,66 @@ pub struct Context {
 }
 
 impl Context {
+    /// Whether `self` and `other` give the same machine state except, at
+    /// most, the pc: every other element equal, the shared ones (target,
+    /// calling frame, call frame information) the very same `Arc`. An
+    /// evaluation that never asks for the pc (`MachineState::pc`) has the
+    /// same outcome in both.
+    pub fn same_except_pc(&self, other: &Context) -> bool {
+        // Destructured so that a new element cannot be left out.
+        let Context {
+            target,
+            vendor,
+            result_kind,
+            thread,
+            lane,
+            pc: _,
+            cfa,
+            cfa_aspace,
+            frame_base,
+            object,
+            initial_stack,
+            tls_base,
+            registers,
+            memory,
+            synthetic,
+            cu,
+            caller,
+            cfi,
+            budgets,
+        } = self;
+        fn same<T>(a: &Option<Arc<T>>, b: &Option<Arc<T>>) -> bool {
+            match (a, b) {
+                (None, None) => true,
+                (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+                _ => false,
+            }
+        }
+        Arc::ptr_eq(target, &other.target)
+            && same(caller, &other.caller)
+            && same(cfi, &other.cfi)
+            && (*result_kind, *thread, *lane, *cfa, *cfa_aspace, *tls_base, *synthetic, *budgets)
+                == (
+                    other.result_kind,
+                    other.thread,
+                    other.lane,
+                    other.cfa,
+                    other.cfa_aspace,
+                    other.tls_base,
+                    other.synthetic,
+                    other.budgets,
+                )
+            && *frame_base == other.frame_base
+            && *vendor == other.vendor
+            && *object == other.object
+            && *initial_stack == other.initial_stack
+            && *registers == other.registers
+            && *memory == other.memory
+            && *cu == other.cu
+    }
+}
+
+impl Context {
     /// An empty context on `target`: no element specified, nothing readable.
     pub fn new(target: Arc<Target>) -> Self {
         Context {
@@ -293,6 +353,38 @@ impl MachineState for Context {
             (Some(cu), DebugSection::DebugLoclists) => &cu.debug_loclists,
             (Some(cu), DebugSection::DebugLoc) => &cu.debug_loc,
             (None, _) => &[],
+        }
+    }
+}
+
+#[cfg(test)]
+mod same_except_pc_tests {
+    use super::*;
+
+    #[test]
+    fn only_the_pc_may_differ() {
+        let t = Arc::new(crate::target::presets::x86_64());
+        let mut a = Context::new(t.clone());
+        a.pc = Some(0x10);
+        a.frame_base = Some(vec![0x76, 0]);
+        a.synthetic = Some(1);
+        let mut b = a.clone();
+        b.pc = Some(0x20);
+        assert!(a.same_except_pc(&b));
+        let changes: [fn(&mut Context); 6] = [
+            |c| c.frame_base = Some(vec![0x77, 0]),
+            |c| c.cfa = Some(0x1000),
+            |c| c.synthetic = Some(2),
+            |c| {
+                c.registers.insert(6, vec![0; 8]);
+            },
+            |c| c.budgets.steps = 3,
+            |c| c.target = Arc::new(crate::target::presets::x86_64()),
+        ];
+        for change in changes {
+            let mut c = b.clone();
+            change(&mut c);
+            assert!(!a.same_except_pc(&c) && !c.same_except_pc(&a));
         }
     }
 }
