@@ -325,6 +325,7 @@ impl Extractor<'_> {
     }
 
     /// Adds `entry` (its index and range) of a location list as a case.
+    #[allow(clippy::too_many_arguments)]
     fn list_entry(
         &mut self,
         st: &mut UnitState,

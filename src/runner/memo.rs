@@ -35,8 +35,11 @@ pub(super) struct Evaluated {
 /// the pc; each with the case it was made for.
 #[derive(Default)]
 pub(super) struct Memo<'a> {
-    made: Mutex<HashMap<u64, Vec<(&'a ExprCase, Arc<Evaluated>)>>>,
+    made: Mutex<Made<'a>>,
 }
+
+/// Evaluations by hint ([`hint`]), each with the case it was made for.
+type Made<'a> = HashMap<u64, Vec<(&'a ExprCase, Arc<Evaluated>)>>;
 
 impl<'a> Memo<'a> {
     /// The reference's and `fast`'s evaluations of `case`: those of an
@@ -70,7 +73,7 @@ impl<'a> Memo<'a> {
         e
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Vec<(&'a ExprCase, Arc<Evaluated>)>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Made<'a>> {
         // A panic elsewhere while the lock was held leaves a map that is
         // still consistent (entries are pushed whole).
         self.made.lock().unwrap_or_else(|e| e.into_inner())

@@ -125,7 +125,7 @@ fn read_segments(ctx: &dyn MachineState, segs: &[(u64, Vec<Source>)], nbits: u64
 /// bytes (the same bits), and only the bits after them one by one.
 pub fn copy_bits(src: &[u8], s: u64, dst: &mut [u8], d: u64, n: u64) {
     let mut done = 0;
-    if s % 8 == 0 && d % 8 == 0 {
+    if s.is_multiple_of(8) && d.is_multiple_of(8) {
         let (from, to, whole) = ((s / 8) as usize, (d / 8) as usize, (n / 8) as usize);
         dst[to..to + whole].copy_from_slice(&src[from..from + whole]);
         done = n - n % 8;
