@@ -222,21 +222,34 @@ impl Extractor<'_> {
                 subprograms.pop();
             }
             let die_off = unit_off + die.offset().0 as u64;
-            let mut own_fb = None;
-            let low_pc = match die.attr_value(gimli::DW_AT_low_pc) {
+            // The first value of each attribute, as `attr_value` gives it,
+            // in one pass over the DIE's attributes.
+            let (mut low_pc, mut frame_base, mut location) = (None, None, None);
+            for a in die.attrs() {
+                let slot = match a.name() {
+                    gimli::DW_AT_low_pc => &mut low_pc,
+                    gimli::DW_AT_frame_base => &mut frame_base,
+                    gimli::DW_AT_location => &mut location,
+                    _ => continue,
+                };
+                slot.get_or_insert(a.value());
+            }
+            let low_pc = match low_pc {
                 Some(AttributeValue::Addr(a)) => Some(a),
                 Some(AttributeValue::DebugAddrIndex(i)) => dwarf.address(unit, i).ok(),
                 _ => None,
             };
-            let (outer_fb, outer_pc) = subprograms.last().map(|s| (s.1.clone(), s.2)).unwrap_or((None, None));
-            if let Some(v) = die.attr_value(gimli::DW_AT_frame_base) {
+            let outer_pc = subprograms.last().and_then(|s| s.2);
+            let mut own_fb = None;
+            if let Some(v) = frame_base {
                 own_fb = self.attr(dwarf, unit, st, v, Attr::FrameBase, die_off, None, low_pc.or(outer_pc))?;
             }
             if die.tag() == gimli::DW_TAG_subprogram {
                 subprograms.push((depth, own_fb, low_pc.or(outer_pc)));
             }
-            if let Some(v) = die.attr_value(gimli::DW_AT_location) {
-                let (fb, pc) = subprograms.last().map(|s| (s.1.clone(), s.2)).unwrap_or((outer_fb, outer_pc));
+            if let Some(v) = location {
+                // The innermost subprogram: this DIE if it is one.
+                let (fb, pc) = subprograms.last().map(|s| (s.1.clone(), s.2)).unwrap_or((None, None));
                 self.attr(dwarf, unit, st, v, Attr::Location, die_off, fb, pc)?;
             }
         }
