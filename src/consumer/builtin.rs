@@ -27,9 +27,13 @@ pub fn with_reference_state<R>(ctx: &Context, f: impl FnOnce(&dyn MachineState) 
 /// context and its value's form applied), and the `unspecified` rules the
 /// answer rests on (`dwarfcheck_reference::expr::evaluate_attribute`).
 pub fn reference_outcome(case: &ExprCase) -> (Outcome, Vec<RuleId>) {
-    with_reference_state(&case.ctx, |state| {
-        dwarfcheck_reference::expr::evaluate_attribute(case.attribute, case.value(), state)
-    })
+    with_reference_state(&case.ctx, |state| reference_outcome_in(case, state))
+}
+
+/// [`reference_outcome`] in `state`, standing for the case's context (the
+/// machine state [`with_reference_state`] gives).
+pub fn reference_outcome_in(case: &ExprCase, state: &dyn MachineState) -> (Outcome, Vec<RuleId>) {
+    dwarfcheck_reference::expr::evaluate_attribute(case.attribute, case.value(), state)
 }
 
 /// The fast evaluator's outcome for an expression case
@@ -38,13 +42,17 @@ pub fn reference_outcome(case: &ExprCase) -> (Outcome, Vec<RuleId>) {
 /// virtually unwinding its machine state (`dwarfcheck_fast::unwind::UnwoundFrames`,
 /// `unwind.context-from-cfi`).
 pub fn fast_outcome(case: &ExprCase) -> Outcome {
-    let evaluate = |state: &dyn dwarfcheck_core::context::MachineState| {
-        dwarfcheck_fast::expr::evaluate_attribute(case.attribute, case.value(), state)
-    };
+    let evaluate = |state: &dyn MachineState| fast_outcome_in(case, state);
     match &case.ctx.cfi {
         Some(cfi) => evaluate(&dwarfcheck_fast::unwind::UnwoundFrames::new(&*case.ctx, cfi)),
         None => evaluate(&*case.ctx),
     }
+}
+
+/// [`fast_outcome`] in `state`, standing for the case's context (which,
+/// when it gives CFI, must be the unwound state [`fast_outcome`] builds).
+pub fn fast_outcome_in(case: &ExprCase, state: &dyn MachineState) -> Outcome {
+    dwarfcheck_fast::expr::evaluate_attribute(case.attribute, case.value(), state)
 }
 
 /// The reference's row table for a CFI case.
@@ -101,8 +109,10 @@ impl Consumer for Fast {
     fn evaluate(&self, case: &ExprCase) -> Outcome {
         fast_outcome(case)
     }
+    /// `None` for a case whose context gives CFI: fast evaluates it in the
+    /// state unwound from that CFI ([`fast_outcome`]).
     fn evaluate_in(&self, case: &ExprCase, state: &dyn MachineState) -> Option<Outcome> {
-        Some(dwarfcheck_fast::expr::evaluate_attribute(case.attribute, case.value(), state))
+        case.ctx.cfi.is_none().then(|| fast_outcome_in(case, state))
     }
     fn frame_table(&self, case: &CfiCase) -> CfiOutcome {
         fast_table(case)

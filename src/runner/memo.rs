@@ -41,6 +41,11 @@ pub(super) struct Memo<'a> {
 /// Evaluations by hint ([`hint`]), each with the case it was made for.
 type Made<'a> = HashMap<u64, Vec<(&'a ExprCase, Arc<Evaluated>)>>;
 
+/// The most evaluations kept per hint, so that a lookup compares a case
+/// with at most this many others however many cases share a hint (cases
+/// with the same expression and frame base but other registers, say).
+const CANDIDATES: usize = 8;
+
 impl<'a> Memo<'a> {
     /// The reference's and `fast`'s evaluations of `case`: those of an
     /// earlier case of the run with the same expression, attribute, form
@@ -61,14 +66,17 @@ impl<'a> Memo<'a> {
             }
         }
         let (reference_state, fast_state) = (Watch::new(&*case.ctx), Watch::new(&*case.ctx));
-        let (reference, relied) =
-            dwarfcheck_reference::expr::evaluate_attribute(case.attribute, case.value(), &reference_state);
+        let (reference, relied) = crate::consumer::builtin::reference_outcome_in(case, &reference_state);
         let Some(fast) = fast.evaluate_in(case, &fast_state) else {
             return Arc::new(Evaluated { reference, relied, fast: fast.evaluate(case) });
         };
         let e = Arc::new(Evaluated { reference, relied, fast });
         if !reference_state.asked_pc.get() && !fast_state.asked_pc.get() {
-            self.lock().entry(key).or_default().push((case, e.clone()));
+            let mut made = self.lock();
+            let kept = made.entry(key).or_default();
+            if kept.len() < CANDIDATES {
+                kept.push((case, e.clone()));
+            }
         }
         e
     }
@@ -273,6 +281,27 @@ mod tests {
         let eb = memo.evaluate(&b, &AsksPc);
         assert!(!Arc::ptr_eq(&ea, &eb));
         assert_eq!(ea.fast, fast_outcome(&b));
+    }
+
+    #[test]
+    fn a_hint_keeps_a_bounded_number_of_evaluations() {
+        let t = Arc::new(dwarfcheck_core::target::presets::x86_64());
+        // One expression and frame base, contexts differing in a register.
+        let cases: Vec<ExprCase> = (0..3 * CANDIDATES as u8)
+            .map(|k| {
+                let mut c = (*context(0x10, &[], &t)).clone();
+                c.registers.insert(0, vec![k; 8]);
+                case(&[0x70, 0], &Arc::new(c))
+            })
+            .collect();
+        let memo = Memo::default();
+        for c in &cases {
+            let e = memo.evaluate(c, &Fast);
+            assert_eq!(e.fast, fast_outcome(c));
+        }
+        let made = memo.lock();
+        assert_eq!(made.len(), 1, "one hint");
+        assert_eq!(made.values().next().unwrap().len(), CANDIDATES);
     }
 
     /// On every case extracted from this test executable, the shared
