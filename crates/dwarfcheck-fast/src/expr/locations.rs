@@ -99,6 +99,9 @@ impl Evaluation<'_> {
         if let Some(e) = &prog.error {
             return Err(Fail::IllFormed(e.rule.clone()));
         }
+        if let Some(r) = self.single_location(prog, s) {
+            return r;
+        }
         match self.run(prog, s) {
             Err(stop) => {
                 s.stack.truncate(self.base);
@@ -106,6 +109,33 @@ impl Evaluation<'_> {
             }
             Ok(()) => self.result_location(s),
         }
+    }
+
+    /// [`Evaluation::nested`] of a program that is one operation pushing a
+    /// location or a generic value from its operands and the machine state
+    /// alone (`DW_OP_call_frame_cfa`, `DW_OP_breg*`, `DW_OP_reg*`,
+    /// `DW_OP_addr`, a literal: what frame bases are), without the loop:
+    /// its step counted and checked, the operation run and remembered as
+    /// the last one, its entry taken as the location result, exactly as
+    /// the loop and [`Evaluation::result_location`] would. `None`: the
+    /// loop must run it (other shapes, or no room for one more entry).
+    #[inline]
+    fn single_location(&self, prog: &Program, s: &mut Scratch) -> Option<Result<Location>> {
+        use super::decode::Kind;
+        let [ins] = &prog.insns[..] else { return None };
+        if !matches!(ins.kind, Kind::CallFrameCfa | Kind::Breg | Kind::Reg | Kind::Addr | Kind::Const)
+            || self.avail(s) + 1 > self.budgets.stack
+        {
+            return None;
+        }
+        s.steps += 1;
+        if s.steps > self.budgets.steps {
+            return Some(Err(Fail::Budget(BudgetKind::Steps)));
+        }
+        let e = self.produce(prog, ins, s);
+        s.last = 0;
+        // (None of these kinds leaves a composite or an implicit pointer.)
+        Some(e.and_then(|e| self.to_location_as(s, e, R::EXPR_RESULT_LOCATION_NOT_CONVERTIBLE)))
     }
 
     /// The location result of a nested evaluation that has run (result
