@@ -522,29 +522,74 @@ const TEXT_ROOM: usize = 80;
 
 /// Appends the unit offsets of the base type DIEs that `expr`'s operations
 /// name (`DW_OP_const_type`, `DW_OP_regval_type`, `DW_OP_deref_type`,
-/// `DW_OP_convert`, `DW_OP_reinterpret` and their GNU forms). Stops at the
-/// first operation that does not decode.
+/// `DW_OP_convert`, `DW_OP_reinterpret` and their GNU forms), including
+/// those inside `DW_OP_entry_value`/`DW_OP_GNU_entry_value` blocks (GCC
+/// writes `DW_OP_entry_value(DW_OP_regval_type R T)`). Stops reading a
+/// block at its first operation that does not decode. Blocks are read
+/// from a work list, not by recursion, and at most [`MAX_TYPE_BLOCKS`] of
+/// them per expression.
 fn referenced_types(expr: &[u8], encoding: gimli::Encoding, endian: Endian, out: &mut Vec<u64>) {
     let e = if endian == Endian::Big { RunTimeEndian::Big } else { RunTimeEndian::Little };
-    let mut ops = gimli::Expression(EndianSlice::new(expr, e)).operations(encoding);
-    while let Ok(Some(op)) = ops.next() {
-        let t = match op {
-            Operation::TypedLiteral { base_type, .. }
-            | Operation::RegisterOffset { base_type, .. }
-            | Operation::Deref { base_type, .. }
-            | Operation::Convert { base_type }
-            | Operation::Reinterpret { base_type } => base_type.0,
-            _ => continue,
-        };
-        if t != 0 {
-            out.push(t as u64);
+    let mut blocks = vec![EndianSlice::new(expr, e)];
+    let mut read = 0;
+    while let Some(block) = blocks.pop() {
+        read += 1;
+        let mut ops = gimli::Expression(block).operations(encoding);
+        while let Ok(Some(op)) = ops.next() {
+            let t = match op {
+                Operation::TypedLiteral { base_type, .. }
+                | Operation::RegisterOffset { base_type, .. }
+                | Operation::Deref { base_type, .. }
+                | Operation::Convert { base_type }
+                | Operation::Reinterpret { base_type } => base_type.0,
+                Operation::EntryValue { expression } => {
+                    if read + blocks.len() < MAX_TYPE_BLOCKS {
+                        blocks.push(expression);
+                    }
+                    continue;
+                }
+                _ => continue,
+            };
+            if t != 0 {
+                out.push(t as u64);
+            }
         }
     }
 }
 
+/// Most operation blocks (the expression and the entry value blocks
+/// nested in it) [`referenced_types`] reads for one expression.
+const MAX_TYPE_BLOCKS: usize = 16;
+
 #[cfg(test)]
 mod tests {
-    use super::{push_decimal, push_hex};
+    use super::{push_decimal, push_hex, referenced_types};
+    use dwarfcheck_core::target::Endian;
+
+    fn types_of(expr: &[u8]) -> Vec<u64> {
+        let enc = gimli::Encoding { format: gimli::Format::Dwarf32, version: 5, address_size: 8 };
+        let mut out = Vec::new();
+        referenced_types(expr, enc, Endian::Little, &mut out);
+        out
+    }
+
+    /// Base types named inside entry value blocks are found: GCC's
+    /// `DW_OP_entry_value(DW_OP_regval_type XMM0 0x2e) DW_OP_stack_value`
+    /// (libc6-dbg DIE 0x51111), the GNU form, one block inside another,
+    /// and a type named outside any block. Bytes hand-assembled.
+    #[test]
+    fn types_inside_entry_value_blocks() {
+        // a3 03 {a5 11 2e} 9f
+        assert_eq!(types_of(&[0xa3, 0x03, 0xa5, 0x11, 0x2e, 0x9f]), vec![0x2e]);
+        // f3 03 {f5 11 2e} 9f (DW_OP_GNU_entry_value, DW_OP_GNU_regval_type)
+        assert_eq!(types_of(&[0xf3, 0x03, 0xf5, 0x11, 0x2e, 0x9f]), vec![0x2e]);
+        // a3 05 {a3 03 {a5 11 2e}} a8 31 (DW_OP_convert 0x31)
+        let mut t = types_of(&[0xa3, 0x05, 0xa3, 0x03, 0xa5, 0x11, 0x2e, 0xa8, 0x31]);
+        t.sort_unstable();
+        assert_eq!(t, vec![0x2e, 0x31]);
+        // No typed operation: none.
+        assert!(types_of(&[0xa3, 0x01, 0x55, 0x9f]).is_empty());
+    }
 
     /// The hand-written digits agree with `format!` (the oracle) at the
     /// edges of every digit count.

@@ -116,8 +116,13 @@ pub struct Summary {
     pub reference_rows: usize,
     /// Reference outcome kinds over all cases (`value`, `location`, ...).
     pub reference_kinds: BTreeMap<String, usize>,
-    /// Reference error outcomes by rule ID (ill-formed, evaluation error).
+    /// Reference ill-formed outcomes by rule ID: faults of the input (of
+    /// its producer, for a real binary).
     pub reference_rules: BTreeMap<String, usize>,
+    /// Reference evaluation errors by rule ID. They depend on the machine
+    /// state (synthetic for real binaries: `docs/architecture.md` §1), so
+    /// they are not counted as faults of the input.
+    pub reference_eval_errors: BTreeMap<String, usize>,
     /// `unspecified` rules the reference's answers rested on, with counts.
     pub unspecified_rules: BTreeMap<String, usize>,
     /// Per third-party consumer, the reference's ill-formed rules of the
@@ -210,6 +215,7 @@ impl Summary {
         self.reference_rows += other.reference_rows;
         add(&mut self.reference_kinds, other.reference_kinds);
         add(&mut self.reference_rules, other.reference_rules);
+        add(&mut self.reference_eval_errors, other.reference_eval_errors);
         add(&mut self.unspecified_rules, other.unspecified_rules);
         for (consumer, m) in other.accepted_ill_formed {
             add(self.accepted_ill_formed.entry(consumer).or_default(), m);
@@ -372,7 +378,8 @@ fn run_impl(
             *s.unspecified_rules.entry(rule.clone()).or_default() += 1;
         }
         if let Some(rule) = &r.reference_rule {
-            *s.reference_rules.entry(rule.clone()).or_default() += 1;
+            let by_rule = if r.reference_kind == "eval-error" { &mut s.reference_eval_errors } else { &mut s.reference_rules };
+            *by_rule.entry(rule.clone()).or_default() += 1;
             let ex = s.rule_examples.entry(rule.clone()).or_default();
             if ex.len() < 3 {
                 ex.push(format!("{}: {}", case.origin(), input_text(case)));

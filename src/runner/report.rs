@@ -106,13 +106,12 @@ pub fn text(title: &str, s: &Summary, show: usize) -> String {
     }
     let kinds: Vec<String> = s.reference_kinds.iter().map(|(k, n)| format!("{k} {n}")).collect();
     let _ = writeln!(out, "  reference outcomes: {}", kinds.join(", "));
-    if !s.reference_rules.is_empty() {
-        let mut rules: Vec<(&String, &usize)> = s.reference_rules.iter().collect();
-        rules.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
-        let top: Vec<String> = rules.iter().take(8).map(|(r, n)| format!("{r} {n}")).collect();
-        let more = if rules.len() > 8 { format!(", +{} more rules", rules.len() - 8) } else { String::new() };
-        let _ = writeln!(out, "  reference error rules: {}{more}", top.join(", "));
-    }
+    by_rule(&mut out, "ill-formed input (reference), by rule", &s.reference_rules);
+    by_rule(
+        &mut out,
+        "evaluation errors (reference; they depend on the machine state, not faults of the input)",
+        &s.reference_eval_errors,
+    );
     if !s.unspecified_rules.is_empty() {
         let u: Vec<String> = s.unspecified_rules.iter().map(|(r, n)| format!("{r} {n}")).collect();
         let _ = writeln!(out, "  answers resting on unspecified rules: {}", u.join(", "));
@@ -353,4 +352,16 @@ fn inputs_junit(out: &mut String, s: &Summary) {
         }
     }
     let _ = writeln!(out, "  </testsuite>");
+}
+
+/// One line of counts by rule, the largest first (at most eight named).
+fn by_rule(out: &mut String, what: &str, counts: &std::collections::BTreeMap<String, usize>) {
+    if counts.is_empty() {
+        return;
+    }
+    let mut rules: Vec<(&String, &usize)> = counts.iter().collect();
+    rules.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    let top: Vec<String> = rules.iter().take(8).map(|(r, n)| format!("{r} {n}")).collect();
+    let more = if rules.len() > 8 { format!(", +{} more rules", rules.len() - 8) } else { String::new() };
+    let _ = writeln!(out, "  {what}: {}{more}", top.join(", "));
 }
