@@ -51,6 +51,9 @@
 //! neither (e.g. `DW_OP_breg7 0 DW_OP_stack_value`, a composite, a register
 //! with an offset applied by hetero-2020 operations).
 //!
+//! Operand rule [`REASON_DEREF_SIZE_OVER_ADDRESS`]: `DW_OP_deref_size` or
+//! `DW_OP_xderef_size` reading more than an address.
+//!
 //! Operations: [`REASON_EXTENSION_OP`] for any hetero-2020 operation
 //! (`DW_OP_LLVM_*`, direct or `DW_OP_LLVM_user` form);
 //! [`REASON_GNU_OP`] for a GNU operation (edition [`Edition::Dwarf5Gnu`]).
@@ -97,6 +100,13 @@ pub const REASON_LOCATION_IN_VALUE: &str = "location-where-value-required";
 /// Rule: a `DW_OP_entry_value` block is neither a register location nor a
 /// value expression.
 pub const REASON_ENTRY_VALUE_BLOCK: &str = "entry-value-block";
+
+/// Rule: `DW_OP_deref_size S` or `DW_OP_xderef_size S` with S larger than
+/// the address size. DWARF 5 §2.5.1.3 says S "may not be larger" than an
+/// address; hetero-2020 ("DW_OP_deref_size") defines it (the value read is
+/// truncated to the generic type), so only hetero-2020 gives it a meaning
+/// (docs/ambiguities.md item 26).
+pub const REASON_DEREF_SIZE_OVER_ADDRESS: &str = "deref-size-over-address-size";
 
 /// Nesting limit for `DW_OP_entry_value` blocks; deeper input is
 /// classified as undecodable.
@@ -193,6 +203,11 @@ fn classify(bytes: &[u8], p: &Params, usage: Usage, depth: u32) -> Classificatio
         let op = o.op();
         if is_extension(op) {
             return hetero(REASON_EXTENSION_OP, o.offset);
+        }
+        if matches!(op, Op::DerefSize | Op::XderefSize)
+            && matches!(o.operands.first(), Some(OperandValue::Unsigned(n)) if *n > u64::from(p.address_size))
+        {
+            return hetero(REASON_DEREF_SIZE_OVER_ADDRESS, o.offset);
         }
         if is_gnu(op) && result.edition < Edition::Dwarf5Gnu {
             result = Classification::new(Edition::Dwarf5Gnu, REASON_GNU_OP, o.offset);

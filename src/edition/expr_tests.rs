@@ -186,3 +186,17 @@ mod properties {
         }
     }
 }
+
+/// `DW_OP_deref_size` (0x94) and `DW_OP_xderef_size` (0x95) reading more
+/// than the 8-byte address need hetero-2020; reading up to 8 does not.
+#[test]
+fn deref_size_over_the_address_size() {
+    dwarf5(&[0x71, 0x00, 0x94, 0x08, 0x9f]); // DW_OP_breg1 0; DW_OP_deref_size 8; DW_OP_stack_value
+    hetero(&[0x71, 0x00, 0x94, 0x09, 0x9f], REASON_DEREF_SIZE_OVER_ADDRESS, 2);
+    hetero(&[0x30, 0x71, 0x00, 0x95, 0x10, 0x9f], REASON_DEREF_SIZE_OVER_ADDRESS, 3);
+    // With 4-byte addresses, 8 is already too many.
+    let v = VendorProfile::hetero_2020();
+    let p = Params { vendor: &v, endian: Endian::Little, format: Format::Dwarf32, address_size: 4 };
+    let c = explain_expr(&[0x71, 0x00, 0x94, 0x08, 0x9f], &p, Usage::Location);
+    assert_eq!((c.edition, c.reason, c.at), (Edition::Hetero2020, Some(REASON_DEREF_SIZE_OVER_ADDRESS), Some(2)));
+}

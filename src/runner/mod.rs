@@ -378,7 +378,8 @@ fn run_impl(
             *s.unspecified_rules.entry(rule.clone()).or_default() += 1;
         }
         if let Some(rule) = &r.reference_rule {
-            let by_rule = if r.reference_kind == "eval-error" { &mut s.reference_eval_errors } else { &mut s.reference_rules };
+            let by_rule =
+                if r.reference_kind == "eval-error" { &mut s.reference_eval_errors } else { &mut s.reference_rules };
             *by_rule.entry(rule.clone()).or_default() += 1;
             let ex = s.rule_examples.entry(rule.clone()).or_default();
             if ex.len() < 3 {

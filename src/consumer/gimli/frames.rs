@@ -46,8 +46,15 @@ pub(super) fn entry_value(block: &[u8], ctx: &Context, depth: u32, evaluate: Eva
         address_size: ctx.address_bytes(),
     };
     let (ops, _) = decode_all(block, &p);
+    // The registers the block names, and, when it uses DW_OP_fbreg, those
+    // the calling frame's frame base names: the calling frame's values of
+    // all of them, by the CFI rules.
+    let (fb_ops, _) = match &caller.frame_base {
+        Some(fb) if ops.iter().any(|o| o.op() == Op::Fbreg) => decode_all(fb, &p),
+        _ => Default::default(),
+    };
     let mut registers = BTreeMap::new();
-    for o in &ops {
+    for o in ops.iter().chain(&fb_ops) {
         let regno = match (o.op(), o.operands.first()) {
             (Op::Reg(n) | Op::Breg(n), _) => u64::from(n),
             (Op::Regx | Op::Bregx | Op::RegvalType | Op::GnuRegvalType, Some(OperandValue::Unsigned(r))) => *r,

@@ -22,6 +22,14 @@ impl Evaluation<'_> {
             Some(b) if b.0 == fb => b,
             _ => Box::new((fb.to_vec(), Program::compile(fb, self.state))),
         };
+        // The frame base is the DW_AT_frame_base attribute's result: its
+        // expression must not contain DW_OP_fbreg (rule
+        // `attr.frame-base.fbreg`, checked before it runs; a decoding error
+        // is reported by running it).
+        if fbp.1.error.is_none() && fbp.1.fbreg_at().is_some() {
+            s.frame_base = Some(fbp);
+            return Err(Fail::IllFormed(R::ATTR_FRAME_BASE_FBREG));
+        }
         let at = self.at_override.unwrap_or(u64::from(ins.off));
         let inner = Evaluation { base: s.stack.len(), depth: self.depth + 1, at_override: Some(at), ..*self };
         let r = inner.nested(&fbp.1, s);
@@ -41,9 +49,14 @@ impl Evaluation<'_> {
             return self.default_memory(a);
         }
         match l {
-            // A register frame base holds the address: DW_OP_bregx R B.
-            Location::Register { bit: 0, .. } => {
-                let a = mask(self.location_address(s, &l)?.wrapping_add(disp as i128 as u128), self.generic_type.bits);
+            // A register frame base, at any bit offset, is DW_OP_bregx R 0
+            // (rules `attr.frame-base.register-as-bregx`,
+            // `op.fbreg.register-frame-base`).
+            // (Read from the register's first bit, in the storage the
+            // location names: a top-frame register.)
+            Location::Register { regno, .. } => {
+                let r = self.location_address(s, &Location::Register { regno, bit: 0 })?;
+                let a = mask(r.wrapping_add(disp as i128 as u128), self.generic_type.bits);
                 self.default_memory(a)
             }
             // A byte address: address arithmetic modulo the space's size
@@ -54,7 +67,14 @@ impl Evaluation<'_> {
                 let a = (bit / 8).wrapping_add(disp as i128 as u128) & (size - 1);
                 Ok(Location::Memory { aspace, bit: a * 8, thread, lane })
             }
-            other => self.move_location(s, other, i128::from(disp) * 8, R::OP_FBREG_OFFSET_OUT_OF_STORAGE),
+            Location::Memory { .. } => {
+                self.move_location(s, l, i128::from(disp) * 8, R::OP_FBREG_OFFSET_OUT_OF_STORAGE)
+            }
+            // More than one single location description, or one that is
+            // not memory (rules `attr.frame-base.not-single`,
+            // `attr.frame-base.not-memory`).
+            Location::Multi { .. } => Err(Fail::IllFormed(R::ATTR_FRAME_BASE_NOT_SINGLE)),
+            _ => Err(Fail::IllFormed(R::ATTR_FRAME_BASE_NOT_MEMORY)),
         }
     }
 

@@ -262,27 +262,17 @@ fn frame_base() {
     c.frame_base = Some(vec![0x9c]);
     c.cfa = Some(4);
     assert_eq!(evaluate(&[0x91, 0x78], &c), mem(u64::MAX - 3));
-    // An implicit frame base (lit5 stack_value, 8 bytes) is moved with a
-    // range check: fbreg 8 lands at its end.
+    // An implicit frame base (lit5 stack_value) is not memory: ill-formed
+    // at the fbreg (hetero-2020 "DW_AT_frame_base", attr.frame-base.not-memory).
     c.frame_base = Some(vec![0x35, 0x9f]);
-    assert_eq!(
-        evaluate(&[0x91, 0x08], &c),
-        Outcome::Failed(Failure::EvalError { rule: R::OP_FBREG_OFFSET_OUT_OF_STORAGE, at: Some(0) })
-    );
-    // fbreg 1 on it: byte 1 of the implicit storage.
-    assert_eq!(
-        evaluate(&[0x91, 0x01], &c),
-        loc(Source::Implicit { bytes: vec![5, 0, 0, 0, 0, 0, 0, 0], bit_offset: 8 })
-    );
+    assert_eq!(evaluate(&[0x91, 0x08], &c), ill(R::ATTR_FRAME_BASE_NOT_MEMORY, 0));
     // A frame base that does not decode: reported at the fbreg (offset 1).
     c.frame_base = Some(vec![0x0a]);
     assert_eq!(evaluate(&[0x30, 0x91, 0x78], &c), ill(dwarfcheck_core::rules::id::EXPR_DECODE_TRUNCATED_OPERAND, 1));
-    // A frame base that uses fbreg itself recurses until the depth budget.
+    // A frame base containing fbreg is ill-formed before it runs, so it
+    // never recurses (attr.frame-base.fbreg), reported at the fbreg.
     c.frame_base = Some(vec![0x91, 0x00]);
-    assert_eq!(
-        evaluate(&[0x30, 0x91, 0x78], &c),
-        Outcome::Failed(Failure::Budget { budget: BudgetKind::Depth, at: Some(1) })
-    );
+    assert_eq!(evaluate(&[0x30, 0x91, 0x78], &c), ill(R::ATTR_FRAME_BASE_FBREG, 1));
 }
 
 #[test]

@@ -5,6 +5,7 @@
 
 use super::decode::Insn;
 use super::entry::{Entry, Loc, Single, Storage};
+use super::loclist::first_fbreg;
 use super::machine::{debug_addr_stop, need, not_incomplete, Final, Flow, Machine, Stack};
 use super::stop::Stop;
 use super::{arith, unspecified};
@@ -92,13 +93,24 @@ impl Machine<'_> {
                 let cfa = ctx.cfa().map_err(|e| self.cfa_stop(e, self.frames.len()))?;
                 stack.push(Entry::Location(self.memory_loc(cfa.aspace, cfa.address)?));
             }
-            // Evaluate DW_AT_frame_base as a nested expression with result kind
-            // location and an empty initial stack, then displace it B bytes
-            // (op.fbreg.offset, op.fbreg.register-frame-base).
+            // The frame base is the result of the DW_AT_frame_base attribute
+            // (hetero-2020 "DW_OP_fbreg" refers to "DW_AT_frame_base"): its
+            // expression, evaluated nested with result kind location and an
+            // empty initial stack, is ill-formed when it contains
+            // DW_OP_fbreg (attr.frame-base.fbreg, checked statically, before
+            // it runs) or gives more than one single location description
+            // (attr.frame-base.not-single); a register location for R is
+            // replaced by DW_OP_bregx R 0 (attr.frame-base.register-as-bregx,
+            // op.fbreg.register-frame-base); anything else but memory is
+            // ill-formed (attr.frame-base.not-memory). Then L is displaced B
+            // bytes (op.fbreg.offset).
             Op::Fbreg => {
                 let fb = ctx.frame_base().ok_or(Stop::Eval(id::CTX_FRAME_BASE_MISSING))?;
                 if depth + 1 > ctx.budgets().clamped().depth {
                     return Err(Stop::Budget(BudgetKind::Depth));
+                }
+                if first_fbreg(fb, ctx).is_some() {
+                    return Err(Stop::Ill(id::ATTR_FRAME_BASE_FBREG));
                 }
                 let mut l = match self.run(fb, Some(ResultKind::Location), Vec::new(), depth + 1, None) {
                     Ok(Final::Location(l)) => l,
@@ -106,24 +118,28 @@ impl Machine<'_> {
                     Err((stop, _)) => return Err(stop),
                 };
                 let b = insn.s(0);
-                // A frame base that is a byte address in memory, or a register
-                // holding one (op.fbreg.register-frame-base), gives an
-                // address; B is added modulo the address size as for
-                // DW_OP_breg* (op.fbreg.memory-frame-base). Anything else is
-                // moved B bytes as by DW_OP_LLVM_offset.
                 // In a calling frame a register's location is already the
                 // one its CFI rule gives, so a register frame base is known
                 // by the frame base's last operation (frame.registers-through-cfi).
                 let reg_base = match l.singles[..] {
                     _ if !self.frames.is_empty() && self.last_reg.is_some() => self.last_reg,
-                    [Single { storage: Storage::Register { regno }, bit_offset: 0 }] => Some(regno),
+                    [Single { storage: Storage::Register { regno }, .. }] => Some(regno),
                     _ => None,
                 };
-                let base = match (reg_base, &l.singles[..]) {
-                    (Some(regno), _) => {
-                        self.rely_on(Some(id::OP_FBREG_REGISTER_FRAME_BASE));
-                        Some((0, self.register_address(regno)?, true))
+                if reg_base.is_none() {
+                    if l.singles.len() != 1 {
+                        return Err(Stop::Ill(id::ATTR_FRAME_BASE_NOT_SINGLE));
                     }
+                    if !matches!(l.singles[0].storage, Storage::Memory { .. }) {
+                        return Err(Stop::Ill(id::ATTR_FRAME_BASE_NOT_MEMORY));
+                    }
+                }
+                // A byte address in memory, or a register holding one, gives
+                // an address; B is added modulo the address size as for
+                // DW_OP_breg* (op.fbreg.memory-frame-base). Memory at a bit
+                // offset inside a byte is moved B bytes as by DW_OP_LLVM_offset.
+                let base = match (reg_base, &l.singles[..]) {
+                    (Some(regno), _) => Some((0, self.register_address(regno)?, true)),
                     (None, [Single { storage: Storage::Memory { aspace, .. }, bit_offset }]) if bit_offset % 8 == 0 => {
                         Some((*aspace, bit_offset / 8, false))
                     }

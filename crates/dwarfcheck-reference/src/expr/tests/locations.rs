@@ -135,17 +135,14 @@ fn frame_base() {
     // op.fbreg.memory-frame-base: memory 0 - 8 wraps like DW_OP_breg*.
     c.frame_base = Some(vec![0x30]);
     assert_eq!(evaluate(&[0x91, 0x78], &c), loc(mem(u64::MAX - 7)));
-    // op.fbreg.offset-out-of-storage: an implicit frame base of 4 bytes
-    // moved 4 bytes ends at its end.
+    // attr.frame-base.not-memory: an implicit frame base (4 bytes) is
+    // ill-formed at the DW_OP_fbreg (hetero-2020 "DW_AT_frame_base").
     c.frame_base = Some(vec![0x9e, 0x04, 1, 2, 3, 4]);
-    assert_eq!(evaluate(&[0x91, 0x04], &c), err(id::OP_FBREG_OFFSET_OUT_OF_STORAGE, Some(0)));
-    assert_eq!(evaluate(&[0x91, 0x02], &c), loc(Source::Implicit { bytes: vec![1, 2, 3, 4], bit_offset: 16 }));
-    // A frame base that uses fbreg recurses until the depth budget.
+    assert_eq!(evaluate(&[0x91, 0x02], &c), ill(id::ATTR_FRAME_BASE_NOT_MEMORY, Some(0)));
+    // attr.frame-base.fbreg: a frame base containing fbreg is ill-formed
+    // before it runs, so it never recurses.
     c.frame_base = Some(vec![0x91, 0x00]);
-    assert_eq!(
-        evaluate(&[0x91, 0x00], &c),
-        Outcome::Failed(Failure::Budget { budget: BudgetKind::Depth, at: Some(0) })
-    );
+    assert_eq!(evaluate(&[0x91, 0x00], &c), ill(id::ATTR_FRAME_BASE_FBREG, Some(0)));
     // ctx.frame-base-missing.
     c.frame_base = None;
     assert_eq!(evaluate(&[0x91, 0x00], &c), err(id::CTX_FRAME_BASE_MISSING, Some(0)));
