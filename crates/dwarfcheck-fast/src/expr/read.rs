@@ -218,7 +218,22 @@ impl Evaluation<'_> {
                     return Err(Fail::EvalError(R::OP_DEREF_PAST_STORAGE_END));
                 }
                 let src = &s.bytes[start as usize..(start + len) as usize];
-                copy_bits(src, st, dst, dst_bit, n);
+                if !self.big_endian_target() {
+                    copy_bits(src, st, dst, dst_bit, n);
+                    return Ok(());
+                }
+                // Big-endian: a piece of implicit storage is the least
+                // significant bits of the value it holds (DWARF 5 §2.6.1.2;
+                // rule `implicit.storage-bit-numbering`), laid out as for a
+                // register.
+                let mut whole = src.to_vec();
+                whole.reverse();
+                let mut part = vec![0u8; n.div_ceil(8) as usize];
+                copy_bits(&whole, st, &mut part, 0, n);
+                if n.is_multiple_of(8) {
+                    part.reverse();
+                }
+                copy_bits(&part, 0, dst, dst_bit, n);
                 Ok(())
             }
             Location::ImplicitPointer { die, disp, aspace, bit } => {

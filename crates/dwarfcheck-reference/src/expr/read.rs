@@ -186,7 +186,25 @@ fn read_source(ctx: &dyn MachineState, src: &Source, n: u64) -> Result<Vec<u8>, 
             if u128::from(*bit_offset) + u128::from(n) > bytes.len() as u128 * 8 {
                 return Err(Stop::Eval(id::OP_DEREF_PAST_STORAGE_END));
             }
-            copy_bits(bytes, *bit_offset, &mut out, 0, n);
+            // Implicit storage holds a value (DW_OP_stack_value) or a
+            // literal in the target's representation (DW_OP_implicit_value),
+            // and a piece of it is that value's least significant bits
+            // (DWARF 5 §2.6.1.2 DW_OP_bit_piece; rule
+            // implicit.storage-bit-numbering): its bit offsets count from the
+            // least significant end, as a register's do. On a big-endian
+            // target put the bytes in significance order, take the bits,
+            // and give whole bytes back in memory order.
+            let big = ctx.target().endian == dwarfcheck_core::target::Endian::Big;
+            if big {
+                let mut lsb_first = bytes.clone();
+                lsb_first.reverse();
+                copy_bits(&lsb_first, *bit_offset, &mut out, 0, n);
+                if n.is_multiple_of(8) {
+                    out.reverse();
+                }
+            } else {
+                copy_bits(bytes, *bit_offset, &mut out, 0, n);
+            }
         }
         Source::ImplicitPointer { .. } => return Err(Stop::Eval(id::OP_IMPLICIT_POINTER_PARTIAL_READ)),
     }
