@@ -1,5 +1,6 @@
-//! External command-line tools as CFI consumers: `llvm-dwarfdump` and
-//! GNU `readelf` (docs/architecture.md §7, §12; docs/consumers.md).
+//! External command-line tools as CFI consumers: `llvm-dwarfdump`, GNU
+//! `readelf`, and pyelftools through a script printing dwarfcheck's row
+//! text (docs/architecture.md §7, §12; docs/consumers.md).
 //!
 //! Each frame section is written into a small ELF file ([`elf`]), the tool
 //! runs once on it under a [`RunBudget`] ([`process`]), its printed rows
@@ -18,6 +19,7 @@ pub mod elf;
 pub mod llvm_dwarfdump;
 pub mod process;
 pub mod readelf;
+pub mod rowtext;
 pub mod table;
 
 pub use process::RunBudget;
@@ -42,7 +44,14 @@ pub enum Tool {
     LlvmDwarfdump,
     /// GNU `readelf --debug-dump=frames-interp`.
     Readelf,
+    /// pyelftools (`FDE.get_decoded().table`), through the script
+    /// `pyelftools_rows.py` run by `python3`, which prints row text
+    /// ([`rowtext`]).
+    Pyelftools,
 }
+
+/// The pyelftools helper, written next to each ELF file it reads.
+const PYELFTOOLS_SCRIPT: &str = include_str!("pyelftools_rows.py");
 
 impl Tool {
     /// The consumer name (`--consumers`, reports).
@@ -50,6 +59,7 @@ impl Tool {
         match self {
             Tool::LlvmDwarfdump => "llvm-dwarfdump",
             Tool::Readelf => "readelf",
+            Tool::Pyelftools => "pyelftools",
         }
     }
 
@@ -58,6 +68,7 @@ impl Tool {
         match self {
             Tool::LlvmDwarfdump => &["llvm-dwarfdump-19", "llvm-dwarfdump"],
             Tool::Readelf => &["readelf"],
+            Tool::Pyelftools => &["python3"],
         }
     }
 
@@ -65,6 +76,7 @@ impl Tool {
         match self {
             Tool::LlvmDwarfdump => &["--debug-frame", "--eh-frame"],
             Tool::Readelf => &["--debug-dump=frames-interp"],
+            Tool::Pyelftools => &["pyelftools_rows.py"],
         }
     }
 }
@@ -109,9 +121,18 @@ impl External {
             package: match tool {
                 Tool::LlvmDwarfdump => "llvm-19",
                 Tool::Readelf => "binutils",
+                Tool::Pyelftools => "python3 (and `pip install pyelftools`)",
             },
         })?;
-        Ok(External::with_program(tool, program, budget))
+        let external = External::with_program(tool, program, budget);
+        if tool == Tool::Pyelftools && external.pyelftools_version().is_none() {
+            return Err(ConsumerError::NotInstalled {
+                consumer: tool.name(),
+                programs: &["python3 -c 'import elftools'"],
+                package: "pyelftools (`pip install pyelftools`)",
+            });
+        }
+        Ok(external)
     }
 
     /// The tool at `program` (any executable that prints what `tool`
@@ -125,6 +146,15 @@ impl External {
         &self.program
     }
 
+    /// pyelftools' version, if `python3` can import it.
+    fn pyelftools_version(&self) -> Option<String> {
+        let dir = process::TempDir::new().ok()?;
+        let args = [OsStr::new("-c"), OsStr::new("import elftools; print(elftools.__version__)")];
+        let out = process::run(&self.program, &args, dir.path(), self.budget).ok()?;
+        let v = out.text.lines().next()?.trim();
+        (out.code == 0 && !v.is_empty()).then(|| format!("pyelftools {v}"))
+    }
+
     /// Runs the tool on an ELF file holding `section`.
     fn run(&self, section: &CfiSection) -> Result<process::RunOutput, CfiOutcome> {
         let fault =
@@ -133,6 +163,11 @@ impl External {
         let dir = process::TempDir::new().map_err(|e| fault(format!("temporary directory: {e}")))?;
         let path = dir.path().join("frames.elf");
         std::fs::write(&path, bytes).map_err(|e| fault(format!("cannot write {}: {e}", path.display())))?;
+        if self.tool == Tool::Pyelftools {
+            let script = dir.path().join("pyelftools_rows.py");
+            std::fs::write(&script, PYELFTOOLS_SCRIPT)
+                .map_err(|e| fault(format!("cannot write {}: {e}", script.display())))?;
+        }
         let mut args: Vec<&OsStr> = self.tool.args().iter().map(OsStr::new).collect();
         args.push(path.as_os_str());
         process::run(&self.program, &args, dir.path(), self.budget).map_err(|e| fault(e.to_string()))
@@ -140,6 +175,10 @@ impl External {
 
     /// The tool's register names for the section's architecture.
     fn names(&self, section: &CfiSection) -> Result<Names, CfiOutcome> {
+        // Row text names registers by number.
+        if self.tool == Tool::Pyelftools {
+            return Ok(Names::default());
+        }
         let key = (section.target.arch, section.target.endian);
         let cell = self.names.lock().unwrap_or_else(|e| e.into_inner()).entry(key).or_default().clone();
         let r = cell.get_or_init(|| {
@@ -155,6 +194,7 @@ impl External {
             Ok(match self.tool {
                 Tool::LlvmDwarfdump => llvm_dwarfdump::calibration_names(&out.text),
                 Tool::Readelf => readelf::calibration_names(&out.text),
+                Tool::Pyelftools => Names::default(),
             })
         });
         r.clone()
@@ -179,6 +219,7 @@ impl External {
                     llvm_dwarfdump::parse(&out.text, llvm_dwarfdump::Ctx { names: &names, target: &section.target })
                 }
                 Tool::Readelf => readelf::parse(&out.text, &names),
+                Tool::Pyelftools => rowtext::parse(&out.text),
             };
             // A failing exit with nothing said about any entry: the whole
             // run is suspect.
@@ -212,7 +253,7 @@ impl Consumer for External {
     fn supports(&self) -> Support {
         let editions = match self.tool {
             Tool::LlvmDwarfdump => vec![Edition::Dwarf5, Edition::Dwarf5Gnu, Edition::Hetero2020],
-            Tool::Readelf => vec![Edition::Dwarf5, Edition::Dwarf5Gnu],
+            Tool::Readelf | Tool::Pyelftools => vec![Edition::Dwarf5, Edition::Dwarf5Gnu],
         };
         Support { editions, expr: false, cfi: true }
     }
@@ -228,6 +269,7 @@ impl Consumer for External {
                 let o = s.outcome(self.tool.name(), case.fde_offset, self.tool == Tool::Readelf);
                 match (self.tool, o) {
                     (Tool::Readelf, CfiOutcome::Table(t)) => CfiOutcome::Table(readelf_view(&t)),
+                    (Tool::Pyelftools, CfiOutcome::Table(t)) => CfiOutcome::Table(pyelftools_view(&t)),
                     (_, o) => o,
                 }
             }
@@ -246,13 +288,16 @@ impl Consumer for External {
             id: id.to_string(),
             explanation: classes::explanation(id)?.to_string(),
             docs: Some("docs/consumers.md#disagreement-classes-bundled-suite".to_string()),
-            report: None,
+            report: classes::report(id).map(str::to_string),
         })
     }
 
     /// The program's file name and the first line it prints for
     /// `--version`.
     fn version(&self) -> Option<String> {
+        if self.tool == Tool::Pyelftools {
+            return self.pyelftools_version();
+        }
         let line = process::version_line(&self.program)?;
         let program = self.program.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
         Some(format!("{program}: {line}"))
@@ -262,6 +307,7 @@ impl Consumer for External {
         Some(match self.tool {
             Tool::LlvmDwarfdump => llvm_view(&case.section.target, reference),
             Tool::Readelf => readelf_view(reference),
+            Tool::Pyelftools => pyelftools_view(reference),
         })
     }
 }
@@ -290,6 +336,18 @@ pub fn llvm_view(target: &dwarfcheck_core::target::Target, t: &RowTable) -> RowT
         }
     }
     t
+}
+
+/// What pyelftools can show of a table: everything but the AArch64
+/// RA_SIGN_STATE (register 34 `RaSigned`): it reads
+/// `DW_CFA_AARCH64_negate_ra_state` (0x2d) as SPARC's `DW_CFA_GNU_window_save`
+/// and leaves no rule for it.
+pub fn pyelftools_view(t: &RowTable) -> RowTable {
+    let mut t = t.clone();
+    for r in &mut t.rows {
+        r.registers.retain(|_, rule| !matches!(rule, RegisterRule::RaSigned { .. }));
+    }
+    t.normalize()
 }
 
 /// What readelf can show of a table (docs/architecture.md §8: compared only as far as
