@@ -16,6 +16,7 @@ const EXPLANATIONS: &[(&str, &str)] = &[
     ("X4", "stops at an augmentation string the LSB lets a reader skip"),
     ("X5", "does not decode the GNU instruction DW_CFA_GNU_negative_offset_extended"),
     ("X6", "misplaces the instructions of an FDE whose CIE has address size 4 in an ELF64 file"),
+    ("L1", "decodes a header otherwise (text- and data-relative pointers, DWARF64 .eh_frame, segment selector, address size 4 in an ELF64 file, a range up to the last address)"),
     ("P1", "takes DW_CFA_def_cfa_sf's offset unfactored (without the data alignment factor)"),
     ("P2", "raises on DW_CFA_GNU_args_size when it builds the rows (FDE.get_decoded)"),
     ("P3", "does not decode the GNU instruction DW_CFA_GNU_negative_offset_extended"),
@@ -60,6 +61,9 @@ pub fn explanation(id: &str) -> Option<&'static str> {
 pub fn known_class(tool: Tool, case: &CfiCase, reference: &CfiOutcome, answer: &CfiOutcome) -> Option<&'static str> {
     if tool == Tool::Pyelftools {
         return pyelftools_class(case, answer);
+    }
+    if tool == Tool::Libdw {
+        return libdw_class(case);
     }
     let readelf = tool == Tool::Readelf;
     let table = matches!(reference, CfiOutcome::Table(_));
@@ -157,4 +161,18 @@ fn pyelftools_class(case: &CfiCase, answer: &CfiOutcome) -> Option<&'static str>
         .into_iter()
         .find(|(name, _)| text.contains(name))
         .map(|(_, id)| id)
+}
+
+/// libdw's class: L1 when the FDE's CIE has an FDE pointer encoding with an
+/// application part other than absolute or pc-relative, a segment
+/// selector, the 64-bit format in `.eh_frame`, or address size 4, or the
+/// FDE's range ends at the last address of a 32-bit space or beyond.
+fn libdw_class(case: &CfiCase) -> Option<&'static str> {
+    let section = &case.section;
+    let cie = crate::consumer::fde_cie(section, case.fde_offset)?;
+    let odd_pointer = !matches!(cie.fde_encoding & 0x70, 0x00 | 0x10);
+    let dwarf64_eh = section.kind == dwarfcheck_core::cfi::FrameKind::EhFrame && cie.format == Format::Dwarf64;
+    let range_end = section.parse_fde(case.fde_offset).ok().map(|(f, _)| f.pc_begin.saturating_add(f.pc_range));
+    let to_the_end = range_end.is_some_and(|e| e >= 0xffff_ffff);
+    (odd_pointer || cie.segment_selector_size != 0 || dwarf64_eh || cie.address_size == 4 || to_the_end).then_some("L1")
 }

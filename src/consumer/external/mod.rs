@@ -1,6 +1,6 @@
 //! External command-line tools as CFI consumers: `llvm-dwarfdump`, GNU
-//! `readelf`, and pyelftools through a script printing dwarfcheck's row
-//! text (docs/architecture.md §7, §12; docs/consumers.md).
+//! `readelf`, and pyelftools and elfutils libdw through helpers printing
+//! dwarfcheck's row text (docs/architecture.md §7, §12; docs/consumers.md).
 //!
 //! Each frame section is written into a small ELF file ([`elf`]), the tool
 //! runs once on it under a [`RunBudget`] ([`process`]), its printed rows
@@ -31,7 +31,7 @@ use dwarfcheck_core::cfi::CfiSection;
 use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::outcome::{CfaRule, CfiOutcome, Outcome, RegisterRule, RowTable};
 use dwarfcheck_core::target::{Arch, Endian};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::ffi::OsStr;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -48,7 +48,19 @@ pub enum Tool {
     /// `pyelftools_rows.py` run by `python3`, which prints row text
     /// ([`rowtext`]).
     Pyelftools,
+    /// elfutils libdw (`dwarf_cfi_addrframe`, `dwarf_frame_cfa`,
+    /// `dwarf_frame_register`), through the C helper `libdw_rows.c`,
+    /// compiled at first use with the system's C compiler against
+    /// libdw-dev; it prints row text ([`rowtext`]).
+    Libdw,
 }
+
+/// Registers 0 to this - 1 (at least) are asked of libdw: every register
+/// number the bundled cases and real x86-64 and AArch64 CFI use.
+const LIBDW_REGISTERS: u64 = 288;
+
+/// The libdw helper's source.
+const LIBDW_SOURCE: &str = include_str!("libdw_rows.c");
 
 /// The pyelftools helper, written next to each ELF file it reads.
 const PYELFTOOLS_SCRIPT: &str = include_str!("pyelftools_rows.py");
@@ -60,6 +72,7 @@ impl Tool {
             Tool::LlvmDwarfdump => "llvm-dwarfdump",
             Tool::Readelf => "readelf",
             Tool::Pyelftools => "pyelftools",
+            Tool::Libdw => "libdw",
         }
     }
 
@@ -69,6 +82,7 @@ impl Tool {
             Tool::LlvmDwarfdump => &["llvm-dwarfdump-19", "llvm-dwarfdump"],
             Tool::Readelf => &["readelf"],
             Tool::Pyelftools => &["python3"],
+            Tool::Libdw => &["cc", "gcc"],
         }
     }
 
@@ -77,12 +91,17 @@ impl Tool {
             Tool::LlvmDwarfdump => &["--debug-frame", "--eh-frame"],
             Tool::Readelf => &["--debug-dump=frames-interp"],
             Tool::Pyelftools => &["pyelftools_rows.py"],
+            Tool::Libdw => &[],
         }
     }
 }
 
 /// A tool's register names for one architecture, learnt once.
 type LearntNames = OnceLock<Result<Names, CfiOutcome>>;
+
+/// libdw's ABI default rules for one architecture, learnt once (empty when
+/// they cannot be learnt).
+type LearntDefaults = OnceLock<BTreeMap<u64, RegisterRule>>;
 
 /// A parsed run, or the outcome every FDE of the section gets instead.
 type Parsed = Result<ToolSection, CfiOutcome>;
@@ -98,9 +117,12 @@ struct Cached {
 pub struct External {
     tool: Tool,
     program: PathBuf,
+    /// Where a helper built at start-up lives (libdw), removed on drop.
+    _helper: Option<process::TempDir>,
     budget: RunBudget,
     sections: Mutex<HashMap<usize, Arc<Cached>>>,
     names: Mutex<HashMap<(Arch, Endian), Arc<LearntNames>>>,
+    defaults: Mutex<HashMap<(Arch, Endian), Arc<LearntDefaults>>>,
 }
 
 impl std::fmt::Debug for External {
@@ -122,8 +144,12 @@ impl External {
                 Tool::LlvmDwarfdump => "llvm-19",
                 Tool::Readelf => "binutils",
                 Tool::Pyelftools => "python3 (and `pip install pyelftools`)",
+                Tool::Libdw => "a C compiler (gcc) and libdw-dev",
             },
         })?;
+        if tool == Tool::Libdw {
+            return External::libdw(&program, budget);
+        }
         let external = External::with_program(tool, program, budget);
         if tool == Tool::Pyelftools && external.pyelftools_version().is_none() {
             return Err(ConsumerError::NotInstalled {
@@ -138,7 +164,61 @@ impl External {
     /// The tool at `program` (any executable that prints what `tool`
     /// prints), with `budget` per run.
     pub fn with_program(tool: Tool, program: PathBuf, budget: RunBudget) -> Self {
-        External { tool, program, budget, sections: Mutex::new(HashMap::new()), names: Mutex::new(HashMap::new()) }
+        External {
+            tool,
+            program,
+            _helper: None,
+            budget,
+            sections: Mutex::new(HashMap::new()),
+            names: Mutex::new(HashMap::new()),
+            defaults: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// libdw's ABI default rules for the section's architecture: the rules
+    /// it reports in an FDE whose CIE and FDE give none but the CFA's
+    /// ([`defaults_section`]).
+    fn abi_defaults(&self, section: &CfiSection) -> BTreeMap<u64, RegisterRule> {
+        let key = (section.target.arch, section.target.endian);
+        let cell = self.defaults.lock().unwrap_or_else(|e| e.into_inner()).entry(key).or_default().clone();
+        cell.get_or_init(|| {
+            let Some(sec) = defaults_section(section) else { return BTreeMap::new() };
+            let Ok(out) = self.run(&sec) else { return BTreeMap::new() };
+            let parsed = rowtext::parse(&out.text);
+            parsed.fdes.values().next().and_then(|e| e.rows.first()).map(|r| r.2.clone()).unwrap_or_default()
+        })
+        .clone()
+    }
+
+    /// The libdw helper compiled with `compiler` into a private directory.
+    ///
+    /// Errors: [`ConsumerError::NotInstalled`] when it does not compile
+    /// (no libdw-dev) or does not run.
+    fn libdw(compiler: &std::path::Path, budget: RunBudget) -> Result<Self, ConsumerError> {
+        let missing = || ConsumerError::NotInstalled {
+            consumer: "libdw",
+            programs: &["cc ... -ldw -lelf"],
+            package: "libdw-dev (elfutils) and a C compiler",
+        };
+        let dir = process::TempDir::new().map_err(|_| missing())?;
+        let src = dir.path().join("libdw_rows.c");
+        let exe = dir.path().join("libdw_rows");
+        std::fs::write(&src, LIBDW_SOURCE).map_err(|_| missing())?;
+        let args: Vec<&OsStr> = vec![
+            OsStr::new("-O1"),
+            OsStr::new("-o"),
+            exe.as_os_str(),
+            src.as_os_str(),
+            "-ldw".as_ref(),
+            "-lelf".as_ref(),
+        ];
+        let out = process::run(compiler, &args, dir.path(), budget).map_err(|_| missing())?;
+        if out.code != 0 || !exe.exists() {
+            return Err(missing());
+        }
+        let mut external = External::with_program(Tool::Libdw, exe, budget);
+        external._helper = Some(dir);
+        Ok(external)
     }
 
     /// The executable used.
@@ -170,13 +250,30 @@ impl External {
         }
         let mut args: Vec<&OsStr> = self.tool.args().iter().map(OsStr::new).collect();
         args.push(path.as_os_str());
+        // libdw is asked by address: the FDEs to print, and the registers.
+        let (list, nregs);
+        if self.tool == Tool::Libdw {
+            list = dir.path().join("fdes.txt");
+            std::fs::write(&list, fde_list(section)).map_err(|e| fault(format!("cannot write the FDE list: {e}")))?;
+            nregs = section
+                .target
+                .registers
+                .iter()
+                .map(|r| r.number + 1)
+                .max()
+                .unwrap_or(0)
+                .max(LIBDW_REGISTERS)
+                .to_string();
+            args.push(list.as_os_str());
+            args.push(OsStr::new(&nregs));
+        }
         process::run(&self.program, &args, dir.path(), self.budget).map_err(|e| fault(e.to_string()))
     }
 
     /// The tool's register names for the section's architecture.
     fn names(&self, section: &CfiSection) -> Result<Names, CfiOutcome> {
         // Row text names registers by number.
-        if self.tool == Tool::Pyelftools {
+        if matches!(self.tool, Tool::Pyelftools | Tool::Libdw) {
             return Ok(Names::default());
         }
         let key = (section.target.arch, section.target.endian);
@@ -194,7 +291,7 @@ impl External {
             Ok(match self.tool {
                 Tool::LlvmDwarfdump => llvm_dwarfdump::calibration_names(&out.text),
                 Tool::Readelf => readelf::calibration_names(&out.text),
-                Tool::Pyelftools => Names::default(),
+                Tool::Pyelftools | Tool::Libdw => Names::default(),
             })
         });
         r.clone()
@@ -219,7 +316,7 @@ impl External {
                     llvm_dwarfdump::parse(&out.text, llvm_dwarfdump::Ctx { names: &names, target: &section.target })
                 }
                 Tool::Readelf => readelf::parse(&out.text, &names),
-                Tool::Pyelftools => rowtext::parse(&out.text),
+                Tool::Pyelftools | Tool::Libdw => rowtext::parse(&out.text),
             };
             // A failing exit with nothing said about any entry: the whole
             // run is suspect.
@@ -253,7 +350,7 @@ impl Consumer for External {
     fn supports(&self) -> Support {
         let editions = match self.tool {
             Tool::LlvmDwarfdump => vec![Edition::Dwarf5, Edition::Dwarf5Gnu, Edition::Hetero2020],
-            Tool::Readelf | Tool::Pyelftools => vec![Edition::Dwarf5, Edition::Dwarf5Gnu],
+            Tool::Readelf | Tool::Pyelftools | Tool::Libdw => vec![Edition::Dwarf5, Edition::Dwarf5Gnu],
         };
         Support { editions, expr: false, cfi: true }
     }
@@ -298,6 +395,9 @@ impl Consumer for External {
         if self.tool == Tool::Pyelftools {
             return self.pyelftools_version();
         }
+        if self.tool == Tool::Libdw {
+            return process::version_line(&self.program);
+        }
         let line = process::version_line(&self.program)?;
         let program = self.program.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
         Some(format!("{program}: {line}"))
@@ -308,6 +408,7 @@ impl Consumer for External {
             Tool::LlvmDwarfdump => llvm_view(&case.section.target, reference),
             Tool::Readelf => readelf_view(reference),
             Tool::Pyelftools => pyelftools_view(reference),
+            Tool::Libdw => libdw_view(reference, &self.abi_defaults(&case.section)),
         })
     }
 }
@@ -348,6 +449,75 @@ pub fn pyelftools_view(t: &RowTable) -> RowTable {
         r.registers.retain(|_, rule| !matches!(rule, RegisterRule::RaSigned { .. }));
     }
     t.normalize()
+}
+
+/// What libdw shows of a table: libdw mixes its ABI's default rules into
+/// every row (x86-64: rax and the callee-saved registers "same value",
+/// rsp the CFA, the others "undefined"), so every register the reference
+/// leaves without a rule gets the default libdw reports for it, learnt
+/// from an entry that names none ([`External::abi_defaults`]); the ABI
+/// defaults are not judged, only the rules the entry gives. "Undefined"
+/// is not shown (the helper leaves it out: it is libdw's answer for every
+/// register nothing names), nor is AArch64 RA_SIGN_STATE.
+pub fn libdw_view(t: &RowTable, defaults: &BTreeMap<u64, RegisterRule>) -> RowTable {
+    let mut t = pyelftools_view(t);
+    for r in &mut t.rows {
+        for (n, rule) in defaults {
+            r.registers.entry(*n).or_insert_with(|| rule.clone());
+        }
+        // The helper does not print "undefined" (libdw's answer for every
+        // register nothing says anything about).
+        r.registers.retain(|_, rule| *rule != RegisterRule::Undefined);
+    }
+    t.normalize()
+}
+
+/// A `.debug_frame` section (version 4 CIE, target address size) whose
+/// CIE only defines the CFA (register 0 + 0) and whose one FDE covers
+/// [0x1000, 0x1010) with no instructions: the rules a reader reports there
+/// are its ABI defaults. `None` when it cannot be written for the target.
+fn defaults_section(like: &CfiSection) -> Option<CfiSection> {
+    use crate::asm::section::{build, CieLayout, FdeLayout, SectionLayout};
+    let layout = SectionLayout {
+        kind: dwarfcheck_core::cfi::FrameKind::DebugFrame,
+        format: dwarfcheck_core::encoding::Format::Dwarf32,
+        address: 0,
+        text_base: None,
+        data_base: None,
+        pad: false,
+        cie: CieLayout {
+            version: 4,
+            augmentation: Vec::new(),
+            address_size: None,
+            segment_selector_size: 0,
+            code_align: 1,
+            data_align: -8,
+            return_address_register: like.target.return_address_register,
+            eh_ptr: 0,
+            fde_encoding: None,
+            lsda_encoding: None,
+            personality: None,
+            augmentation_data: None,
+            // DW_CFA_def_cfa r0 +0
+            instructions: vec![0x0c, 0x00, 0x00],
+        },
+        fdes: vec![FdeLayout { pc_begin: 0x1000, pc_range: 0x10, ..Default::default() }],
+    };
+    let (bytes, _) = build(&layout, &like.target).ok()?;
+    Some(CfiSection::new(dwarfcheck_core::cfi::FrameKind::DebugFrame, bytes, 0, like.target.clone()))
+}
+
+/// The FDEs of `section` as the libdw helper reads them: one line
+/// `OFFSET BEGIN END` (hexadecimal) per FDE whose header parses.
+fn fde_list(section: &CfiSection) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    for off in section.fde_offsets().filter_map(Result::ok) {
+        if let Ok((fde, _)) = section.parse_fde(off) {
+            let _ = writeln!(out, "{off:x} {:x} {:x}", fde.pc_begin, fde.pc_begin.wrapping_add(fde.pc_range));
+        }
+    }
+    out
 }
 
 /// What readelf can show of a table (docs/architecture.md §8: compared only as far as

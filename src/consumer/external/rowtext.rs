@@ -15,9 +15,10 @@
 //! rule operands decimal, expressions hexadecimal bytes. A CFA is
 //! `cfa=reg:R:OFFSET`, `cfa=expr:BYTES` or `cfa=none`; a register rule is
 //! `R=undefined`, `R=same`, `R=off:N`, `R=valoff:N`, `R=reg:M`,
-//! `R=expr:BYTES`, `R=valexpr:BYTES` or `R=arch`. An architectural rule,
-//! or an offset beyond 64 bits, has no normal form: the entry is
-//! unsupported.
+//! `R=expr:BYTES`, `R=valexpr:BYTES`, `R=arch` or `R=opaque` (and
+//! `cfa=opaque`): an architectural rule, a rule the tool gives only as an
+//! operation list it cannot turn back into bytes, or an offset beyond 64
+//! bits has no normal form, and the entry is unsupported.
 
 use super::table::{hex, signed, Current, ToolCfa, ToolRow, ToolSection};
 use dwarfcheck_core::outcome::{CfaRule, RegisterRule};
@@ -103,6 +104,7 @@ fn row<'a>(mut words: impl Iterator<Item = &'a str>) -> Result<ToolRow, Unusable
     let cfa = words.next().and_then(|w| w.strip_prefix("cfa=")).ok_or(Unusable::Garbage)?;
     let cfa = match cfa.split_once(':') {
         None if cfa == "none" => ToolCfa::Unspecified,
+        None if cfa == "opaque" => return Err(Unusable::Unsupported("a CFA rule the tool gives only as operations")),
         Some(("reg", rest)) => {
             let (r, off) = rest.split_once(':').ok_or(Unusable::Garbage)?;
             let register = r.parse().map_err(|_| Unusable::Garbage)?;
@@ -121,6 +123,7 @@ fn row<'a>(mut words: impl Iterator<Item = &'a str>) -> Result<ToolRow, Unusable
                 "undefined" => RegisterRule::Undefined,
                 "same" => RegisterRule::SameValue,
                 "arch" => return Err(Unusable::Unsupported("an architectural register rule (no normal form)")),
+                "opaque" => return Err(Unusable::Unsupported("a register rule the tool gives only as operations")),
                 _ => return Err(Unusable::Garbage),
             },
             Some(("off", n)) => RegisterRule::Offset { offset: number(n)? },
