@@ -7,7 +7,7 @@ use super::gimli::Gimli;
 use super::{Consumer, ConsumerError};
 
 /// Every third-party consumer name, in report order.
-pub const KNOWN: [&str; 7] = ["gimli", "llvm-dwarfdump", "readelf", "pyelftools", "libdw", "gdb", "lldb"];
+pub const KNOWN: [&str; 8] = ["gimli", "llvm-dwarfdump", "readelf", "pyelftools", "libdw", "framehop", "gdb", "lldb"];
 
 /// Limits handed to the consumers that run other programs.
 #[derive(Debug, Clone, Copy)]
@@ -42,6 +42,7 @@ impl Default for Budgets {
 pub fn consumer(name: &str, budgets: &Budgets) -> Result<Box<dyn Consumer>, ConsumerError> {
     Ok(match name {
         "gimli" => Box::new(Gimli),
+        "framehop" => Box::new(super::framehop::Framehop),
         "llvm-dwarfdump" => Box::new(External::new(Tool::LlvmDwarfdump, budgets.tool)?),
         "readelf" => Box::new(External::new(Tool::Readelf, budgets.tool)?),
         "pyelftools" => Box::new(External::new(Tool::Pyelftools, budgets.tool)?),

@@ -97,6 +97,17 @@ pub trait Consumer: Send + Sync {
     ) -> Option<dwarfcheck_core::outcome::unwind::Unwind> {
         None
     }
+    /// What this consumer can show of the reference's unwinding
+    /// `reference` (an unwinder that keeps only some registers): the runner
+    /// judges the consumer's [`Consumer::unwind`] against this view, on the
+    /// registers the view lists. `None` (the default): the whole unwinding.
+    fn unwind_view(
+        &self,
+        _case: &CfiCase,
+        _reference: &dwarfcheck_core::outcome::unwind::Unwind,
+    ) -> Option<dwarfcheck_core::outcome::unwind::Unwind> {
+        None
+    }
     /// Called once with every case of a run before any `evaluate` or
     /// `frame_table`, so that a consumer with a costly start-up (a
     /// debugger process) can evaluate them in batches and answer from its
@@ -144,6 +155,7 @@ pub mod contain;
 pub mod debugger;
 mod error;
 pub mod external;
+pub mod framehop;
 pub mod gimli;
 pub mod health;
 pub mod protocol;

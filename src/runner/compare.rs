@@ -351,6 +351,66 @@ pub fn judge_cfi(reference: &CfiOutcome, other: &CfiOutcome, unspecified: bool) 
     }
 }
 
+/// Judges a third party's unwinding `other` against `view`, the reference's
+/// unwinding as far as the consumer shows it ([`crate::consumer::Consumer::unwind_view`]):
+///
+/// - the consumer could not start (`Unsupported`, `ConsumerFault` as the
+///   end of an unwinding with no step): unsupported, fault;
+/// - every step the view has, in order, with the same pc, CFA and caller
+///   pc, and for each register the view lists the same value (registers
+///   the view does not list are not compared; lookup address and FDE
+///   offset only where the view gives them, i.e. non-zero);
+/// - the same end: both at the base of the stack, both at the frame limit,
+///   or both ending in a fault of any kind (third parties name no rules).
+///
+/// A reference that ends in an ill-formed fault makes a differing answer
+/// `IllFormedDiagnosed` when the consumer also faults, else
+/// `IllFormedAccepted`; a budget, `ReferenceBudget`; an `unspecified` rule
+/// anywhere, `Unspecified`.
+pub fn judge_unwind(view: &Unwind, other: &Unwind, unspecified: bool) -> Verdict {
+    if other.steps.is_empty() {
+        match &other.end {
+            UnwindEnd::Fault { outcome: Outcome::Failed(Failure::Unsupported { .. }) } => return Verdict::Unsupported,
+            UnwindEnd::Fault { outcome: Outcome::Failed(Failure::ConsumerFault { .. }) } => return Verdict::Fault,
+            _ => {}
+        }
+    }
+    let same_step = |x: &Step, y: &Step| {
+        x.pc == y.pc
+            && (x.lookup == 0 || x.lookup == y.lookup)
+            && (x.fde_offset == 0 || x.fde_offset == y.fde_offset)
+            && x.cfa == y.cfa
+            && x.caller_pc == y.caller_pc
+            && x.registers.iter().all(|(n, r)| y.registers.get(n).is_some_and(|o| o.bytes == r.bytes))
+    };
+    let same_end = match (&view.end, &other.end) {
+        (UnwindEnd::Fault { .. }, UnwindEnd::Fault { .. }) => true,
+        (a, b) => a == b,
+    };
+    let same = same_end
+        && view.steps.len() == other.steps.len()
+        && view.steps.iter().zip(&other.steps).all(|(x, y)| same_step(x, y));
+    let fault = |u: &Unwind| match &u.end {
+        UnwindEnd::Fault { outcome } => Some(outcome.clone()),
+        _ => None,
+    };
+    match fault(view) {
+        Some(Outcome::Failed(Failure::Budget { .. })) => Verdict::ReferenceBudget,
+        Some(Outcome::Failed(Failure::IllFormed { rule, .. })) if !same || is_unspecified(rule.as_str()) => {
+            if is_unspecified(rule.as_str()) {
+                Verdict::Unspecified
+            } else if fault(other).is_some() {
+                Verdict::IllFormedDiagnosed
+            } else {
+                Verdict::IllFormedAccepted
+            }
+        }
+        _ if same => Verdict::Agree,
+        _ if unspecified => Verdict::Unspecified,
+        _ => Verdict::Disagree,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

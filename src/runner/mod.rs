@@ -550,11 +550,15 @@ fn run_cfi(
     let r = reference.frame_table(c);
     let f = fast.frame_table(c);
     let mut expect = c.expect.as_ref().map(|e| (compare::exact_cfi(e, &r), compare::exact_cfi(e, &f)));
-    // Virtual unwinding (unwind.*): judged on the two evaluators only.
+    // Virtual unwinding (unwind.*): fast against the reference; a third
+    // party that unwinds (Consumer::unwind) is judged on its unwinding
+    // instead of a row table.
     let mut same_unwind = true;
     let mut unwound = None;
+    let mut reference_unwind = None;
     if let Some(u) = &c.unwind {
         let (ru, fu) = (reference.unwind(c, u), fast.unwind(c, u));
+        reference_unwind.clone_from(&ru);
         unwound = ru.as_ref().map(|w| (w.steps.len(), end_label(&w.end)));
         same_unwind = compare::same_evaluator_unwind(ru.as_ref(), fu.as_ref());
         if let Some(e) = &u.expect {
@@ -574,6 +578,12 @@ fn run_cfi(
         opts,
         |s| s.cfi && s.editions.contains(&edition),
         |o| {
+            if let (Some(u), Some(ru)) = (&c.unwind, &reference_unwind) {
+                if let Some(w) = o.unwind(c, u) {
+                    let view = o.unwind_view(c, ru);
+                    return (compare::judge_unwind(view.as_ref().unwrap_or(ru), &w, unspecified), None);
+                }
+            }
             let Some(a) = o.try_frame_table(c) else { return (Verdict::ConsumerDown, None) };
             // Judge only what the consumer can show (Consumer::cfi_view).
             let view = match &r {

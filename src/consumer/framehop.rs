@@ -1,0 +1,248 @@
+//! framehop, the unwinder of the samply profiler, as a consumer judged on
+//! virtual unwinding (docs/consumers.md, "framehop"): in process, on x86-64,
+//! from the case's top-frame state through the case's frame section.
+//!
+//! framehop keeps three registers per frame (instruction pointer, stack
+//! pointer, frame pointer), so what it is judged on is, per step: the
+//! frame's pc, its CFA (framehop's caller stack pointer), the caller pc,
+//! and the caller's rbp where the row gives rbp a rule; and how unwinding
+//! ends (base of the stack, the frame limit, or a fault of any kind).
+//! [`Framehop::unwind_view`] reduces the reference's unwinding to that.
+
+use super::{Consumer, Support};
+use crate::case::{CfiCase, ExprCase, UnwindCase};
+use crate::edition::Edition;
+use dwarfcheck_core::cfi::FrameKind;
+use dwarfcheck_core::context::{MachineState, MemoryStorage};
+use dwarfcheck_core::outcome::unwind::{CallerRegister, Step, Unwind, UnwindEnd};
+use dwarfcheck_core::outcome::{CfiOutcome, Failure, NormalLocation, Outcome, RawLocation, Source};
+use dwarfcheck_core::rules::RuleId;
+use dwarfcheck_core::target::Arch;
+use framehop::x86_64::{CacheX86_64, UnwindRegsX86_64, UnwinderX86_64};
+use framehop::{ExplicitModuleSectionInfo, FrameAddress, Module, Unwinder};
+
+/// x86-64 DWARF register numbers framehop keeps.
+const RBP: u64 = 6;
+const RSP: u64 = 7;
+
+/// The CFA both sides give the frame at the base of the stack, which
+/// framehop does not report (it updates no register there).
+const BASE_CFA: u64 = 0;
+
+/// Most steps framehop is asked for when the case sets no limit (the
+/// reference's own frames budget applies to it as well).
+const MAX_STEPS: u32 = 64;
+
+/// framehop 0.16 (the crate), in process.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Framehop;
+
+/// What a register holds in framehop's answer: shown by value only.
+fn shown(bytes: Vec<u8>) -> CallerRegister {
+    CallerRegister { location: not_shown(), bytes: Some(bytes) }
+}
+
+/// The location framehop does not report (it tracks values only).
+fn not_shown() -> Outcome {
+    Outcome::Failed(Failure::Unsupported { what: "framehop reports register values, not locations".into() })
+}
+
+/// A memory location description at byte address `a` (a CFA).
+fn memory(a: u64) -> NormalLocation {
+    RawLocation::simple(Source::memory(0, u128::from(a) * 8)).normalize()
+}
+
+/// The 8 bytes of register `regno` in the top frame's state.
+fn register(state: &dyn MachineState, regno: u64) -> Option<u64> {
+    let mut b = [0u8; 8];
+    state.read_register(regno, 0, &mut b).ok()?;
+    Some(u64::from_le_bytes(b))
+}
+
+/// Whether an FDE of `sec` covers `pc`.
+fn covered(sec: &dwarfcheck_core::cfi::CfiSection, pc: u64) -> bool {
+    sec.fde_offsets()
+        .filter_map(Result::ok)
+        .filter_map(|o| sec.parse_fde(o).ok())
+        .any(|(f, _)| pc >= f.pc_begin && pc - f.pc_begin < f.pc_range)
+}
+
+impl Framehop {
+    /// The steps of one unwinding, as framehop makes them.
+    fn steps(case: &CfiCase, u: &UnwindCase) -> Result<Unwind, Outcome> {
+        let sec = &case.section;
+        let state: &dyn MachineState = &*u.ctx;
+        let unsupported = |what: &str| Outcome::Failed(Failure::Unsupported { what: what.into() });
+        if sec.target.arch != Arch::X86_64 {
+            return Err(unsupported("framehop is judged on x86-64 only"));
+        }
+        let pc = state.pc().ok_or_else(|| unsupported("no pc"))?;
+        let Some(sp) = register(state, RSP) else { return Err(unsupported("the top frame's rsp is not given")) };
+        // framehop needs a frame pointer: a state that does not give rbp
+        // is asked with 0 (a CFA from rbp then differs from the reference's
+        // fault, and shows).
+        let bp = register(state, RBP).unwrap_or(0);
+        // One module covering every address: the section at its address,
+        // no text bytes (framehop analyses instructions on macOS only).
+        let bytes = sec.bytes.to_vec();
+        let svma = sec.address..sec.address + bytes.len() as u64;
+        let mut info = ExplicitModuleSectionInfo { base_svma: 0, text_svma: Some(0..u64::MAX), ..Default::default() };
+        match sec.kind {
+            FrameKind::EhFrame => {
+                info.eh_frame_svma = Some(svma);
+                info.eh_frame = Some(bytes);
+            }
+            FrameKind::DebugFrame => info.debug_frame = Some(bytes),
+        }
+        let mut unwinder: UnwinderX86_64<Vec<u8>> = UnwinderX86_64::new();
+        unwinder.add_module(Module::new("case".into(), 0..u64::MAX, 0, info));
+        let mut cache = CacheX86_64::<_>::new();
+        let mut regs = UnwindRegsX86_64::new(pc, sp, bp);
+        let mut read = |addr: u64| -> Result<u64, ()> {
+            let mut b = [0u8; 8];
+            state.read_memory(MemoryStorage::shared(0), addr, &mut b).map_err(|_| ())?;
+            Ok(u64::from_le_bytes(b))
+        };
+        let limit = u.limit.unwrap_or(MAX_STEPS).min(u.ctx.budgets.frames).min(MAX_STEPS);
+        let mut steps = Vec::new();
+        let mut address = FrameAddress::from_instruction_pointer(pc);
+        let mut frame_pc = pc;
+        loop {
+            if steps.len() as u32 >= limit {
+                return Ok(Unwind { steps, end: UnwindEnd::Limit });
+            }
+            match unwinder.unwind_frame(address, &mut regs, &mut cache, &mut read) {
+                Ok(caller) => {
+                    // At the base of the stack framehop updates no
+                    // register, so that frame's CFA is not known.
+                    let cfa = if caller.is_some() { memory(regs.sp()) } else { memory(BASE_CFA) };
+                    let step = Step {
+                        pc: frame_pc,
+                        lookup: 0,
+                        fde_offset: 0,
+                        cfa,
+                        registers: [(RBP, shown(regs.bp().to_le_bytes().to_vec()))].into_iter().collect(),
+                        caller_pc: caller,
+                    };
+                    steps.push(step);
+                    let Some(ra) = caller else { return Ok(Unwind { steps, end: UnwindEnd::Base }) };
+                    let Some(next) = FrameAddress::from_return_address(ra) else {
+                        return Ok(Unwind { steps, end: UnwindEnd::Base });
+                    };
+                    // Past the frames the section's CFI covers framehop goes
+                    // on with frame pointers; that is not CFI, so the
+                    // adapter stops there, as the reference does
+                    // (unwind.no-fde).
+                    if !covered(sec, ra.wrapping_sub(1)) {
+                        let outcome =
+                            Outcome::Failed(Failure::EvalError { rule: RuleId::new("framehop:no-fde"), at: None });
+                        return Ok(Unwind { steps, end: UnwindEnd::Fault { outcome } });
+                    }
+                    regs.set_ip(ra);
+                    (address, frame_pc) = (next, ra);
+                }
+                Err(e) => {
+                    let rule = RuleId::new(format!("framehop:{e:?}"));
+                    let outcome = Outcome::Failed(Failure::EvalError { rule, at: None });
+                    return Ok(Unwind { steps, end: UnwindEnd::Fault { outcome } });
+                }
+            }
+        }
+    }
+}
+
+impl Consumer for Framehop {
+    fn name(&self) -> &str {
+        "framehop"
+    }
+
+    fn version(&self) -> Option<String> {
+        Some("framehop 0.16 (crate)".into())
+    }
+
+    /// CFI cases (judged on their unwinding only: framehop builds no row
+    /// tables), DWARF 5 and GNU input.
+    fn supports(&self) -> Support {
+        Support { editions: vec![Edition::Dwarf5, Edition::Dwarf5Gnu], expr: false, cfi: true }
+    }
+
+    fn evaluate(&self, _case: &ExprCase) -> Outcome {
+        Outcome::Failed(Failure::Unsupported { what: "framehop does not evaluate expressions".into() })
+    }
+
+    fn frame_table(&self, _case: &CfiCase) -> CfiOutcome {
+        CfiOutcome::Failed(Failure::Unsupported { what: "framehop builds no row tables; it unwinds".into() })
+    }
+
+    fn unwind(&self, case: &CfiCase, u: &UnwindCase) -> Option<Unwind> {
+        Some(Framehop::steps(case, u).unwrap_or_else(Unwind::fault))
+    }
+
+    /// F1 of docs/consumers.md ("framehop"), recognised from the case's
+    /// CFI: the CIE's or FDE's instructions hold a DWARF expression
+    /// (`DW_CFA_def_cfa_expression`, `DW_CFA_expression`,
+    /// `DW_CFA_val_expression`).
+    fn failure_class(
+        &self,
+        case: &crate::case::Case,
+        _reference: super::Answer<'_>,
+        _answer: super::Answer<'_>,
+    ) -> Option<super::FailureClass> {
+        let crate::case::Case::Cfi(c) = case else { return None };
+        let sec = &c.section;
+        let (fde, _) = sec.parse_fde(c.fde_offset).ok()?;
+        let cie = sec.parse_cie(fde.cie_offset).ok()?;
+        let p = crate::asm::cfi::CfiAsmParams::from_cie(&cie);
+        let bytes = |r: std::ops::Range<u64>| sec.bytes.get(r.start as usize..r.end as usize).unwrap_or(&[]);
+        let text = crate::asm::cfi::disassemble(bytes(cie.instructions.clone()), &sec.target, &p)
+            + &crate::asm::cfi::disassemble(bytes(fde.instructions.clone()), &sec.target, &p);
+        let class = |id: &str, explanation: &str| super::FailureClass {
+            id: id.into(),
+            explanation: explanation.into(),
+            docs: Some("docs/consumers.md#framehop---consumers-framehop".into()),
+            report: None,
+        };
+        text.contains("_expression")
+            .then(|| class("F1", "does not evaluate CFI expressions: it falls back to frame-pointer unwinding instead"))
+    }
+
+    /// Per step: pc, CFA, caller pc, and rbp's value where the row gives
+    /// rbp a rule (framehop carries rbp through unchanged otherwise, the
+    /// psABI's callee-saved reading); no lookup address, FDE offset or
+    /// other register. A fault ends it whatever its kind; a last step the
+    /// fault cut short (no caller pc) is not counted, and the CFA of the
+    /// frame at the base of the stack is not compared (framehop does not
+    /// report it).
+    fn unwind_view(&self, _case: &CfiCase, reference: &Unwind) -> Option<Unwind> {
+        let steps = reference
+            .steps
+            .iter()
+            .map(|s| Step {
+                pc: s.pc,
+                lookup: 0,
+                fde_offset: 0,
+                cfa: s.cfa.clone(),
+                registers: s
+                    .registers
+                    .get(&RBP)
+                    .and_then(|c| c.bytes.clone())
+                    .map(|b| (RBP, shown(b)))
+                    .into_iter()
+                    .collect(),
+                caller_pc: s.caller_pc,
+            })
+            .collect::<Vec<_>>();
+        // framehop makes a step whole or not at all: a last step whose
+        // return address could not be read before the fault is not one.
+        let mut steps = steps;
+        if matches!(reference.end, UnwindEnd::Fault { .. }) && steps.last().is_some_and(|s| s.caller_pc.is_none()) {
+            steps.pop();
+        }
+        if reference.end == UnwindEnd::Base {
+            if let Some(last) = steps.last_mut() {
+                last.cfa = memory(BASE_CFA);
+            }
+        }
+        Some(Unwind { steps, end: reference.end.clone() })
+    }
+}
