@@ -178,10 +178,11 @@ impl Consumer for Framehop {
         Some(Framehop::steps(case, u).unwrap_or_else(Unwind::fault))
     }
 
-    /// F1 of docs/consumers.md ("framehop"), recognised from the case's
-    /// CFI: the CIE's or FDE's instructions hold a DWARF expression
-    /// (`DW_CFA_def_cfa_expression`, `DW_CFA_expression`,
-    /// `DW_CFA_val_expression`).
+    /// F1 and F2 of docs/consumers.md ("framehop"): F1 when the CIE's or
+    /// FDE's instructions hold a DWARF expression (`DW_CFA_def_cfa_expression`,
+    /// `DW_CFA_expression`, `DW_CFA_val_expression`); F2 when framehop
+    /// refuses the first step as moving the stack backwards and the
+    /// reference's CFA for it is below the frame's stack pointer.
     fn failure_class(
         &self,
         case: &crate::case::Case,
@@ -202,8 +203,31 @@ impl Consumer for Framehop {
             docs: Some("docs/consumers.md#framehop---consumers-framehop".into()),
             report: None,
         };
-        text.contains("_expression")
-            .then(|| class("F1", "does not evaluate CFI expressions: it falls back to frame-pointer unwinding instead"))
+        if text.contains("_expression") {
+            return Some(class(
+                "F1",
+                "does not evaluate CFI expressions: it falls back to frame-pointer unwinding instead",
+            ));
+        }
+        // F2: framehop refused the first step as moving the stack
+        // backwards, and the reference's CFA for it is indeed below the
+        // frame's stack pointer (random synthetic registers).
+        let u = c.unwind.as_ref()?;
+        let refused = matches!(
+            &Framehop::steps(c, u).ok()?.end,
+            UnwindEnd::Fault { outcome: Outcome::Failed(Failure::EvalError { rule, .. }) }
+                if rule.as_str() == "framehop:FramepointerUnwindingMovedBackwards"
+        );
+        let sp = register(&*u.ctx, RSP)?;
+        let reference = dwarfcheck_reference::unwind::unwind(sec, &*u.ctx, u.limit);
+        let below = reference.steps.first().is_some_and(|s| s.cfa < memory(sp));
+        (refused && below).then(|| {
+            class(
+                "F2",
+                "refuses a step whose CFA is below the frame's stack pointer (a sanity check a real stack passes; \
+                 random synthetic registers can fail it)",
+            )
+        })
     }
 
     /// Per step: pc, CFA, caller pc, and rbp's value where the row gives

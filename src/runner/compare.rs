@@ -486,4 +486,47 @@ mod tests {
             &Outcome::Failed(Failure::IllFormed { rule: id::EXPR_DECODE_TRUNCATED_OPERAND, at: Some(3) })
         ));
     }
+
+    /// Hand-built unwindings: the same steps and end agree; a different
+    /// caller pc disagrees; a register the view does not list is not
+    /// compared; an ill-formed reference end with a faulting answer is
+    /// diagnosed, with a completed answer accepted; an unsupported start
+    /// is unsupported.
+    #[test]
+    fn judge_unwind_compares_what_the_view_shows() {
+        use dwarfcheck_core::outcome::unwind::CallerRegister;
+        use dwarfcheck_core::outcome::{RawLocation, Source};
+        let cfa = |a: u64| RawLocation::simple(Source::memory(0, u128::from(a) * 8)).normalize();
+        let reg = |b: u8| CallerRegister { location: v(0), bytes: Some(vec![b; 8]) };
+        let step = |pc: u64, caller: Option<u64>, regs: Vec<(u64, CallerRegister)>| Step {
+            pc,
+            lookup: 0,
+            fde_offset: 0,
+            cfa: cfa(0x7008),
+            registers: regs.into_iter().collect(),
+            caller_pc: caller,
+        };
+        let base = |steps| Unwind { steps, end: UnwindEnd::Base };
+        let view = base(vec![step(0x1000, Some(0x2000), vec![(6, reg(1))])]);
+        let same = base(vec![step(0x1000, Some(0x2000), vec![(6, reg(1)), (3, reg(9))])]);
+        assert_eq!(judge_unwind(&view, &same, false), Verdict::Agree);
+        let other_pc = base(vec![step(0x1000, Some(0x2004), vec![(6, reg(1))])]);
+        assert_eq!(judge_unwind(&view, &other_pc, false), Verdict::Disagree);
+        assert_eq!(judge_unwind(&view, &other_pc, true), Verdict::Unspecified);
+        let other_rbp = base(vec![step(0x1000, Some(0x2000), vec![(6, reg(2))])]);
+        assert_eq!(judge_unwind(&view, &other_rbp, false), Verdict::Disagree);
+        let ill = |rule: &str| UnwindEnd::Fault {
+            outcome: Outcome::Failed(Failure::IllFormed { rule: RuleId::new(rule.to_string()), at: None }),
+        };
+        let ill_view = Unwind { steps: Vec::new(), end: ill("cfi.insn.truncated") };
+        let faulted = Unwind { steps: Vec::new(), end: ill("tool:error") };
+        assert_eq!(judge_unwind(&ill_view, &faulted, false), Verdict::Agree);
+        let went_on = base(vec![step(0x1000, Some(0x2000), vec![])]);
+        assert_eq!(judge_unwind(&ill_view, &went_on, false), Verdict::IllFormedAccepted);
+        let ill_steps = Unwind { steps: view.steps.clone(), end: ill("cfi.insn.truncated") };
+        let short = Unwind { steps: Vec::new(), end: ill("tool:error") };
+        assert_eq!(judge_unwind(&ill_steps, &short, false), Verdict::IllFormedDiagnosed);
+        let unsupported = Unwind::fault(Outcome::Failed(Failure::Unsupported { what: "x".into() }));
+        assert_eq!(judge_unwind(&view, &unsupported, false), Verdict::Unsupported);
+    }
 }

@@ -105,9 +105,17 @@ impl Consumer for Gimli {
     }
 }
 
-/// The version of package `name` in the text of a `Cargo.lock`: the
-/// `version = "..."` line after its `name = "..."` line.
+/// The version of package `name` in the text of a `Cargo.lock` that
+/// dwarfcheck links: the version its own dependency list names
+/// (`"gimli 0.34.0"`, written when several versions are locked, e.g. one
+/// for framehop), else the `version = "..."` line after the only
+/// `name = "..."` line.
 fn crate_version(lock: &str, name: &str) -> Option<String> {
+    let own = lock.split("[[package]]").find(|p| p.lines().any(|l| l.trim() == "name = \"dwarfcheck\""));
+    let prefix = format!("\"{name} ");
+    if let Some(v) = own.and_then(|p| p.lines().map(str::trim).find_map(|l| l.strip_prefix(&prefix))) {
+        return v.trim_end_matches([',', '"']).split_whitespace().next().map(str::to_string);
+    }
     let wanted = format!("name = \"{name}\"");
     let mut lines = lock.lines().skip_while(|l| l.trim() != wanted);
     lines.next()?;
