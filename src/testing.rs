@@ -18,3 +18,14 @@ pub fn needed<T>(what: &str, found: Option<T>) -> Option<T> {
 pub fn have_tool(tool: &str) -> bool {
     std::process::Command::new(tool).arg("--version").output().is_ok_and(|o| o.status.success())
 }
+
+/// Every CFI case of the bundled suite (`specs/cases/cfi/`).
+pub fn bundled_cfi_cases() -> Vec<crate::case::Case> {
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("specs/cases/cfi");
+    let files = crate::case::yaml::find_case_files(&[dir]).expect("the bundled CFI cases are there");
+    files
+        .iter()
+        .flat_map(|f| crate::case::yaml::load_file(f).expect("the bundled CFI cases load"))
+        .filter(|c| matches!(c, crate::case::Case::Cfi(_)))
+        .collect()
+}

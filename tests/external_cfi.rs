@@ -65,16 +65,6 @@ fn tool(t: Tool) -> Option<External> {
     dwarfcheck::testing::needed(t.programs()[0], External::new(t, RunBudget::default()).ok())
 }
 
-fn bundled_cfi_cases() -> Vec<Case> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("specs/cases/cfi");
-    let files = dwarfcheck::case::yaml::find_case_files(&[dir]).unwrap();
-    files
-        .iter()
-        .flat_map(|f| dwarfcheck::case::yaml::load_file(f).unwrap())
-        .filter(|c| matches!(c, Case::Cfi(_)))
-        .collect()
-}
-
 /// `(consumer, case)` of every disagreement of a third party.
 fn disagreements(cases: &[Case], others: &[Box<dyn Consumer>]) -> Vec<(String, String, String)> {
     let s = runner::run(cases, &Reference, &Fast, others, &Options { keep_details: 0, ..Default::default() });
@@ -105,7 +95,7 @@ fn bundled_cfi_cases_disagree_only_in_documented_classes() {
     if others.is_empty() {
         return;
     }
-    let cases = bundled_cfi_cases();
+    let cases = dwarfcheck::testing::bundled_cfi_cases();
     assert!(cases.len() > 100, "the bundled CFI suite has {} cases", cases.len());
     let unexpected: Vec<String> = disagreements(&cases, &others)
         .into_iter()

@@ -31,16 +31,6 @@ fn failing_classes(cases: &[Case], tool: External, again: External) -> Vec<(Stri
     classes_of(cases, &failing, &again)
 }
 
-fn bundled_cfi_cases() -> Vec<Case> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("specs/cases/cfi");
-    let files = dwarfcheck::case::yaml::find_case_files(&[dir]).unwrap();
-    files
-        .iter()
-        .flat_map(|f| dwarfcheck::case::yaml::load_file(f).unwrap())
-        .filter(|c| matches!(c, Case::Cfi(_)))
-        .collect()
-}
-
 /// The class pyelftools' failure on each case of `names` gets.
 fn classes_of(cases: &[Case], names: &[String], py: &External) -> Vec<(String, String)> {
     names
@@ -58,7 +48,7 @@ fn classes_of(cases: &[Case], names: &[String], py: &External) -> Vec<(String, S
 #[test]
 fn bundled_cfi_cases_disagree_only_in_documented_classes() {
     let Some(py) = pyelftools() else { return };
-    let cases = bundled_cfi_cases();
+    let cases = dwarfcheck::testing::bundled_cfi_cases();
     let classes = failing_classes(&cases, py, pyelftools().unwrap());
     let unclassified: Vec<&(String, String)> = classes.iter().filter(|(_, k)| !k.starts_with('P')).collect();
     assert!(unclassified.is_empty(), "tables pyelftools gives otherwise, in no class: {unclassified:#?}");
@@ -77,7 +67,7 @@ fn bundled_cfi_cases_disagree_only_in_documented_classes() {
 #[test]
 fn libdw_disagrees_only_on_header_encodings() {
     let Some(dw) = libdw() else { return };
-    let cases = bundled_cfi_cases();
+    let cases = dwarfcheck::testing::bundled_cfi_cases();
     let classes = failing_classes(&cases, dw, libdw().unwrap());
     assert!(classes.iter().all(|(_, k)| k == "L1"), "libdw's tables in no class: {classes:#?}");
     for case in ["textrel-with-base", "segment-selector", "appendix-d6-foo"] {

@@ -202,13 +202,7 @@ impl Evaluation<'_> {
                 let size = (reg.bits / 8) as usize;
                 let mut whole = vec![0u8; size];
                 self.state.read_register(regno, 0, &mut whole).map_err(reg_err)?;
-                whole.reverse();
-                let mut part = vec![0u8; n.div_ceil(8) as usize];
-                copy_bits(&whole, start, &mut part, 0, n);
-                if n.is_multiple_of(8) {
-                    part.reverse();
-                }
-                copy_bits(&part, 0, dst, dst_bit, n);
+                copy_from_lsb(&whole, start, n, dst, dst_bit);
                 Ok(())
             }
             Location::Implicit { start, len, bit } => {
@@ -226,14 +220,7 @@ impl Evaluation<'_> {
                 // significant bits of the value it holds (DWARF 5 §2.6.1.2;
                 // rule `implicit.storage-bit-numbering`), laid out as for a
                 // register.
-                let mut whole = src.to_vec();
-                whole.reverse();
-                let mut part = vec![0u8; n.div_ceil(8) as usize];
-                copy_bits(&whole, st, &mut part, 0, n);
-                if n.is_multiple_of(8) {
-                    part.reverse();
-                }
-                copy_bits(&part, 0, dst, dst_bit, n);
+                copy_from_lsb(src, st, n, dst, dst_bit);
                 Ok(())
             }
             Location::ImplicitPointer { die, disp, aspace, bit } => {
@@ -359,4 +346,19 @@ fn set_bit(b: &mut [u8], k: u64, v: bool) {
     } else {
         *byte &= !m;
     }
+}
+
+/// Copies `n` bits from `start` of a big-endian value held in `whole`
+/// (memory order), counting bit offsets from its least significant end
+/// (rules `reg.storage-size`, `implicit.storage-bit-numbering`), into
+/// `dst` at `dst_bit`, laid out as the target stores a value of that size
+/// (whole bytes: most significant first).
+fn copy_from_lsb(whole: &[u8], start: u64, n: u64, dst: &mut [u8], dst_bit: u64) {
+    let lsb_first: Vec<u8> = whole.iter().rev().copied().collect();
+    let mut part = vec![0u8; n.div_ceil(8) as usize];
+    copy_bits(&lsb_first, start, &mut part, 0, n);
+    if n.is_multiple_of(8) {
+        part.reverse();
+    }
+    copy_bits(&part, 0, dst, dst_bit, n);
 }
