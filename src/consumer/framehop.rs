@@ -59,12 +59,24 @@ fn register(state: &dyn MachineState, regno: u64) -> Option<u64> {
     Some(u64::from_le_bytes(b))
 }
 
-/// Whether an FDE of `sec` covers `pc`.
-fn covered(sec: &dwarfcheck_core::cfi::CfiSection, pc: u64) -> bool {
-    sec.fde_offsets()
+/// The `[begin, end)` code ranges of the FDEs of `sec` whose headers
+/// parse, sorted by start: read once per unwinding, not once per step.
+fn fde_ranges(sec: &dwarfcheck_core::cfi::CfiSection) -> Vec<(u64, u64)> {
+    let mut r: Vec<(u64, u64)> = sec
+        .fde_offsets()
         .filter_map(Result::ok)
         .filter_map(|o| sec.parse_fde(o).ok())
-        .any(|(f, _)| pc >= f.pc_begin && pc - f.pc_begin < f.pc_range)
+        .map(|(f, _)| (f.pc_begin, f.pc_begin.saturating_add(f.pc_range)))
+        .collect();
+    r.sort_unstable();
+    r
+}
+
+/// Whether a range of `ranges` ([`fde_ranges`]) covers `pc`. Ranges may
+/// overlap, so every range starting at or before `pc` is a candidate.
+fn covered(ranges: &[(u64, u64)], pc: u64) -> bool {
+    let n = ranges.partition_point(|&(begin, _)| begin <= pc);
+    ranges[..n].iter().any(|&(_, end)| pc < end)
 }
 
 impl Framehop {
@@ -105,6 +117,7 @@ impl Framehop {
         };
         let limit = u.limit.unwrap_or(MAX_STEPS).min(u.ctx.budgets.frames).min(MAX_STEPS);
         let mut steps = Vec::new();
+        let mut ranges = None;
         let mut address = FrameAddress::from_instruction_pointer(pc);
         let mut frame_pc = pc;
         loop {
@@ -133,7 +146,7 @@ impl Framehop {
                     // on with frame pointers; that is not CFI, so the
                     // adapter stops there, as the reference does
                     // (unwind.no-fde).
-                    if !covered(sec, ra.wrapping_sub(1)) {
+                    if !covered(ranges.get_or_insert_with(|| fde_ranges(sec)), ra.wrapping_sub(1)) {
                         let outcome =
                             Outcome::Failed(Failure::EvalError { rule: RuleId::new("framehop:no-fde"), at: None });
                         return Ok(Unwind { steps, end: UnwindEnd::Fault { outcome } });
