@@ -1,8 +1,9 @@
 //! The DWARF of a synthesised debuggee, written with gimli's writer: one
 //! compilation unit with the case's base types and DIEs, a subprogram
 //! covering the program counter (with the case's frame base), the variable
-//! `v` located by the case's expression, and a `.debug_frame` FDE for the
-//! subprogram (CFA from the case, DWARF 5 §6.4).
+//! `v` located by the case's expression, a line table ([`super::lines`]),
+//! and a `.debug_frame` FDE for the subprogram (CFA from the case, DWARF 5
+//! §6.4).
 
 use super::patch::{patch, Placement};
 use super::{Rewrite, Unrepresentable, VarShape, CODE_BYTES, MAX_VAR_BYTES, VARIABLE};
@@ -71,6 +72,7 @@ fn build_with(
     };
     let encoding = Encoding { format, version, address_size: ctx.address_bytes() };
     let mut du = DwarfUnit::new(encoding);
+    du.unit.line_program = super::lines::program(encoding, &[(pc, CODE_BYTES)]);
     let unit = &mut du.unit;
     let root = unit.root();
     let set =

@@ -17,6 +17,7 @@
 
 pub mod dwarf;
 pub mod elf;
+pub mod lines;
 pub mod loclist;
 pub mod patch;
 pub mod x86_64;

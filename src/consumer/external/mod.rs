@@ -16,6 +16,7 @@
 
 pub mod classes;
 pub mod elf;
+pub mod libdw_loclist;
 pub mod llvm_dwarfdump;
 pub mod process;
 pub mod readelf;
@@ -200,22 +201,8 @@ impl External {
             programs: &["cc ... -ldw -lelf"],
             package: "libdw-dev (elfutils) and a C compiler",
         };
-        let dir = process::TempDir::new().map_err(|_| missing())?;
-        let src = dir.path().join("libdw_rows.c");
-        let exe = dir.path().join("libdw_rows");
-        std::fs::write(&src, LIBDW_SOURCE).map_err(|_| missing())?;
-        let args: Vec<&OsStr> = vec![
-            OsStr::new("-O1"),
-            OsStr::new("-o"),
-            exe.as_os_str(),
-            src.as_os_str(),
-            "-ldw".as_ref(),
-            "-lelf".as_ref(),
-        ];
-        let out = process::run(compiler, &args, dir.path(), budget).map_err(|_| missing())?;
-        if out.code != 0 || !exe.exists() {
-            return Err(missing());
-        }
+        let (dir, exe) = process::compile_c_helper(compiler, "libdw_rows", LIBDW_SOURCE, &["-ldw", "-lelf"], budget)
+            .ok_or_else(missing)?;
         let mut external = External::with_program(Tool::Libdw, exe, budget);
         external._helper = Some(dir);
         Ok(external)
