@@ -1,4 +1,4 @@
-//! GDB and LLDB as consumers (issue 6): real debugger runs on synthesised
+//! GDB, LLDB and Delve as consumers (issues 6, 15): real debugger runs on synthesised
 //! executables and core files, judged against hand-derived observations; a
 //! deliberately wrong expectation is a failure; hangs and crashes are
 //! contained. The debuggers must be installed when `CI` is set (.ci/setup
@@ -111,6 +111,31 @@ fn gdb_shows_what_the_reference_computed() {
 #[test]
 fn lldb_shows_what_the_reference_computed() {
     check(Kind::Lldb);
+}
+
+/// Delve shows the first element of an array in every element (class D15
+/// of docs/debuggers.md): the memory 01 02 .. 08 shows as eight 01s, and
+/// the value 0x15 as an 8-byte variable, 15 00 00 00 00 00 00 00 (DWARF 5
+/// §2.6.1.1.4, little-endian), as eight 15s.
+#[test]
+fn delve_repeats_the_first_element_of_an_array() {
+    let Some(d) = debugger(Kind::Delve) else { return };
+    let cases = cases();
+    d.prepare(&cases);
+    for (name, first) in [("memory-bytes", 1u8), ("value", 0x15)] {
+        let c = expr(&cases, name);
+        let shown = d.evaluate(&c);
+        assert_eq!(shown, observe::Observation::Bytes(known(&[first; 8])).to_outcome(), "{name}");
+        let r = dwarfcheck::consumer::builtin::reference_outcome(&c).0;
+        let view = d.expr_view(&c, &r).unwrap();
+        assert_eq!(runner::compare::judge(&view, &shown, false), Verdict::Disagree, "{name}");
+        let class = d.failure_class(
+            &Case::Expr(c),
+            dwarfcheck::consumer::Answer::Expr(&r),
+            dwarfcheck::consumer::Answer::Expr(&shown),
+        );
+        assert_eq!(class.map(|k| k.id).as_deref(), Some("D15"), "{name}");
+    }
 }
 
 /// A debugger adapter fed a deliberately wrong expectation: the view of the

@@ -7,8 +7,8 @@ use super::gimli::Gimli;
 use super::{Consumer, ConsumerError};
 
 /// Every third-party consumer name, in report order.
-pub const KNOWN: [&str; 9] =
-    ["gimli", "llvm-dwarfdump", "readelf", "pyelftools", "libdw", "libdw-loclist", "framehop", "gdb", "lldb"];
+pub const KNOWN: [&str; 10] =
+    ["gimli", "llvm-dwarfdump", "readelf", "pyelftools", "libdw", "libdw-loclist", "framehop", "gdb", "lldb", "delve"];
 
 /// Limits handed to the consumers that run other programs.
 #[derive(Debug, Clone, Copy)]
@@ -51,6 +51,7 @@ pub fn consumer(name: &str, budgets: &Budgets) -> Result<Box<dyn Consumer>, Cons
         "libdw-loclist" => Box::new(super::external::libdw_loclist::LibdwLoclist::new(budgets.tool)?),
         "gdb" => Box::new(Debugger::new(Kind::Gdb, budgets.debugger)?.down_after(budgets.down_after)),
         "lldb" => Box::new(Debugger::new(Kind::Lldb, budgets.debugger)?.down_after(budgets.down_after)),
+        "delve" => Box::new(Debugger::new(Kind::Delve, budgets.debugger)?.down_after(budgets.down_after)),
         other => return Err(ConsumerError::Unknown { name: other.to_string() }),
     })
 }

@@ -142,7 +142,7 @@ fn build_with(
     }
 
     let sub = unit.add(root, dw::DW_TAG_subprogram);
-    set(unit, sub, dw::DW_AT_name, AttributeValue::String(b"dwarfcheck_case".to_vec()));
+    set(unit, sub, dw::DW_AT_name, AttributeValue::String(super::FUNCTION.as_bytes().to_vec()));
     set(unit, sub, dw::DW_AT_low_pc, AttributeValue::Address(Address::Constant(pc)));
     set(unit, sub, dw::DW_AT_high_pc, AttributeValue::Udata(CODE_BYTES));
     if let Some(fb) = &ctx.frame_base {
@@ -245,13 +245,15 @@ fn placement(case: &ExprCase, sections: &[Section]) -> Result<Placement, Unrepre
     Ok(place)
 }
 
-/// `.debug_frame`: one CIE (x86-64: code alignment 1, data alignment -8,
+/// `.debug_frame`: one CIE of version 1 (the version GCC writes, which
+/// every consumer reads; Delve misreads version 4, class DV1 of
+/// docs/consumers.md) (x86-64: code alignment 1, data alignment -8,
 /// return address column 16) and one FDE over the subprogram whose CFA is
 /// the case's (`DW_CFA_def_cfa_expression` of its value) or else `rsp + 8`,
 /// the x86-64 CFA at a function's entry; the return address is saved at
 /// CFA - 8.
 fn frame(case: &ExprCase, pc: u64) -> Result<Vec<u8>, Unrepresentable> {
-    let encoding = Encoding { format: gimli::Format::Dwarf32, version: 4, address_size: 8 };
+    let encoding = Encoding { format: gimli::Format::Dwarf32, version: 1, address_size: 8 };
     let ra = Register(super::x86_64::RIP as u16);
     let mut cie = CommonInformationEntry::new(encoding, 1, -8, ra);
     match case.ctx.cfa {

@@ -2,8 +2,9 @@
 //! crate's ELF writer (two-phase: reserve, then write).
 //!
 //! - The executable (`ET_EXEC`, x86-64): `.text` holding [`CODE_BYTES`] of
-//!   code at the program counter (`nop`s and a `ret`) in one `PT_LOAD`, and
-//!   the DWARF sections of [`super::dwarf`] (not loaded).
+//!   code at the program counter (`nop`s and a `ret`) in one `PT_LOAD`, a
+//!   symbol table naming it [`super::FUNCTION`], and the DWARF sections of
+//!   [`super::dwarf`] (not loaded).
 //! - The core file (`ET_CORE`): a `PT_NOTE` with `NT_PRSTATUS` and
 //!   `NT_FPREGSET` (name `CORE`, the layout of [`super::x86_64`]), then one
 //!   read-write `PT_LOAD` per memory segment of the case, at its address.
@@ -16,7 +17,7 @@ use super::{x86_64, Unrepresentable, CODE_BYTES};
 use dwarfcheck_core::context::Context;
 use object::elf;
 use object::endian::{Endianness, LittleEndian, U32};
-use object::write::elf::{FileHeader, ProgramHeader, SectionHeader, Writer};
+use object::write::elf::{FileHeader, ProgramHeader, SectionHeader, Sym, Writer};
 
 const PAGE: u64 = 0x1000;
 /// Process id written into `NT_PRSTATUS` (debuggers name the thread by it).
@@ -52,7 +53,11 @@ pub fn executable(sections: &[Section], pc: u64) -> Result<Vec<u8>, Unrepresenta
     w.reserve_until(here + pad);
     let text_off = w.reserve(CODE_BYTES, 1);
     let text_name = w.add_section_name(b".text");
-    w.reserve_section_index();
+    let text_index = w.reserve_section_index();
+    // One function symbol over the code: Delve refuses a file without a
+    // symbol table, and names frames by it.
+    let symbol_name = w.add_string(super::FUNCTION.as_bytes());
+    w.reserve_symbol_index(Some(text_index));
     let mut placed = Vec::new();
     for (name, bytes) in sections {
         let off = w.reserve(bytes.len() as u64, 1);
@@ -60,7 +65,11 @@ pub fn executable(sections: &[Section], pc: u64) -> Result<Vec<u8>, Unrepresenta
         w.reserve_section_index();
         placed.push((id, off, bytes));
     }
+    w.reserve_symtab_section_index();
+    w.reserve_strtab_section_index();
     w.reserve_shstrtab_section_index();
+    w.reserve_symtab();
+    w.reserve_strtab().map_err(write_error)?;
     w.reserve_shstrtab().map_err(write_error)?;
     w.reserve_section_headers();
 
@@ -82,6 +91,17 @@ pub fn executable(sections: &[Section], pc: u64) -> Result<Vec<u8>, Unrepresenta
         w.pad_until(*off);
         w.write(bytes);
     }
+    w.write_null_symbol();
+    w.write_symbol(&Sym {
+        section: Some(text_index.0),
+        st_name: w.string_offset(Some(symbol_name)),
+        st_info: elf::SymbolInfo::new(elf::STB_GLOBAL, elf::STT_FUNC),
+        st_other: elf::STV_DEFAULT.into(),
+        st_shndx: Default::default(),
+        st_value: pc,
+        st_size: CODE_BYTES,
+    });
+    w.write_strtab();
     w.write_shstrtab();
     w.write_null_section_header();
     w.write_section_header(&SectionHeader {
@@ -110,6 +130,8 @@ pub fn executable(sections: &[Section], pc: u64) -> Result<Vec<u8>, Unrepresenta
             sh_entsize: 0,
         });
     }
+    w.write_symtab_section_header(1);
+    w.write_strtab_section_header();
     w.write_shstrtab_section_header();
     Ok(buf)
 }

@@ -80,6 +80,10 @@ pub struct Debuggee {
 /// The name of the variable in the synthesised program.
 pub const VARIABLE: &str = "v";
 
+/// The name of the function that owns the variable (its subprogram DIE
+/// and its symbol).
+pub const FUNCTION: &str = "dwarfcheck_case";
+
 /// Length in **bytes** of the synthesised function's code.
 pub const CODE_BYTES: u64 = 16;
 

@@ -1,4 +1,4 @@
-//! The known classes of GDB and LLDB disagreement (docs/debuggers.md,
+//! The known classes of GDB, LLDB and Delve disagreement (docs/debuggers.md,
 //! "Classes of failure"), recognised from the case and the two answers by
 //! signature, so that the matrix groups them and says which are
 //! understood.
@@ -70,7 +70,7 @@ const CLASSES: &[(&str, &[Kind], &str, Option<&str>)] = &[
     ),
     (
         "D10",
-        &[Kind::Gdb, Kind::Lldb],
+        &[Kind::Gdb, Kind::Lldb, Kind::Delve],
         "an expression that leaves the stack empty is an error to the debugger; hetero-2020 makes it the undefined \
          location (expr.result.location-empty-undefined); DWARF 5 does not say",
         None,
@@ -91,6 +91,36 @@ const CLASSES: &[(&str, &[Kind], &str, Option<&str>)] = &[
         None,
     ),
     ("D14", &[Kind::Lldb], "LLDB cannot read a DW_OP_bit_piece of a register (\"unable to read data\")", None),
+    (
+        "D15",
+        &[Kind::Delve],
+        "Delve 1.20 shows every element of a C array as the first element, wherever the array is (memory, a \
+         register, an implicit value, a composite; GCC's own `int a[8]` at -O0 too)",
+        None,
+    ),
+    (
+        "D16",
+        &[Kind::Delve],
+        "Delve finds no entry of a DWARF 5 location list (.debug_loclists) at the pc, though one covers it \
+         (\"could not find loclist entry\")",
+        None,
+    ),
+    (
+        "D17",
+        &[Kind::Delve],
+        "Delve evaluates a variable's location without memory: DW_OP_deref, DW_OP_deref_size and DW_OP_xderef fail \
+         (\"memory read unavailable\")",
+        None,
+    ),
+    ("D18", &[Kind::Delve], "Delve does not read the vector registers (xmm0-15, DWARF 17-32) of a core file", None),
+    (
+        "D19",
+        &[Kind::Delve],
+        "Delve reads memory at the value of DW_CFA_def_cfa_expression, as for a DW_CFA_expression register rule \
+         (DWARF 5 §6.4.2.2: the value is the CFA), so the frame has no CFA and no variable of it can be read \
+         (\"unable to find function context\")",
+        None,
+    ),
 ];
 
 /// The class of a disagreement between the reference's `reference` and the
@@ -115,7 +145,11 @@ pub fn known_class(kind: Kind, case: &ExprCase, reference: &Outcome, answer: &Ou
         && has(0x93)
     {
         "D5"
-    } else if has(0x94) && result(reference) && matches!(answer, Outcome::Failed(Failure::EvalError { .. })) {
+    } else if has(0x94)
+        && result(reference)
+        && matches!(answer, Outcome::Failed(Failure::EvalError { .. }))
+        && !error("memory read unavailable")
+    {
         "D6"
     } else if kind == Kind::Lldb && error("extracting data from value failed") && (0x29..=0x2e).any(has) {
         "D7"
@@ -147,6 +181,24 @@ pub fn known_class(kind: Kind, case: &ExprCase, reference: &Outcome, answer: &Ou
         "D13"
     } else if kind == Kind::Lldb && error("unable to read data") && has(0x9d) {
         "D14"
+    } else if kind == Kind::Delve && result(reference) && repeated_first_byte(answer) {
+        "D15"
+    } else if kind == Kind::Delve
+        && error("could not find loclist entry")
+        && case.form.is_some()
+        && case.ctx.cu.as_ref().is_some_and(|c| c.version >= 5)
+    {
+        "D16"
+    } else if kind == Kind::Delve && error("memory read unavailable") && [0x06, 0x94, 0x18, 0x95].into_iter().any(has) {
+        "D17"
+    } else if kind == Kind::Delve
+        && (error("from register 1") || error("read out of bounds"))
+        && case.expr.first() == Some(&0x90)
+        && case.expr.get(1).is_some_and(|r| (17..=32).contains(r))
+    {
+        "D18"
+    } else if kind == Kind::Delve && error("unable to find function context") && case.ctx.cfa.is_some() {
+        "D19"
     } else {
         return None;
     };
@@ -165,6 +217,21 @@ fn default_location(case: &ExprCase) -> bool {
 fn all_optimized_out(o: &Outcome) -> bool {
     matches!(o, Outcome::Location(l) if l.places.iter().all(|p| matches!(p,
         SingleLocation::Composite(parts) if parts.iter().all(|x| x.sources.contains(&Source::Undefined)))))
+}
+
+/// Whether a debugger's answer is two or more known bytes, all equal to
+/// the first (Delve's D15).
+fn repeated_first_byte(o: &Outcome) -> bool {
+    let Outcome::Location(l) = o else { return false };
+    let [SingleLocation::Composite(parts)] = l.places.as_slice() else { return false };
+    let mut bytes = Vec::new();
+    for p in parts {
+        match p.sources.iter().next() {
+            Some(Source::Implicit { bytes: b, .. }) if p.sources.len() == 1 => bytes.extend_from_slice(b),
+            _ => return false,
+        }
+    }
+    bytes.len() > 1 && bytes.iter().all(|b| *b == bytes[0])
 }
 
 /// Whether the reference's location has an undefined part.

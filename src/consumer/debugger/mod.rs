@@ -1,5 +1,5 @@
-//! Debuggers as expression consumers: GDB and LLDB, judged through a
-//! synthesised executable and core file per case (issue 6;
+//! Debuggers as expression consumers: GDB, LLDB and Delve, judged through
+//! a synthesised executable and core file per case (issues 6 and 15;
 //! docs/debuggers.md).
 //!
 //! For each case the reference's outcome shapes the variable
@@ -18,6 +18,7 @@
 //! [`Consumer::expr_view`]).
 
 pub mod classes;
+pub mod delve;
 pub mod gdb;
 pub mod lldb;
 pub mod observe;
@@ -47,6 +48,8 @@ pub enum Kind {
     Gdb,
     /// LLDB with its embedded Python (`lldb --batch -o "script ..."`).
     Lldb,
+    /// Delve (`dlv core`), one process per case, driven by a Python probe.
+    Delve,
 }
 
 impl Kind {
@@ -55,6 +58,7 @@ impl Kind {
         match self {
             Kind::Gdb => "gdb",
             Kind::Lldb => "lldb",
+            Kind::Delve => "delve",
         }
     }
 
@@ -63,6 +67,7 @@ impl Kind {
         match self {
             Kind::Gdb => &["gdb"],
             Kind::Lldb => &["lldb-19", "lldb"],
+            Kind::Delve => &["dlv"],
         }
     }
 
@@ -71,6 +76,7 @@ impl Kind {
         match self {
             Kind::Gdb => "gdb",
             Kind::Lldb => "lldb-19 python3-lldb-19",
+            Kind::Delve => "delve and python3",
         }
     }
 
@@ -78,19 +84,35 @@ impl Kind {
         match self {
             Kind::Gdb => gdb::PROBE,
             Kind::Lldb => lldb::PROBE,
+            Kind::Delve => delve::PROBE,
         }
     }
 
-    fn args(self, dir: &Path, probe: &Path) -> Vec<String> {
+    /// The program one batch in `dir` runs, with its arguments: the
+    /// debugger at `program` running the probe, or for Delve `python3`
+    /// running the probe, which starts `program` per case. `None`: Delve's
+    /// probe has no `python3`.
+    fn command(self, program: &Path, dir: &Path, probe: &Path) -> Option<(PathBuf, Vec<String>)> {
         match self {
-            Kind::Gdb => gdb::args(dir, probe),
-            Kind::Lldb => lldb::args(dir, probe),
+            Kind::Gdb => Some((program.to_path_buf(), gdb::args(dir, probe))),
+            Kind::Lldb => Some((program.to_path_buf(), lldb::args(dir, probe))),
+            Kind::Delve => Some((delve::launcher()?, delve::args(dir, probe, program))),
         }
     }
 
-    /// The first line of `program --version`.
+    /// The first line of `program --version` (Delve: `dlv version`).
     pub fn version(self, program: &Path) -> String {
-        process::version_line(program).unwrap_or_else(|| "unknown version".into())
+        let line = match self {
+            Kind::Delve => {
+                let dir = TempDir::new().ok();
+                dir.and_then(|d| {
+                    let out = process::run(program, &["version".as_ref()], d.path(), RunBudget::default()).ok()?;
+                    out.text.lines().map(str::trim).find(|l| l.starts_with("Version")).map(|l| format!("Delve {l}"))
+                })
+            }
+            _ => process::version_line(program),
+        };
+        line.unwrap_or_else(|| "unknown version".into())
     }
 }
 
@@ -217,7 +239,9 @@ impl Debugger {
             if let Err(e) = std::fs::write(dir.path().join("jobs.json"), list.to_string()) {
                 return vec![Some(fault(format!("writing the jobs: {e}"))); cases.len()];
             }
-            let args = self.kind.args(dir.path(), &probe);
+            let Some((launcher, args)) = self.kind.command(&self.program, dir.path(), &probe) else {
+                return vec![Some(fault(format!("{}: python3 is not on PATH", self.kind.name()))); cases.len()];
+            };
             let args: Vec<&std::ffi::OsStr> = args.iter().map(std::ffi::OsStr::new).collect();
             let budget = RunBudget {
                 time: self.limits.per_case * jobs.len() as u32 + Duration::from_secs(30),
@@ -226,7 +250,7 @@ impl Debugger {
             // The first answer also waits for the debugger to start.
             let stall = self.limits.per_case + self.limits.start;
             let watch = process::Progress { file: &results, stall };
-            let run = process::run_watched(&self.program, &args, dir.path(), budget, Some(watch));
+            let run = process::run_watched(&launcher, &args, dir.path(), budget, Some(watch));
             for line in std::fs::read_to_string(&results).unwrap_or_default().lines() {
                 let v: serde_json::Value = match serde_json::from_str(line) {
                     Ok(v) => v,
@@ -337,15 +361,16 @@ fn error_outcome(kind: Kind, msg: &str) -> Outcome {
 /// §2.6.1.1.1 empty location, §2.6.2 no matching list entry).
 const OPTIMIZED_OUT: [&str; 2] = ["value may have been optimized out", "variable not available"];
 
-/// Message fragments of "not implemented" (GDB's `dwarf2/expr.c` and
-/// LLDB's `DWARFExpression.cpp` wordings).
-const UNIMPLEMENTED: [&str; 6] = [
+/// Message fragments of "not implemented" (GDB's `dwarf2/expr.c`, LLDB's
+/// `DWARFExpression.cpp` and Delve's `pkg/dwarf/op` wordings).
+const UNIMPLEMENTED: [&str; 7] = [
     "Unhandled DWARF expression opcode",
     "Unhandled opcode",
     "unimplemented opcode",
     "Could not evaluate DW_OP_",
     "not available on integers of more than",
     "unsupported encoding in DW_OP_convert",
+    "invalid instruction",
 ];
 
 fn fault(what: String) -> Outcome {
