@@ -7,7 +7,8 @@ use super::gimli::Gimli;
 use super::{Consumer, ConsumerError};
 
 /// Every third-party consumer name, in report order.
-pub const KNOWN: [&str; 8] = ["gimli", "llvm-dwarfdump", "readelf", "pyelftools", "libdw", "framehop", "gdb", "lldb"];
+pub const KNOWN: [&str; 9] =
+    ["gimli", "llvm-dwarfdump", "readelf", "pyelftools", "libdw", "framehop", "libunwind", "gdb", "lldb"];
 
 /// Limits handed to the consumers that run other programs.
 #[derive(Debug, Clone, Copy)]
@@ -47,6 +48,7 @@ pub fn consumer(name: &str, budgets: &Budgets) -> Result<Box<dyn Consumer>, Cons
         "readelf" => Box::new(External::new(Tool::Readelf, budgets.tool)?),
         "pyelftools" => Box::new(External::new(Tool::Pyelftools, budgets.tool)?),
         "libdw" => Box::new(External::new(Tool::Libdw, budgets.tool)?),
+        "libunwind" => Box::new(super::libunwind::Libunwind::new(budgets.tool)?),
         "gdb" => Box::new(Debugger::new(Kind::Gdb, budgets.debugger)?.down_after(budgets.down_after)),
         "lldb" => Box::new(Debugger::new(Kind::Lldb, budgets.debugger)?.down_after(budgets.down_after)),
         other => return Err(ConsumerError::Unknown { name: other.to_string() }),
