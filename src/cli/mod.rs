@@ -110,10 +110,11 @@ struct ReportArgs {
     #[arg(long, value_name = "NAME")]
     gate: Vec<String>,
     /// Third-party consumers to run, comma-separated: gimli,
-    /// llvm-dwarfdump, readelf, pyelftools, libdw, framehop, gdb, lldb
-    /// (default: gimli). `none` runs only reference and fast.
+    /// llvm-dwarfdump, readelf, pyelftools, libdw, framehop, libunwind, gdb,
+    /// lldb (default: gimli). `none` runs only reference and fast.
     /// llvm-dwarfdump, readelf, pyelftools and libdw build CFI row tables
-    /// only; framehop unwinds only (cases with an unwinding part); gdb and
+    /// only; framehop and libunwind unwind only (cases with an unwinding
+    /// part; libunwind through a C helper built at first use); gdb and
     /// lldb evaluate expressions only, through a synthesised executable and
     /// core file per case (docs/debuggers.md).
     #[arg(long, value_delimiter = ',', default_value = "gimli")]

@@ -7,8 +7,19 @@ use super::gimli::Gimli;
 use super::{Consumer, ConsumerError};
 
 /// Every third-party consumer name, in report order.
-pub const KNOWN: [&str; 10] =
-    ["gimli", "llvm-dwarfdump", "readelf", "pyelftools", "libdw", "libdw-loclist", "framehop", "gdb", "lldb", "delve"];
+pub const KNOWN: [&str; 11] = [
+    "gimli",
+    "llvm-dwarfdump",
+    "readelf",
+    "pyelftools",
+    "libdw",
+    "libdw-loclist",
+    "framehop",
+    "libunwind",
+    "gdb",
+    "lldb",
+    "delve",
+];
 
 /// Limits handed to the consumers that run other programs.
 #[derive(Debug, Clone, Copy)]
@@ -49,6 +60,7 @@ pub fn consumer(name: &str, budgets: &Budgets) -> Result<Box<dyn Consumer>, Cons
         "pyelftools" => Box::new(External::new(Tool::Pyelftools, budgets.tool)?),
         "libdw" => Box::new(External::new(Tool::Libdw, budgets.tool)?),
         "libdw-loclist" => Box::new(super::external::libdw_loclist::LibdwLoclist::new(budgets.tool)?),
+        "libunwind" => Box::new(super::libunwind::Libunwind::new(budgets.tool)?),
         "gdb" => Box::new(Debugger::new(Kind::Gdb, budgets.debugger)?.down_after(budgets.down_after)),
         "lldb" => Box::new(Debugger::new(Kind::Lldb, budgets.debugger)?.down_after(budgets.down_after)),
         "delve" => Box::new(Debugger::new(Kind::Delve, budgets.debugger)?.down_after(budgets.down_after)),

@@ -9,13 +9,14 @@
 //! ends (base of the stack, the frame limit, or a fault of any kind).
 //! [`Framehop::unwind_view`] reduces the reference's unwinding to that.
 
+use super::unwinding::{by_value, memory, register, values_view};
 use super::{Consumer, Support};
 use crate::case::{CfiCase, ExprCase, UnwindCase};
 use crate::edition::Edition;
 use dwarfcheck_core::cfi::FrameKind;
 use dwarfcheck_core::context::{MachineState, MemoryStorage};
-use dwarfcheck_core::outcome::unwind::{CallerRegister, Step, Unwind, UnwindEnd};
-use dwarfcheck_core::outcome::{CfiOutcome, Failure, NormalLocation, Outcome, RawLocation, Source};
+use dwarfcheck_core::outcome::unwind::{Step, Unwind, UnwindEnd};
+use dwarfcheck_core::outcome::{CfiOutcome, Failure, Outcome};
 use dwarfcheck_core::rules::RuleId;
 use dwarfcheck_core::target::Arch;
 use framehop::x86_64::{CacheX86_64, UnwindRegsX86_64, UnwinderX86_64};
@@ -36,28 +37,6 @@ const MAX_STEPS: u32 = 64;
 /// framehop 0.16 (the crate), in process.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Framehop;
-
-/// What a register holds in framehop's answer: shown by value only.
-fn shown(bytes: Vec<u8>) -> CallerRegister {
-    CallerRegister { location: not_shown(), bytes: Some(bytes) }
-}
-
-/// The location framehop does not report (it tracks values only).
-fn not_shown() -> Outcome {
-    Outcome::Failed(Failure::Unsupported { what: "framehop reports register values, not locations".into() })
-}
-
-/// A memory location description at byte address `a` (a CFA).
-fn memory(a: u64) -> NormalLocation {
-    RawLocation::simple(Source::memory(0, u128::from(a) * 8)).normalize()
-}
-
-/// The 8 bytes of register `regno` in the top frame's state.
-fn register(state: &dyn MachineState, regno: u64) -> Option<u64> {
-    let mut b = [0u8; 8];
-    state.read_register(regno, 0, &mut b).ok()?;
-    Some(u64::from_le_bytes(b))
-}
 
 /// The `[begin, end)` code ranges of the FDEs of `sec` whose headers
 /// parse, sorted by start: read once per unwinding, not once per step.
@@ -134,7 +113,9 @@ impl Framehop {
                         lookup: 0,
                         fde_offset: 0,
                         cfa,
-                        registers: [(RBP, shown(regs.bp().to_le_bytes().to_vec()))].into_iter().collect(),
+                        registers: [(RBP, by_value("framehop", Some(regs.bp().to_le_bytes().to_vec())))]
+                            .into_iter()
+                            .collect(),
                         caller_pc: caller,
                     };
                     steps.push(step);
@@ -204,12 +185,7 @@ impl Consumer for Framehop {
     ) -> Option<super::FailureClass> {
         let crate::case::Case::Cfi(c) = case else { return None };
         let sec = &c.section;
-        let (fde, _) = sec.parse_fde(c.fde_offset).ok()?;
-        let cie = sec.parse_cie(fde.cie_offset).ok()?;
-        let p = crate::asm::cfi::CfiAsmParams::from_cie(&cie);
-        let bytes = |r: std::ops::Range<u64>| sec.bytes.get(r.start as usize..r.end as usize).unwrap_or(&[]);
-        let text = crate::asm::cfi::disassemble(bytes(cie.instructions.clone()), &sec.target, &p)
-            + &crate::asm::cfi::disassemble(bytes(fde.instructions.clone()), &sec.target, &p);
+        let text = super::unwinding::instructions_text(sec, c.fde_offset)?;
         let class = |id: &str, explanation: &str| super::FailureClass {
             id: id.into(),
             explanation: explanation.into(),
@@ -251,35 +227,12 @@ impl Consumer for Framehop {
     /// frame at the base of the stack is not compared (framehop does not
     /// report it).
     fn unwind_view(&self, _case: &CfiCase, reference: &Unwind) -> Option<Unwind> {
-        let steps = reference
-            .steps
-            .iter()
-            .map(|s| Step {
-                pc: s.pc,
-                lookup: 0,
-                fde_offset: 0,
-                cfa: s.cfa.clone(),
-                registers: s
-                    .registers
-                    .get(&RBP)
-                    .and_then(|c| c.bytes.clone())
-                    .map(|b| (RBP, shown(b)))
-                    .into_iter()
-                    .collect(),
-                caller_pc: s.caller_pc,
-            })
-            .collect::<Vec<_>>();
-        // framehop makes a step whole or not at all: a last step whose
-        // return address could not be read before the fault is not one.
-        let mut steps = steps;
-        if matches!(reference.end, UnwindEnd::Fault { .. }) && steps.last().is_some_and(|s| s.caller_pc.is_none()) {
-            steps.pop();
-        }
-        if reference.end == UnwindEnd::Base {
-            if let Some(last) = steps.last_mut() {
+        let mut view = values_view(reference, "framehop", |n, c| n == RBP && c.bytes.is_some());
+        if view.end == UnwindEnd::Base {
+            if let Some(last) = view.steps.last_mut() {
                 last.cfa = memory(BASE_CFA);
             }
         }
-        Some(Unwind { steps, end: reference.end.clone() })
+        Some(view)
     }
 }

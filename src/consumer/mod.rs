@@ -158,7 +158,9 @@ pub mod external;
 pub mod framehop;
 pub mod gimli;
 pub mod health;
+pub mod libunwind;
 pub mod protocol;
 pub mod stderr;
+pub(crate) mod unwinding;
 
 pub use error::ConsumerError;
