@@ -31,7 +31,6 @@ use dwarfcheck_core::outcome::{CfiOutcome, Failure, Outcome};
 use dwarfcheck_core::rules::RuleId;
 use dwarfcheck_core::target::Arch;
 use std::collections::HashMap;
-use std::ffi::OsStr;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -102,17 +101,10 @@ impl Libunwind {
             package: "libunwind-dev and a C compiler (gcc)",
         };
         let compiler = process::find_program(&["cc", "gcc"]).ok_or_else(missing)?;
-        let dir = TempDir::new().map_err(|_| missing())?;
-        let src = dir.path().join("unwind_remote.c");
-        let exe = dir.path().join("unwind_remote");
-        std::fs::write(&src, SOURCE).map_err(|_| missing())?;
-        let built = LINK.iter().any(|lib| {
-            let args = [OsStr::new("-O1"), OsStr::new("-o"), exe.as_os_str(), src.as_os_str(), OsStr::new(lib)];
-            process::run(&compiler, &args, dir.path(), budget).is_ok_and(|o| o.code == 0) && exe.exists()
-        });
-        if !built {
-            return Err(missing());
-        }
+        let (dir, exe) = LINK
+            .iter()
+            .find_map(|lib| process::compile_c_helper(&compiler, "unwind_remote", SOURCE, &[lib], budget))
+            .ok_or_else(missing)?;
         let l = Libunwind { program: exe, _helper: dir, budget, answers: Mutex::new(HashMap::new()) };
         l.version().ok_or_else(missing)?;
         Ok(l)
