@@ -26,13 +26,13 @@ use crate::consumer::stderr::{StderrLog, DEFAULT_CAP};
 use crate::consumer::{Consumer, Support};
 use dwarfcheck_core::outcome::unwind::{CallerRegister, Step, Unwind};
 use dwarfcheck_core::outcome::Failure;
-use dwarfcheck_core::outcome::{CfiOutcome, Outcome};
+use dwarfcheck_core::outcome::{CfiOutcome, NormalLocation, Outcome, RawLocation, SingleLocation, Source};
 use pool::Pool;
 use reply::WireSupport;
-use wire::Version;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
+use wire::Version;
 
 /// The prefix of a consumer spec that names a command (`cmd:COMMAND`).
 pub const SPEC_PREFIX: &str = "cmd:";
@@ -238,7 +238,11 @@ impl Consumer for Protocol {
             return Some(CfiOutcome::Failed(Failure::Unsupported { what }));
         }
         let id = self.next_id();
-        let r = self.request(id, &wire::rows_line(id, case), reply::parse_rows)?;
+        let line = match wire::rows_line(id, case) {
+            Ok(l) => l,
+            Err(f) => return Some(CfiOutcome::Failed(f)),
+        };
+        let r = self.request(id, &line, reply::parse_rows)?;
         Some(r.unwrap_or_else(CfiOutcome::Failed))
     }
 
@@ -251,7 +255,11 @@ impl Consumer for Protocol {
             return None;
         }
         let id = self.next_id();
-        let r = self.request(id, &wire::unwind_line(id, case, u), reply::parse_unwind);
+        let line = match wire::unwind_line(id, case, u) {
+            Ok(l) => l,
+            Err(f) => return Some(Unwind::fault(Outcome::Failed(f))),
+        };
+        let r = self.request(id, &line, reply::parse_unwind);
         Some(match r {
             Some(Ok(w)) => w,
             Some(Err(f)) => Unwind::fault(Outcome::Failed(f)),
@@ -260,10 +268,12 @@ impl Consumer for Protocol {
     }
 
     /// What a protocol consumer reports of an unwinding (docs/protocol.md,
-    /// "unwind"): per step the pc, the CFA, the caller pc and the value of
-    /// every caller register the reference gives a value (registers it
-    /// cannot recover are not compared); not the lookup address, the FDE
-    /// offset or the registers' locations.
+    /// "unwind"): per step the pc, the CFA's byte address and address space
+    /// (not the thread or lane whose storage it is: the request's state
+    /// names them), the caller pc and the value of every caller register
+    /// the reference gives a value (registers it cannot recover are not
+    /// compared); not the lookup address, the FDE offset or the registers'
+    /// locations.
     fn unwind_view(&self, _case: &CfiCase, reference: &Unwind) -> Option<Unwind> {
         let steps = reference
             .steps
@@ -272,7 +282,7 @@ impl Consumer for Protocol {
                 pc: s.pc,
                 lookup: 0,
                 fde_offset: 0,
-                cfa: s.cfa.clone(),
+                cfa: shared_storage(&s.cfa),
                 registers: s
                     .registers
                     .iter()
@@ -285,5 +295,16 @@ impl Consumer for Protocol {
             })
             .collect();
         Some(Unwind { steps, end: reference.end.clone() })
+    }
+}
+
+/// `cfa` with the thread and lane of a memory location left out (as a
+/// reply gives it).
+fn shared_storage(cfa: &NormalLocation) -> NormalLocation {
+    match cfa.places.as_slice() {
+        [SingleLocation::Simple(Source::Memory { aspace, bit_addr, .. })] => {
+            RawLocation::simple(Source::memory(*aspace, *bit_addr)).normalize()
+        }
+        _ => cfa.clone(),
     }
 }

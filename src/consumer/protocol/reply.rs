@@ -13,14 +13,14 @@ use super::{OutcomeFormError, ProtocolError};
 use crate::edition::Edition;
 use dwarfcheck_core::encoding::hex::{parse_hex, parse_hex_last_first};
 use dwarfcheck_core::outcome::unwind::{CallerRegister, Step, Unwind, UnwindEnd};
-use dwarfcheck_core::outcome::{
-    BaseType, BudgetKind, CfaRule, CfiOutcome, NormalLocation, Outcome, RawLocation, RawPiece, RawSingle,
-    RegisterRule, Row, RowTable, Source, Value,
-};
 use dwarfcheck_core::outcome::Failure;
-use std::collections::BTreeMap;
+use dwarfcheck_core::outcome::{
+    BaseType, BudgetKind, CfaRule, CfiOutcome, NormalLocation, Outcome, RawLocation, RawPiece, RawSingle, RegisterRule,
+    Row, RowTable, Source, Value,
+};
 use dwarfcheck_core::rules::RuleId;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 /// What a consumer says it implements (the `supports` object of its
 /// `hello` reply). Unknown keys are ignored.
@@ -327,9 +327,9 @@ impl WireUnwind {
         let end = match self.end.kind.as_str() {
             "base" => UnwindEnd::Base,
             "limit" => UnwindEnd::Limit,
-            "fault" => UnwindEnd::Fault {
-                outcome: Outcome::Failed(failure(need(self.end.outcome, "outcome", "fault")?)?),
-            },
+            "fault" => {
+                UnwindEnd::Fault { outcome: Outcome::Failed(failure(need(self.end.outcome, "outcome", "fault")?)?) }
+            }
             other => return Err(OutcomeFormError::UnknownKind(other.to_string())),
         };
         Ok(Unwind { steps, end })

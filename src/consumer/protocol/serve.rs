@@ -10,8 +10,8 @@
 
 use super::wire::{RowsRequest, UnwindRequest, Version};
 use dwarfcheck_core::cfi::CfiSection;
-use dwarfcheck_core::outcome::unwind::{Unwind, UnwindEnd};
 use dwarfcheck_core::encoding::hex::to_hex as hex;
+use dwarfcheck_core::outcome::unwind::{Unwind, UnwindEnd};
 use dwarfcheck_core::outcome::{CfiOutcome, Failure, Outcome, SingleLocation, Source};
 use dwarfcheck_core::rules::id;
 use serde::Serialize;
@@ -23,7 +23,7 @@ use std::sync::Arc;
 /// Errors: an unknown vendor, a target that does not validate, bytes that
 /// are not hex (a message).
 fn section(
-    target: &super::wire::WireTarget,
+    target: &super::wire::CfiTarget,
     vendor: &str,
     s: &super::wire::WireCfiSection,
 ) -> Result<CfiSection, String> {

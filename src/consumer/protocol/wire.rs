@@ -172,31 +172,6 @@ impl WireTarget {
             return_address_register: t.return_address_register,
         }
     }
-
-    /// The target this describes, with the vendor profile named `vendor`.
-    ///
-    /// Errors: an unknown vendor profile, a target that does not validate
-    /// (`Target::validate`), or an `address_size` other than address space
-    /// 0's (a message).
-    pub fn to_target(&self, vendor: &str) -> Result<Target, String> {
-        let vendor = VendorProfile::by_name(vendor).ok_or_else(|| format!("unknown vendor profile `{vendor}`"))?;
-        let t = Target {
-            name: self.name.clone(),
-            arch: self.arch,
-            endian: self.endian,
-            registers: self.registers.clone(),
-            address_spaces: self.address_spaces.clone(),
-            lanes: self.lanes,
-            vendor,
-            return_address_register: self.return_address_register,
-        }
-        .validate()
-        .map_err(|e| e.to_string())?;
-        if t.address_bytes() != self.address_size {
-            return Err(format!("address_size {} is not address space 0's {}", self.address_size, t.address_bytes()));
-        }
-        Ok(t)
-    }
 }
 
 /// The `context` of a request. Absent keys are "not specified".
@@ -488,6 +463,62 @@ fn memory_specs(memory: &[MemorySegment]) -> Vec<MemorySpec> {
         .collect()
 }
 
+/// The target of a `rows` or `unwind` request: one of the target presets
+/// (`dwarfcheck_core::target::presets`: `x86_64`, `aarch64`,
+/// `amdgpu-gfx90a`, ...), whose register sizes are the preset's.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CfiTarget {
+    /// The preset's name.
+    pub name: String,
+    /// `x86_64`, `aarch64`, `amdgpu` or `other`.
+    pub arch: Arch,
+    /// `little` or `big`.
+    pub endian: Endian,
+    /// Size of an address of address space 0 in **bytes**.
+    pub address_size: u8,
+}
+
+impl CfiTarget {
+    /// The wire form of `t`, or `None` when `t` is not the preset of its
+    /// name (an inline target: version 2 carries presets only for CFI).
+    pub fn of(t: &Target) -> Option<CfiTarget> {
+        let p = dwarfcheck_core::target::presets::by_name(&t.name)?;
+        let same = p.arch == t.arch
+            && p.endian == t.endian
+            && p.registers == t.registers
+            && p.address_spaces == t.address_spaces
+            && p.lanes == t.lanes
+            && p.return_address_register == t.return_address_register;
+        same.then(|| CfiTarget {
+            name: t.name.clone(),
+            arch: t.arch,
+            endian: t.endian,
+            address_size: t.address_bytes(),
+        })
+    }
+
+    /// The preset this names, with the vendor profile named `vendor`.
+    ///
+    /// Errors: not a preset, an unknown vendor, or an `arch`, `endian` or
+    /// `address_size` other than the preset's (a message).
+    pub fn to_target(&self, vendor: &str) -> Result<Target, String> {
+        let mut t = dwarfcheck_core::target::presets::by_name(&self.name)
+            .ok_or_else(|| format!("`{}` is not a target preset", self.name))?;
+        if (t.arch, t.endian, t.address_bytes()) != (self.arch, self.endian, self.address_size) {
+            return Err(format!("arch, endian or address_size differ from the preset `{}`'s", self.name));
+        }
+        t.vendor = VendorProfile::by_name(vendor).ok_or_else(|| format!("unknown vendor profile `{vendor}`"))?;
+        Ok(t)
+    }
+}
+
+/// The `Unsupported` outcome of a CFI case whose target is not a preset.
+fn not_a_preset(t: &Target) -> Failure {
+    Failure::Unsupported {
+        what: format!("protocol dwarfcheck/2 carries preset targets only in CFI requests, not `{}`", t.name),
+    }
+}
+
 /// A `rows` request (version 2): the row table of one FDE of a frame
 /// section, or the row covering one address.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -505,8 +536,8 @@ pub struct RowsRequest {
     pub edition: Edition,
     /// Vendor profile of the expressions in the rules.
     pub vendor: String,
-    /// The target machine.
-    pub target: WireTarget,
+    /// The target machine (a preset).
+    pub target: CfiTarget,
     /// The frame section holding the FDE and its CIE.
     pub section: WireCfiSection,
     /// Section offset of the FDE whose whole row table is asked for.
@@ -566,9 +597,8 @@ impl WireState {
     /// Errors: a register number that is not decimal, or hex that is not
     /// hex (a message).
     pub fn to_context(&self, target: Arc<Target>) -> Result<Context, String> {
-        let parse = |what: &str, h: &str| {
-            dwarfcheck_core::encoding::hex::parse_hex(h).map_err(|e| format!("{what}: {e}"))
-        };
+        let parse =
+            |what: &str, h: &str| dwarfcheck_core::encoding::hex::parse_hex(h).map_err(|e| format!("{what}: {e}"));
         let mut ctx = Context::new(target);
         ctx.pc = self.pc;
         for (n, v) in &self.registers {
@@ -606,8 +636,8 @@ pub struct UnwindRequest {
     pub edition: Edition,
     /// Vendor profile of the expressions in the rules.
     pub vendor: String,
-    /// The target machine.
-    pub target: WireTarget,
+    /// The target machine (a preset).
+    pub target: CfiTarget,
     /// The program's frame section.
     pub section: WireCfiSection,
     /// The top frame's machine state.
@@ -620,8 +650,11 @@ pub struct UnwindRequest {
 
 /// The `rows` request line for the whole row table of `case`'s FDE, with
 /// request number `id`.
-pub fn rows_line(id: u64, case: &CfiCase) -> String {
+///
+/// Errors: `Unsupported` when the case's target is not a preset.
+pub fn rows_line(id: u64, case: &CfiCase) -> Result<String, Failure> {
     let s = &case.section;
+    let target = CfiTarget::of(&s.target).ok_or_else(|| not_a_preset(&s.target))?;
     let req = RowsRequest {
         protocol: Version::V2,
         kind: "rows".into(),
@@ -629,18 +662,21 @@ pub fn rows_line(id: u64, case: &CfiCase) -> String {
         case: case.name.clone(),
         edition: crate::edition::of_cfi_case(case),
         vendor: s.target.vendor.name.clone(),
-        target: WireTarget::of(&s.target),
+        target,
         section: WireCfiSection::of(s),
         fde_offset: Some(case.fde_offset),
         address: None,
     };
-    serde_json::to_string(&req).expect("request types serialise")
+    Ok(serde_json::to_string(&req).expect("request types serialise"))
 }
 
 /// The `unwind` request line for unwinding `u` through `case`'s section,
 /// with request number `id`.
-pub fn unwind_line(id: u64, case: &CfiCase, u: &UnwindCase) -> String {
+///
+/// Errors: `Unsupported` when the case's target is not a preset.
+pub fn unwind_line(id: u64, case: &CfiCase, u: &UnwindCase) -> Result<String, Failure> {
     let s = &case.section;
+    let target = CfiTarget::of(&s.target).ok_or_else(|| not_a_preset(&s.target))?;
     let req = UnwindRequest {
         protocol: Version::V2,
         kind: "unwind".into(),
@@ -648,12 +684,12 @@ pub fn unwind_line(id: u64, case: &CfiCase, u: &UnwindCase) -> String {
         case: case.name.clone(),
         edition: crate::edition::of_cfi_case(case),
         vendor: s.target.vendor.name.clone(),
-        target: WireTarget::of(&s.target),
+        target,
         section: WireCfiSection::of(s),
         state: WireState::of(&u.ctx),
         frames: u.limit,
     };
-    serde_json::to_string(&req).expect("request types serialise")
+    Ok(serde_json::to_string(&req).expect("request types serialise"))
 }
 
 #[cfg(test)]
