@@ -305,10 +305,14 @@ fn the_worked_examples_in_the_docs_are_what_the_code_sends_and_gets() {
         let id = i as u64 + 1;
         let case = bundled("expr/big-endian.yaml", name);
         // What dwarfcheck sends for the case as request `id`.
-        assert_eq!(wire::evaluate_line(id, &case).unwrap(), doc_block(&doc, &format!("request-{id}")), "{name}");
+        assert_eq!(
+            wire::evaluate_line(id, &case, wire::Version::V1).unwrap(),
+            doc_block(&doc, &format!("request-{id}")),
+            "{name}"
+        );
         // The documented reply is the reference's outcome.
         let reply = doc_block(&doc, &format!("reply-{id}"));
-        let got = dwarfcheck::consumer::protocol::reply::parse_result(&reply, id).unwrap();
+        let got = dwarfcheck::consumer::protocol::reply::parse_result(&reply, id, wire::Version::V1).unwrap();
         assert_eq!(&got, outcome, "{name}");
         assert_eq!(got, Reference.evaluate(&case), "{name}");
         input += &format!("{}\n", doc_block(&doc, &format!("request-{id}")));

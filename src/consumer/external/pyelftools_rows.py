@@ -7,6 +7,9 @@ One line per CIE or FDE header, one line per row; every number in hex
 except register numbers (decimal). pyelftools' own exceptions about an
 entry become an ERR line for that entry; anything that stops the walk of
 the section becomes a section-level ERR line.
+
+`decoded_rows` is the one place that reads pyelftools' row tables; the
+protocol consumer examples/pyelftools_rows_consumer.py imports it too.
 """
 
 import sys
@@ -31,22 +34,52 @@ def hexbytes(b):
     return "".join("%02x" % x for x in b)
 
 
+def decoded_rows(fde):
+    """The rows pyelftools decodes for `fde` (`FDE.get_decoded().table`),
+    in printed order, as (pc, cfa, rules):
+      cfa:   None (no CFA rule, or a register without an offset: what
+             pyelftools keeps for DW_CFA_def_cfa_register before any
+             DW_CFA_def_cfa), ("reg", regno, offset) or ("expr", bytes);
+      rules: (regno, kind, arg) sorted by regno, kind one of RULES' values
+             ("unknown" otherwise), arg an int for off/valoff/reg, the
+             expression's bytes (in order) for expr/valexpr, else None.
+    Raises whatever pyelftools raises about the entry."""
+    rows = []
+    for row in fde.get_decoded().table:
+        cfa = row.get("cfa")
+        if cfa is None or (cfa.expr is None and (cfa.reg is None or cfa.offset is None)):
+            cfa = None
+        elif cfa.expr is not None:
+            cfa = ("expr", bytes(cfa.expr))
+        else:
+            cfa = ("reg", cfa.reg, cfa.offset)
+        rules = []
+        for regno in sorted(k for k in row if isinstance(k, int)):
+            rule = row[regno]
+            kind = RULES.get(rule.type, "unknown")
+            arg = rule.arg
+            if kind in ("expr", "valexpr"):
+                arg = bytes(arg)
+            elif kind not in ("off", "valoff", "reg"):
+                arg = None
+            rules.append((regno, kind, arg))
+        rows.append((row["pc"], cfa, rules))
+    return rows
+
+
 def cfa_text(cfa):
     if cfa is None:
         return "cfa=none"
-    if cfa.expr is not None:
-        return "cfa=expr:" + hexbytes(cfa.expr)
-    if cfa.reg is None:
-        return "cfa=none"
-    return "cfa=reg:%d:%d" % (cfa.reg, cfa.offset)
+    if cfa[0] == "expr":
+        return "cfa=expr:" + hexbytes(cfa[1])
+    return "cfa=reg:%d:%d" % (cfa[1], cfa[2])
 
 
-def rule_text(regno, rule):
-    kind = RULES.get(rule.type, "unknown")
+def rule_text(regno, kind, arg):
     if kind in ("off", "valoff", "reg"):
-        return "%d=%s:%d" % (regno, kind, rule.arg)
+        return "%d=%s:%d" % (regno, kind, arg)
     if kind in ("expr", "valexpr"):
-        return "%d=%s:%s" % (regno, kind, hexbytes(rule.arg))
+        return "%d=%s:%s" % (regno, kind, hexbytes(arg))
     return "%d=%s" % (regno, kind)
 
 
@@ -78,14 +111,13 @@ def main(path):
             end = start + e.header["address_range"]
             print("FDE %#x cie=%#x pc=%#x..%#x" % (off, e.cie.offset, start, end))
             try:
-                table = e.get_decoded().table
+                rows = decoded_rows(e)
             except Exception as x:  # pyelftools' own fault on this entry
                 print("ERR %#x %s: %s" % (off, type(x).__name__, one_line(x)))
                 continue
-            for row in table:
-                regs = sorted(k for k in row if isinstance(k, int))
-                parts = ["ROW %#x" % row["pc"], cfa_text(row.get("cfa"))]
-                parts += [rule_text(r, row[r]) for r in regs]
+            for pc, cfa, rules in rows:
+                parts = ["ROW %#x" % pc, cfa_text(cfa)]
+                parts += [rule_text(*r) for r in rules]
                 print(" ".join(parts))
 
 

@@ -2,7 +2,7 @@
 //! handshake, one request and its reply. Each becomes the `ConsumerFault`
 //! of the case that asked (or, at start-up, an error of the run).
 
-use super::wire::VERSION;
+use super::wire::Version;
 
 /// A protocol consumer that could not be started or did not answer a
 /// request as docs/protocol.md says.
@@ -81,7 +81,7 @@ pub enum ProtocolError {
         excerpt: String,
     },
     /// A `hello` reply of another protocol version.
-    #[error("speaks protocol `{found}`, expected `{VERSION}`")]
+    #[error("speaks protocol `{found}`, expected `dwarfcheck/1` or `dwarfcheck/2`")]
     HelloVersion {
         /// The version it speaks.
         found: String,
@@ -104,10 +104,12 @@ pub enum ProtocolError {
         excerpt: String,
     },
     /// A reply of another protocol version.
-    #[error("replied with protocol `{found}`, expected `{VERSION}`")]
+    #[error("replied with protocol `{found}`, expected `{expected}`")]
     ReplyVersion {
         /// The version it used.
         found: String,
+        /// The version its handshake picked.
+        expected: Version,
     },
     /// A reply to `evaluate` of another message type.
     #[error("replied with a message of type `{found}`, expected `result`")]
@@ -164,4 +166,8 @@ pub enum OutcomeFormError {
     /// An unknown storage kind.
     #[error("unknown storage `{0}`")]
     UnknownStorage(String),
+    /// A row table or unwinding whose keys do not have the documented
+    /// shape (the JSON error, or what is wrong).
+    #[error("{0}")]
+    Shape(String),
 }

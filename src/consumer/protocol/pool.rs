@@ -110,7 +110,7 @@ impl Worker {
                 protocol: String::new(),
                 kind: String::new(),
                 name: String::new(),
-                supports: reply::WireSupport { editions: Vec::new(), expr: false, cfi: false },
+                supports: reply::WireSupport::default(),
             },
         };
         let reply = w.ask(&wire::hello_line(), budget.time.max(HELLO_TIME))?;

@@ -1,5 +1,6 @@
 //! Reading a consumer's replies: the `hello` answer and `result` messages,
-//! whose `outcome` is the serde form of [`Outcome`] (docs/protocol.md).
+//! whose `outcome` is the serde form of [`Outcome`], of a row table
+//! ([`CfiOutcome`]) or of an unwinding ([`Unwind`]) (docs/protocol.md).
 //!
 //! The outcome is read through plain mirror structs rather than
 //! `Outcome`'s own `Deserialize`: serde buffers internally tagged enums in
@@ -7,30 +8,49 @@
 //! would not parse. Locations are normalised on the way in, so a consumer
 //! may send composites unmerged and places in any order.
 
-use super::wire::VERSION;
+use super::wire::Version;
 use super::{OutcomeFormError, ProtocolError};
 use crate::edition::Edition;
-use dwarfcheck_core::encoding::hex::parse_hex_last_first;
+use dwarfcheck_core::encoding::hex::{parse_hex, parse_hex_last_first};
+use dwarfcheck_core::outcome::unwind::{CallerRegister, Step, Unwind, UnwindEnd};
 use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::outcome::{
-    BaseType, BudgetKind, NormalLocation, Outcome, RawLocation, RawPiece, RawSingle, Source, Value,
+    BaseType, BudgetKind, CfaRule, CfiOutcome, NormalLocation, Outcome, RawLocation, RawPiece, RawSingle, RegisterRule,
+    Row, RowTable, Source, Value,
 };
 use dwarfcheck_core::rules::RuleId;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 /// What a consumer says it implements (the `supports` object of its
 /// `hello` reply). Unknown keys are ignored.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WireSupport {
     /// Editions of input it implements: `dwarf5`, `dwarf5-gnu`,
     /// `hetero-2020`.
     pub editions: Vec<Edition>,
     /// Whether it evaluates expressions (`evaluate` requests).
     pub expr: bool,
-    /// Whether it builds CFI row tables. Version 1 sends no CFI requests,
-    /// so this is accepted and ignored.
+    /// Version 1's placeholder for CFI: accepted and ignored (version 1
+    /// sends no CFI requests; version 2 asks `rows` and `unwind`).
     #[serde(default)]
     pub cfi: bool,
+    /// Version 2: whether it builds row tables (`rows` requests).
+    #[serde(default)]
+    pub rows: bool,
+    /// Version 2: whether it unwinds (`unwind` requests).
+    #[serde(default)]
+    pub unwind: bool,
+}
+
+impl WireSupport {
+    /// What it answers in `version`: `rows` and `unwind` only in version 2.
+    pub fn in_version(mut self, version: Version) -> WireSupport {
+        if version == Version::V1 {
+            (self.rows, self.unwind) = (false, false);
+        }
+        self
+    }
 }
 
 /// The consumer's answer to `hello`. Unknown keys are ignored.
@@ -47,16 +67,25 @@ pub struct HelloReply {
     pub supports: WireSupport,
 }
 
+impl HelloReply {
+    /// The version it picked (checked by [`parse_hello`]).
+    pub fn version(&self) -> Version {
+        Version::parse(&self.protocol).unwrap_or(Version::V1)
+    }
+}
+
 /// Parses and checks a `hello` reply line.
 ///
-/// Errors: not JSON, a missing key, another protocol version, another
-/// message type, an empty name (a message for the caller's error).
+/// Errors: not JSON, a missing key, a protocol version dwarfcheck does not
+/// speak ([`Version::ALL`]), another message type, an empty name (a
+/// message for the caller's error).
 pub fn parse_hello(line: &str) -> Result<HelloReply, ProtocolError> {
-    let r: HelloReply = serde_json::from_str(line)
+    let mut r: HelloReply = serde_json::from_str(line)
         .map_err(|e| ProtocolError::BadHello { detail: e.to_string(), excerpt: excerpt(line) })?;
-    if r.protocol != VERSION {
+    let Some(version) = Version::parse(&r.protocol) else {
         return Err(ProtocolError::HelloVersion { found: r.protocol });
-    }
+    };
+    r.supports = r.supports.in_version(version);
     if r.kind != "hello" {
         return Err(ProtocolError::HelloType { found: r.kind });
     }
@@ -66,26 +95,26 @@ pub fn parse_hello(line: &str) -> Result<HelloReply, ProtocolError> {
     Ok(r)
 }
 
-/// The reply to an `evaluate` request.
+/// A reply to any request: the envelope, and the outcome in a form `T`.
 #[derive(Debug, Deserialize)]
-struct ResultReply {
+struct ResultReply<T> {
     protocol: String,
     #[serde(rename = "type")]
     kind: String,
     id: u64,
-    outcome: WireOutcome,
+    outcome: T,
 }
 
-/// Parses a reply line to the request with `id`.
+/// The outcome of a result line to request `id` in `version`, still in
+/// its wire form.
 ///
 /// Errors: not JSON or not a result message, another protocol version,
-/// another id, an outcome that is not one of the documented forms (a
-/// message for `ConsumerFault`).
-pub fn parse_result(line: &str, id: u64) -> Result<Outcome, ProtocolError> {
-    let r: ResultReply = serde_json::from_str(line)
+/// another id (a message for `ConsumerFault`).
+fn envelope<T: serde::de::DeserializeOwned>(line: &str, id: u64, version: Version) -> Result<T, ProtocolError> {
+    let r: ResultReply<T> = serde_json::from_str(line)
         .map_err(|e| ProtocolError::BadReply { detail: e.to_string(), excerpt: excerpt(line) })?;
-    if r.protocol != VERSION {
-        return Err(ProtocolError::ReplyVersion { found: r.protocol });
+    if r.protocol != version.as_str() {
+        return Err(ProtocolError::ReplyVersion { found: r.protocol, expected: version });
     }
     if r.kind != "result" {
         return Err(ProtocolError::ReplyType { found: r.kind });
@@ -93,7 +122,218 @@ pub fn parse_result(line: &str, id: u64) -> Result<Outcome, ProtocolError> {
     if r.id != id {
         return Err(ProtocolError::WrongId { got: r.id, asked: id });
     }
-    Ok(r.outcome.into_outcome()?)
+    Ok(r.outcome)
+}
+
+/// Parses a reply line to the `evaluate` request with `id`, in `version`.
+///
+/// Errors: not JSON or not a result message, another protocol version,
+/// another id, an outcome that is not one of the documented forms (a
+/// message for `ConsumerFault`).
+pub fn parse_result(line: &str, id: u64, version: Version) -> Result<Outcome, ProtocolError> {
+    Ok(envelope::<WireOutcome>(line, id, version)?.into_outcome()?)
+}
+
+/// Parses a reply line to the `rows` request with `id` (version 2): a
+/// row table, normalised ([`RowTable::normalize`]: a consumer may send
+/// empty rows and split equal ones), or a failure. A row with an
+/// `architectural` register rule has no normal form: the answer is
+/// `Unsupported`.
+///
+/// Errors: as [`parse_result`]; an outcome that is neither a table nor a
+/// failure, or a rule or CFA of no documented form.
+pub fn parse_rows(line: &str, id: u64) -> Result<CfiOutcome, ProtocolError> {
+    let v: serde_json::Value = envelope(line, id, Version::V2)?;
+    if v.get("kind").and_then(|k| k.as_str()) != Some("table") {
+        return Ok(CfiOutcome::Failed(failure(v)?));
+    }
+    let t: WireTable = serde_json::from_value(v).map_err(|e| OutcomeFormError::Shape(e.to_string()))?;
+    Ok(t.into_outcome()?)
+}
+
+/// Parses a reply line to the `unwind` request with `id` (version 2): the
+/// steps and how unwinding ended, or a failure (an unwinding that could
+/// not start: [`Unwind::fault`]). Registers are reported by value only:
+/// their locations are `Unsupported` ("not shown").
+///
+/// Errors: as [`parse_rows`].
+pub fn parse_unwind(line: &str, id: u64) -> Result<Unwind, ProtocolError> {
+    let v: serde_json::Value = envelope(line, id, Version::V2)?;
+    if v.get("kind").and_then(|k| k.as_str()) != Some("unwind") {
+        return Ok(Unwind::fault(Outcome::Failed(failure(v)?)));
+    }
+    let u: WireUnwind = serde_json::from_value(v).map_err(|e| OutcomeFormError::Shape(e.to_string()))?;
+    Ok(u.into_unwind()?)
+}
+
+/// A failure outcome in its wire form (kinds `ill-formed`, `eval-error`,
+/// `budget`, `unsupported`, `consumer-fault`).
+fn failure(v: serde_json::Value) -> Result<Failure, OutcomeFormError> {
+    let o: WireOutcome = serde_json::from_value(v).map_err(|e| OutcomeFormError::Shape(e.to_string()))?;
+    match o.into_outcome()? {
+        Outcome::Failed(f) => Ok(f),
+        other => Err(OutcomeFormError::UnknownKind(other.kind().to_string())),
+    }
+}
+
+/// A row table: `{"kind": "table", "fde_offset": N, "rows": [...]}`.
+#[derive(Debug, Deserialize)]
+struct WireTable {
+    fde_offset: u64,
+    rows: Vec<WireRow>,
+}
+
+/// One row: `[start, end)`, the CFA rule, register rules by number.
+#[derive(Debug, Deserialize)]
+struct WireRow {
+    start: u64,
+    end: u64,
+    cfa: WireRule,
+    #[serde(default)]
+    registers: BTreeMap<String, WireRule>,
+}
+
+/// Every key a CFA or register rule uses, `kind` deciding which apply.
+#[derive(Debug, Deserialize)]
+struct WireRule {
+    kind: String,
+    register: Option<u64>,
+    offset: Option<i64>,
+    aspace: Option<u64>,
+    expr: Option<String>,
+    signed: Option<bool>,
+}
+
+/// Why a rule has no place in the normal form.
+enum NoRule {
+    /// `architectural`: a rule the normal form has no place for.
+    Architectural,
+    /// Not one of the documented forms.
+    Bad(OutcomeFormError),
+}
+
+impl From<OutcomeFormError> for NoRule {
+    fn from(e: OutcomeFormError) -> Self {
+        NoRule::Bad(e)
+    }
+}
+
+impl WireRule {
+    fn expr(&self, form: &str) -> Result<Vec<u8>, OutcomeFormError> {
+        hex_last_first(need(self.expr.as_deref(), "expr", form)?)
+    }
+
+    fn into_cfa(self) -> Result<CfaRule, OutcomeFormError> {
+        let k = self.kind.as_str();
+        Ok(match k {
+            "reg-offset" => CfaRule::RegOffset {
+                register: need(self.register, "register", k)?,
+                offset: need(self.offset, "offset", k)?,
+                aspace: self.aspace.unwrap_or(0),
+            },
+            "expression" => CfaRule::Expression { expr: self.expr(k)? },
+            other => return Err(OutcomeFormError::UnknownKind(other.to_string())),
+        })
+    }
+
+    fn into_rule(self) -> Result<RegisterRule, NoRule> {
+        let k = self.kind.as_str();
+        Ok(match k {
+            "undefined" => RegisterRule::Undefined,
+            "same-value" => RegisterRule::SameValue,
+            "offset" => RegisterRule::Offset { offset: need(self.offset, "offset", k)? },
+            "val-offset" => RegisterRule::ValOffset { offset: need(self.offset, "offset", k)? },
+            "register" => RegisterRule::Register { register: need(self.register, "register", k)? },
+            "expression" => RegisterRule::Expression { expr: self.expr(k)? },
+            "val-expression" => RegisterRule::ValExpression { expr: self.expr(k)? },
+            "ra-signed" => RegisterRule::RaSigned { signed: need(self.signed, "signed", k)? },
+            "architectural" => return Err(NoRule::Architectural),
+            other => return Err(NoRule::Bad(OutcomeFormError::UnknownKind(other.to_string()))),
+        })
+    }
+}
+
+impl WireTable {
+    fn into_outcome(self) -> Result<CfiOutcome, OutcomeFormError> {
+        let mut rows = Vec::with_capacity(self.rows.len());
+        for r in self.rows {
+            let mut registers = BTreeMap::new();
+            for (n, rule) in r.registers {
+                let n: u64 = n.parse().map_err(|_| OutcomeFormError::Shape(format!("register number `{n}`")))?;
+                match rule.into_rule() {
+                    Ok(rule) => {
+                        registers.insert(n, rule);
+                    }
+                    Err(NoRule::Architectural) => {
+                        return Ok(CfiOutcome::Failed(Failure::Unsupported {
+                            what: format!("an architectural rule for register {n} (no normal form)"),
+                        }))
+                    }
+                    Err(NoRule::Bad(e)) => return Err(e),
+                }
+            }
+            rows.push(Row { start: r.start, end: r.end, cfa: r.cfa.into_cfa()?, registers });
+        }
+        Ok(CfiOutcome::Table(RowTable { fde_offset: self.fde_offset, rows }.normalize()))
+    }
+}
+
+/// An unwinding: `{"kind": "unwind", "steps": [...], "end": {...}}`.
+#[derive(Debug, Deserialize)]
+struct WireUnwind {
+    steps: Vec<WireStep>,
+    end: WireEnd,
+}
+
+/// One step: the frame's pc and CFA, the caller's pc and registers.
+#[derive(Debug, Deserialize)]
+struct WireStep {
+    pc: u64,
+    cfa: u64,
+    #[serde(default)]
+    cfa_aspace: u64,
+    caller_pc: Option<u64>,
+    /// Values by DWARF number, hex in target byte order; `null`: no value.
+    #[serde(default)]
+    registers: BTreeMap<String, Option<String>>,
+}
+
+/// How unwinding ended: `base`, `limit`, or `fault` with its outcome.
+#[derive(Debug, Deserialize)]
+struct WireEnd {
+    kind: String,
+    outcome: Option<serde_json::Value>,
+}
+
+/// A register's location as a consumer that reports values shows it: not
+/// at all.
+fn location_not_shown() -> Outcome {
+    Outcome::Failed(Failure::Unsupported { what: "a protocol consumer reports register values, not locations".into() })
+}
+
+impl WireUnwind {
+    fn into_unwind(self) -> Result<Unwind, OutcomeFormError> {
+        let mut steps = Vec::with_capacity(self.steps.len());
+        for s in self.steps {
+            let mut registers = BTreeMap::new();
+            for (n, v) in s.registers {
+                let n: u64 = n.parse().map_err(|_| OutcomeFormError::Shape(format!("register number `{n}`")))?;
+                let bytes = v.map(|h| parse_hex(&h).map_err(|_| OutcomeFormError::NotHex(excerpt(&h)))).transpose()?;
+                registers.insert(n, CallerRegister { location: location_not_shown(), bytes });
+            }
+            let cfa = RawLocation::simple(Source::memory(s.cfa_aspace, u128::from(s.cfa) * 8)).normalize();
+            steps.push(Step { pc: s.pc, lookup: 0, fde_offset: 0, cfa, registers, caller_pc: s.caller_pc });
+        }
+        let end = match self.end.kind.as_str() {
+            "base" => UnwindEnd::Base,
+            "limit" => UnwindEnd::Limit,
+            "fault" => {
+                UnwindEnd::Fault { outcome: Outcome::Failed(failure(need(self.end.outcome, "outcome", "fault")?)?) }
+            }
+            other => return Err(OutcomeFormError::UnknownKind(other.to_string())),
+        };
+        Ok(Unwind { steps, end })
+    }
 }
 
 /// The first 200 characters of a line, for fault messages.
@@ -252,6 +492,11 @@ mod tests {
     use super::*;
     use dwarfcheck_core::outcome::{Piece, SingleLocation};
 
+    /// Version 1's reading of a result line.
+    fn parse_result(line: &str, id: u64) -> Result<Outcome, ProtocolError> {
+        super::parse_result(line, id, Version::V1)
+    }
+
     fn reply(outcome: &str) -> String {
         format!(r#"{{"protocol":"dwarfcheck/1","type":"result","id":7,"outcome":{outcome}}}"#)
     }
@@ -330,7 +575,7 @@ mod tests {
         assert!(parse_result(&short, 7).is_err());
         assert!(parse_result(&reply(r#"{"kind":"guess"}"#), 7).is_err());
         assert!(parse_hello(
-            r#"{"protocol":"dwarfcheck/2","type":"hello","name":"x","supports":{"editions":[],"expr":true}}"#
+            r#"{"protocol":"dwarfcheck/3","type":"hello","name":"x","supports":{"editions":[],"expr":true}}"#
         )
         .is_err());
         let ok = parse_hello(

@@ -1,5 +1,5 @@
-//! The JSON messages of protocol `dwarfcheck/1` and the mapping of a case
-//! and its [`Context`] onto them (docs/protocol.md).
+//! The JSON messages of protocols `dwarfcheck/1` and `dwarfcheck/2` and the
+//! mapping of a case and its [`Context`] onto them (docs/protocol.md).
 //!
 //! Key names follow the case file's `context:` mapping
 //! (docs/case-format.md) wherever one exists, and the shapes they share are
@@ -12,19 +12,61 @@
 //! written **last byte first**.
 
 use crate::case::yaml::{DieSpec, MemorySpec};
-use crate::case::ExprCase;
+use crate::case::{CfiCase, ExprCase, UnwindCase};
 use crate::edition::Edition;
-use dwarfcheck_core::context::{AttrForm, Attribute, Budgets, CallerFrame, CompUnit, Context, Entry, ResultKind};
+use dwarfcheck_core::cfi::{CfiSection, FrameKind};
+use dwarfcheck_core::context::{
+    AttrForm, Attribute, Budgets, CallerFrame, CompUnit, Context, Entry, MemorySegment, ResultKind,
+};
 use dwarfcheck_core::encoding::hex::to_hex as hex;
-use dwarfcheck_core::encoding::Format;
+use dwarfcheck_core::encoding::{Format, VendorProfile};
 use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::outcome::{BaseType, Outcome, RegisterRule};
-use dwarfcheck_core::target::{AddressSpace, Arch, Endian, Register};
-use serde::Serialize;
+use dwarfcheck_core::target::{AddressSpace, Arch, Endian, Register, Target};
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
-/// The protocol version this code speaks, sent as `"protocol"` in every
-/// message and expected back in every reply.
+/// A protocol version, sent as `"protocol"` in every message. The
+/// handshake is always version 1's; the consumer's hello reply picks the
+/// version every later message of that child carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum Version {
+    /// `dwarfcheck/1`: `evaluate` requests only.
+    #[serde(rename = "dwarfcheck/1")]
+    V1,
+    /// `dwarfcheck/2`: `evaluate`, `rows` and `unwind` requests.
+    #[serde(rename = "dwarfcheck/2")]
+    V2,
+}
+
+impl Version {
+    /// Every version dwarfcheck speaks, oldest first (the hello's
+    /// `versions`).
+    pub const ALL: [Version; 2] = [Version::V1, Version::V2];
+
+    /// The wire name (`dwarfcheck/1`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Version::V1 => "dwarfcheck/1",
+            Version::V2 => "dwarfcheck/2",
+        }
+    }
+
+    /// The version with wire name `s`, if dwarfcheck speaks it.
+    pub fn parse(s: &str) -> Option<Version> {
+        Version::ALL.into_iter().find(|v| v.as_str() == s)
+    }
+}
+
+impl std::fmt::Display for Version {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The version of the handshake line dwarfcheck sends first (every
+/// consumer, of any version, reads it).
 pub const VERSION: &str = "dwarfcheck/1";
 
 /// The deepest caller chain a request carries: a context whose chain of
@@ -39,18 +81,22 @@ pub struct Hello {
     /// Always `"hello"`.
     #[serde(rename = "type")]
     pub kind: &'static str,
+    /// The versions dwarfcheck speaks ([`Version::ALL`]); the consumer
+    /// answers in the one it picks.
+    pub versions: [Version; 2],
 }
 
 /// The `hello` line dwarfcheck sends first.
 pub fn hello_line() -> String {
-    serde_json::to_string(&Hello { protocol: VERSION, kind: "hello" }).expect("plain struct serialises")
+    serde_json::to_string(&Hello { protocol: VERSION, kind: "hello", versions: Version::ALL })
+        .expect("plain struct serialises")
 }
 
 /// An `evaluate` request: one expression case.
 #[derive(Debug, Clone, Serialize)]
 pub struct Evaluate<'a> {
-    /// Always [`VERSION`].
-    pub protocol: &'static str,
+    /// The version the consumer picked in its handshake.
+    pub protocol: Version,
     /// Always `"evaluate"`.
     #[serde(rename = "type")]
     pub kind: &'static str,
@@ -64,7 +110,7 @@ pub struct Evaluate<'a> {
     /// `hetero-2020`, `hetero-2020-uleb`, `llvm-user`).
     pub vendor: &'a str,
     /// The target machine.
-    pub target: WireTarget<'a>,
+    pub target: WireTarget,
     /// The attribute whose evaluation context applies (case file
     /// `attribute:`); absent: evaluate the expression with the context as
     /// given.
@@ -90,10 +136,10 @@ pub struct Evaluate<'a> {
 }
 
 /// The target description of a request.
-#[derive(Debug, Clone, Serialize)]
-pub struct WireTarget<'a> {
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WireTarget {
     /// Preset or inline name.
-    pub name: &'a str,
+    pub name: String,
     /// `x86_64`, `aarch64`, `amdgpu` or `other`.
     pub arch: Arch,
     /// `little` or `big`: the byte order of memory and registers.
@@ -104,12 +150,28 @@ pub struct WireTarget<'a> {
     /// Lanes per thread.
     pub lanes: u32,
     /// Registers: `number`, `name`, `bits` (size in **bits**).
-    pub registers: &'a [Register],
+    pub registers: Vec<Register>,
     /// Address spaces: `number`, `name`, `address_bits` (**bits**),
     /// `per_thread`, `per_lane`.
-    pub address_spaces: &'a [AddressSpace],
+    pub address_spaces: Vec<AddressSpace>,
     /// DWARF number of the return address column.
     pub return_address_register: u64,
+}
+
+impl WireTarget {
+    /// The wire form of `t`.
+    pub fn of(t: &Target) -> WireTarget {
+        WireTarget {
+            name: t.name.clone(),
+            arch: t.arch,
+            endian: t.endian,
+            address_size: t.address_bytes(),
+            lanes: t.lanes,
+            registers: t.registers.clone(),
+            address_spaces: t.address_spaces.clone(),
+            return_address_register: t.return_address_register,
+        }
+    }
 }
 
 /// The `context` of a request. Absent keys are "not specified".
@@ -243,27 +305,51 @@ pub struct WireCaller {
 }
 
 /// A frame section.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WireCfiSection {
     /// `debug-frame` or `eh-frame`.
-    pub kind: dwarfcheck_core::cfi::FrameKind,
+    pub kind: FrameKind,
     /// Virtual byte address of the section.
     pub address: u64,
     /// Base for `DW_EH_PE_textrel`.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text_base: Option<u64>,
     /// Base for `DW_EH_PE_datarel`.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data_base: Option<u64>,
     /// Section contents, hex.
     pub bytes: String,
 }
 
-/// The `evaluate` request line for `case` with request number `id`.
+impl WireCfiSection {
+    /// The wire form of `s`.
+    pub fn of(s: &CfiSection) -> WireCfiSection {
+        WireCfiSection {
+            kind: s.kind,
+            address: s.address,
+            text_base: s.text_base,
+            data_base: s.data_base,
+            bytes: hex(&s.bytes),
+        }
+    }
+
+    /// The section this describes, for `target`.
+    ///
+    /// Errors: `bytes` is not hex (a message).
+    pub fn to_section(&self, target: Arc<Target>) -> Result<CfiSection, String> {
+        let bytes = dwarfcheck_core::encoding::hex::parse_hex(&self.bytes).map_err(|e| format!("bytes: {e}"))?;
+        let mut s = CfiSection::new(self.kind, bytes, self.address, target);
+        (s.text_base, s.data_base) = (self.text_base, self.data_base);
+        Ok(s)
+    }
+}
+
+/// The `evaluate` request line for `case` with request number `id`, in
+/// `version`.
 ///
 /// Errors: an `Unsupported` outcome when the case cannot be expressed in
-/// version 1 (a caller chain deeper than [`MAX_CALLER_FRAMES`]).
-pub fn evaluate_line(id: u64, case: &ExprCase) -> Result<String, Outcome> {
+/// the protocol (a caller chain deeper than [`MAX_CALLER_FRAMES`]).
+pub fn evaluate_line(id: u64, case: &ExprCase, version: Version) -> Result<String, Outcome> {
     let ctx = &case.ctx;
     let t = &ctx.target;
     let (mut expr_bytes, mut loclist, mut loclistx, mut constant) = (None, None, None, None);
@@ -275,22 +361,13 @@ pub fn evaluate_line(id: u64, case: &ExprCase) -> Result<String, Outcome> {
         Some(AttrForm::Constant(k)) => constant = Some(*k),
     }
     let req = Evaluate {
-        protocol: VERSION,
+        protocol: version,
         kind: "evaluate",
         id,
         case: &case.name,
         edition: crate::edition::of_expr_case(case),
         vendor: &ctx.vendor.name,
-        target: WireTarget {
-            name: &t.name,
-            arch: t.arch,
-            endian: t.endian,
-            address_size: t.address_bytes(),
-            lanes: t.lanes,
-            registers: &t.registers,
-            address_spaces: &t.address_spaces,
-            return_address_register: t.return_address_register,
-        },
+        target: WireTarget::of(t),
         attribute: case.attribute,
         expr_bytes,
         loclist,
@@ -306,17 +383,7 @@ fn context(ctx: &Context) -> Result<WireContext<'_>, Outcome> {
     Ok(WireContext {
         result: ctx.result_kind,
         registers: ctx.registers.iter().map(|(n, v)| (n.to_string(), hex(v))).collect(),
-        memory: ctx
-            .memory
-            .iter()
-            .map(|m| MemorySpec {
-                aspace: m.aspace,
-                at: m.address,
-                bytes: hex(&m.bytes),
-                thread: m.thread,
-                lane: m.lane,
-            })
-            .collect(),
+        memory: memory_specs(&ctx.memory),
         frame: WireFrame::new(ctx.pc, ctx.cfa, ctx.cfa_aspace, ctx.frame_base.as_deref()),
         object: ctx.object.as_ref(),
         initial_stack: &ctx.initial_stack,
@@ -329,13 +396,7 @@ fn context(ctx: &Context) -> Result<WireContext<'_>, Outcome> {
             Some(f) => Some(Box::new(caller(f, MAX_CALLER_FRAMES)?)),
             None => None,
         },
-        cfi_section: ctx.cfi.as_deref().map(|s| WireCfiSection {
-            kind: s.kind,
-            address: s.address,
-            text_base: s.text_base,
-            data_base: s.data_base,
-            bytes: hex(&s.bytes),
-        }),
+        cfi_section: ctx.cfi.as_deref().map(WireCfiSection::of),
         budgets: ctx.budgets,
     })
 }
@@ -394,6 +455,243 @@ fn caller(f: &CallerFrame, room: usize) -> Result<WireCaller, Outcome> {
     })
 }
 
+/// The wire form of memory segments.
+fn memory_specs(memory: &[MemorySegment]) -> Vec<MemorySpec> {
+    memory
+        .iter()
+        .map(|m| MemorySpec { aspace: m.aspace, at: m.address, bytes: hex(&m.bytes), thread: m.thread, lane: m.lane })
+        .collect()
+}
+
+/// The target of a `rows` or `unwind` request: one of the target presets
+/// (`dwarfcheck_core::target::presets`: `x86_64`, `aarch64`,
+/// `amdgpu-gfx90a`, ...), whose register sizes are the preset's.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CfiTarget {
+    /// The preset's name.
+    pub name: String,
+    /// `x86_64`, `aarch64`, `amdgpu` or `other`.
+    pub arch: Arch,
+    /// `little` or `big`.
+    pub endian: Endian,
+    /// Size of an address of address space 0 in **bytes**.
+    pub address_size: u8,
+}
+
+impl CfiTarget {
+    /// The wire form of `t`, or `None` when `t` is not the preset of its
+    /// name (an inline target: version 2 carries presets only for CFI).
+    pub fn of(t: &Target) -> Option<CfiTarget> {
+        let p = dwarfcheck_core::target::presets::by_name(&t.name)?;
+        let same = p.arch == t.arch
+            && p.endian == t.endian
+            && p.registers == t.registers
+            && p.address_spaces == t.address_spaces
+            && p.lanes == t.lanes
+            && p.return_address_register == t.return_address_register;
+        same.then(|| CfiTarget {
+            name: t.name.clone(),
+            arch: t.arch,
+            endian: t.endian,
+            address_size: t.address_bytes(),
+        })
+    }
+
+    /// The preset this names, with the vendor profile named `vendor`.
+    ///
+    /// Errors: not a preset, an unknown vendor, or an `arch`, `endian` or
+    /// `address_size` other than the preset's (a message).
+    pub fn to_target(&self, vendor: &str) -> Result<Target, String> {
+        let mut t = dwarfcheck_core::target::presets::by_name(&self.name)
+            .ok_or_else(|| format!("`{}` is not a target preset", self.name))?;
+        if (t.arch, t.endian, t.address_bytes()) != (self.arch, self.endian, self.address_size) {
+            return Err(format!("arch, endian or address_size differ from the preset `{}`'s", self.name));
+        }
+        t.vendor = VendorProfile::by_name(vendor).ok_or_else(|| format!("unknown vendor profile `{vendor}`"))?;
+        Ok(t)
+    }
+}
+
+/// The `Unsupported` outcome of a CFI case whose target is not a preset.
+fn not_a_preset(t: &Target) -> Failure {
+    Failure::Unsupported {
+        what: format!("protocol dwarfcheck/2 carries preset targets only in CFI requests, not `{}`", t.name),
+    }
+}
+
+/// A `rows` request (version 2): the row table of one FDE of a frame
+/// section, or the row covering one address.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RowsRequest {
+    /// Always [`Version::V2`].
+    pub protocol: Version,
+    /// Always `"rows"`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Request number; the reply echoes it.
+    pub id: u64,
+    /// The case's name.
+    pub case: String,
+    /// The smallest edition the case fits in.
+    pub edition: Edition,
+    /// Vendor profile of the expressions in the rules.
+    pub vendor: String,
+    /// The target machine (a preset).
+    pub target: CfiTarget,
+    /// The frame section holding the FDE and its CIE.
+    pub section: WireCfiSection,
+    /// Section offset of the FDE whose whole row table is asked for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fde_offset: Option<u64>,
+    /// Or: the address whose row is asked for (the first FDE in section
+    /// order covering it, `unwind.no-fde`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub address: Option<u64>,
+}
+
+/// The machine state of an `unwind` request: the context keys of an
+/// `evaluate` request that describe the top frame's machine.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WireState {
+    /// The top frame's program location.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pc: Option<u64>,
+    /// Register contents by DWARF number (decimal string), hex in target
+    /// byte order, exactly the register's size.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub registers: BTreeMap<String, String>,
+    /// Known memory.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub memory: Vec<MemorySpec>,
+    /// Current thread.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thread: Option<u64>,
+    /// Current lane.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lane: Option<u32>,
+    /// Seed of the synthetic machine state: registers and memory not
+    /// listed read as a function of it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub synthetic: Option<u64>,
+    /// dwarfcheck's limits (`frames`: most unwinding steps).
+    #[serde(default)]
+    pub budgets: Budgets,
+}
+
+impl WireState {
+    /// The wire form of the machine state of `ctx`.
+    pub fn of(ctx: &Context) -> WireState {
+        WireState {
+            pc: ctx.pc,
+            registers: ctx.registers.iter().map(|(n, v)| (n.to_string(), hex(v))).collect(),
+            memory: memory_specs(&ctx.memory),
+            thread: ctx.thread,
+            lane: ctx.lane,
+            synthetic: ctx.synthetic,
+            budgets: ctx.budgets,
+        }
+    }
+
+    /// The context this state describes, on `target`.
+    ///
+    /// Errors: a register number that is not decimal, or hex that is not
+    /// hex (a message).
+    pub fn to_context(&self, target: Arc<Target>) -> Result<Context, String> {
+        let parse =
+            |what: &str, h: &str| dwarfcheck_core::encoding::hex::parse_hex(h).map_err(|e| format!("{what}: {e}"));
+        let mut ctx = Context::new(target);
+        ctx.pc = self.pc;
+        for (n, v) in &self.registers {
+            let n: u64 = n.parse().map_err(|_| format!("register number `{n}`"))?;
+            ctx.registers.insert(n, parse("register", v)?);
+        }
+        for m in &self.memory {
+            ctx.memory.push(MemorySegment {
+                aspace: m.aspace,
+                address: m.at,
+                bytes: parse("memory", &m.bytes)?,
+                thread: m.thread,
+                lane: m.lane,
+            });
+        }
+        (ctx.thread, ctx.lane, ctx.synthetic, ctx.budgets) = (self.thread, self.lane, self.synthetic, self.budgets);
+        Ok(ctx)
+    }
+}
+
+/// An `unwind` request (version 2): virtual unwinding through a frame
+/// section from a machine state.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UnwindRequest {
+    /// Always [`Version::V2`].
+    pub protocol: Version,
+    /// Always `"unwind"`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Request number; the reply echoes it.
+    pub id: u64,
+    /// The case's name.
+    pub case: String,
+    /// The smallest edition the case fits in.
+    pub edition: Edition,
+    /// Vendor profile of the expressions in the rules.
+    pub vendor: String,
+    /// The target machine (a preset).
+    pub target: CfiTarget,
+    /// The program's frame section.
+    pub section: WireCfiSection,
+    /// The top frame's machine state.
+    pub state: WireState,
+    /// Most steps to make; absent: until the base of the stack (within
+    /// `state.budgets.frames`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frames: Option<u32>,
+}
+
+/// The `rows` request line for the whole row table of `case`'s FDE, with
+/// request number `id`.
+///
+/// Errors: `Unsupported` when the case's target is not a preset.
+pub fn rows_line(id: u64, case: &CfiCase) -> Result<String, Failure> {
+    let s = &case.section;
+    let target = CfiTarget::of(&s.target).ok_or_else(|| not_a_preset(&s.target))?;
+    let req = RowsRequest {
+        protocol: Version::V2,
+        kind: "rows".into(),
+        id,
+        case: case.name.clone(),
+        edition: crate::edition::of_cfi_case(case),
+        vendor: s.target.vendor.name.clone(),
+        target,
+        section: WireCfiSection::of(s),
+        fde_offset: Some(case.fde_offset),
+        address: None,
+    };
+    Ok(serde_json::to_string(&req).expect("request types serialise"))
+}
+
+/// The `unwind` request line for unwinding `u` through `case`'s section,
+/// with request number `id`.
+///
+/// Errors: `Unsupported` when the case's target is not a preset.
+pub fn unwind_line(id: u64, case: &CfiCase, u: &UnwindCase) -> Result<String, Failure> {
+    let s = &case.section;
+    let target = CfiTarget::of(&s.target).ok_or_else(|| not_a_preset(&s.target))?;
+    let req = UnwindRequest {
+        protocol: Version::V2,
+        kind: "unwind".into(),
+        id,
+        case: case.name.clone(),
+        edition: crate::edition::of_cfi_case(case),
+        vendor: s.target.vendor.name.clone(),
+        target,
+        section: WireCfiSection::of(s),
+        state: WireState::of(&u.ctx),
+        frames: u.limit,
+    };
+    Ok(serde_json::to_string(&req).expect("request types serialise"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -436,7 +734,7 @@ cases:
     fn request(yaml: &str) -> Json {
         let Ok(cases) = crate::case::yaml::load_str("t.yaml", yaml) else { panic!("case file") };
         let Some(Case::Expr(c)) = cases.into_iter().next() else { panic!("one expression case") };
-        serde_json::from_str(&evaluate_line(9, &c).expect("expressible")).expect("JSON")
+        serde_json::from_str(&evaluate_line(9, &c, Version::V1).expect("expressible")).expect("JSON")
     }
 
     #[test]
@@ -504,7 +802,7 @@ cases:
             let mut x = (*c.ctx).clone();
             x.caller = f;
             c.ctx = std::sync::Arc::new(x);
-            evaluate_line(1, &c)
+            evaluate_line(1, &c, Version::V2)
         };
         assert!(chain(MAX_CALLER_FRAMES).is_ok());
         assert!(matches!(chain(MAX_CALLER_FRAMES + 1), Err(Outcome::Failed(Failure::Unsupported { .. }))));
