@@ -1,13 +1,26 @@
 //! Consumers by name, as the command line names them: the one place that
 //! knows every third-party consumer and what it needs to start.
 
+use super::debugger::unwind::DebuggerUnwind;
 use super::debugger::{Debugger, Kind, Limits};
 use super::external::{External, RunBudget, Tool};
 use super::gimli::Gimli;
 use super::{Consumer, ConsumerError};
 
 /// Every third-party consumer name, in report order.
-pub const KNOWN: [&str; 8] = ["gimli", "llvm-dwarfdump", "readelf", "pyelftools", "libdw", "framehop", "gdb", "lldb"];
+pub const KNOWN: [&str; 11] = [
+    "gimli",
+    "llvm-dwarfdump",
+    "readelf",
+    "pyelftools",
+    "libdw",
+    "framehop",
+    "gdb",
+    "lldb",
+    "gdb-unwind",
+    "lldb-unwind",
+    "eu-stack",
+];
 
 /// Limits handed to the consumers that run other programs.
 #[derive(Debug, Clone, Copy)]
@@ -49,6 +62,9 @@ pub fn consumer(name: &str, budgets: &Budgets) -> Result<Box<dyn Consumer>, Cons
         "libdw" => Box::new(External::new(Tool::Libdw, budgets.tool)?),
         "gdb" => Box::new(Debugger::new(Kind::Gdb, budgets.debugger)?.down_after(budgets.down_after)),
         "lldb" => Box::new(Debugger::new(Kind::Lldb, budgets.debugger)?.down_after(budgets.down_after)),
+        "gdb-unwind" => Box::new(DebuggerUnwind::new(Kind::Gdb, budgets.debugger)?.down_after(budgets.down_after)),
+        "lldb-unwind" => Box::new(DebuggerUnwind::new(Kind::Lldb, budgets.debugger)?.down_after(budgets.down_after)),
+        "eu-stack" => Box::new(super::debugger::eu_stack::EuStack::new(budgets.tool)?),
         other => return Err(ConsumerError::Unknown { name: other.to_string() }),
     })
 }
