@@ -7,8 +7,9 @@
 
 use dwarfcheck::case::{Case, CfiCase};
 use dwarfcheck::consumer::builtin::Reference;
-use dwarfcheck::consumer::debugger::{Kind, Limits};
+use dwarfcheck::consumer::debugger::eu_stack::EuStack;
 use dwarfcheck::consumer::debugger::unwind::DebuggerUnwind;
+use dwarfcheck::consumer::debugger::{Kind, Limits};
 use dwarfcheck::consumer::{Answer, Consumer};
 use dwarfcheck::runner::compare::{judge_unwind, Verdict};
 use dwarfcheck_core::outcome::CfiOutcome;
@@ -28,9 +29,13 @@ fn cfi(c: &Case) -> &CfiCase {
     }
 }
 
-/// Each case's verdict and, for a disagreement, its class.
+/// Each case's verdict and, for a disagreement, its class (cases outside
+/// the consumer's editions are left out, as the runner does).
 fn verdicts(k: &dyn Consumer, cases: &[Case]) -> Vec<(String, Verdict, Option<String>)> {
-    k.prepare(cases);
+    let editions = k.supports().editions;
+    let cases: Vec<Case> =
+        cases.iter().filter(|c| editions.contains(&dwarfcheck::edition::of_cfi_case(cfi(c)))).cloned().collect();
+    k.prepare(&cases);
     cases
         .iter()
         .map(|case| {
@@ -77,9 +82,13 @@ fn gdb_unwinds_the_three_frame_case_exactly() {
     assert!(lines[0].starts_with("#0 pc=0x1010") && lines[0].contains("CFA=mem[0x7010]"), "{text}");
     assert!(lines[0].ends_with("caller pc=0x2020"), "{text}");
     for (r, v) in [(3, 0x22), (6, 0x7200), (7, 0x7010), (13, 0x4d4d_4d4d_4d4d_4d4d), (16, 0x2020)] {
-        assert!(lines[0].contains(&format!("r{r}=") ) && lines[0].contains(&q(v)), "r{r} {text}");
+        assert!(lines[0].contains(&format!("r{r}=")) && lines[0].contains(&q(v)), "r{r} {text}");
     }
-    assert!(!lines[0].contains(&format!("r14=location unsupported")) || !lines[0].contains("r14=location unsupported: debuggers show register values ="), "{text}");
+    assert!(
+        !lines[0].contains(&format!("r14=location unsupported"))
+            || !lines[0].contains("r14=location unsupported: debuggers show register values ="),
+        "{text}"
+    );
     assert!(lines[1].starts_with("#1 pc=0x2020") && lines[1].contains("CFA=mem[0x7210]"), "{text}");
     assert!(lines[1].ends_with("caller pc=0x3008") && lines[1].contains(&q(0)), "{text}");
     assert!(lines[2].starts_with("#2 pc=0x3008") && lines[2].ends_with("no caller"), "{text}");
@@ -98,5 +107,63 @@ fn gdb_agrees_on_the_bundled_unwinding_cases_or_the_disagreement_is_classified()
     let unclassified: Vec<_> = all.iter().filter(|(_, v, k)| *v == Verdict::Disagree && k.is_none()).collect();
     assert!(unclassified.is_empty(), "{unclassified:?}");
     let agree = all.iter().filter(|(_, v, _)| *v == Verdict::Agree).count();
+    assert!(agree >= 12, "{all:?}");
+    assert!(!all.iter().any(|(_, v, _)| *v == Verdict::Disagree), "{all:?}");
+}
+
+#[test]
+fn lldb_agrees_on_the_bundled_unwinding_cases_or_the_disagreement_is_classified() {
+    let Some(lldb) = dwarfcheck::testing::needed("lldb", DebuggerUnwind::new(Kind::Lldb, Limits::default()).ok())
+    else {
+        return;
+    };
+    let all = verdicts(&lldb, &unwinding_cases());
+    eprintln!("{all:#?}");
+    let unclassified: Vec<_> = all.iter().filter(|(_, v, k)| *v == Verdict::Disagree && k.is_none()).collect();
+    assert!(unclassified.is_empty(), "{unclassified:?}");
+    // CFA = rsp + 12: LLDB's ABI check ends the stack (LU1).
+    assert!(all.iter().any(|(n, _, k)| n == "unwind-cfa-offset-not-multiple-of-8" && k.as_deref() == Some("LU1")));
+    let agree = all.iter().filter(|(_, v, _)| *v == Verdict::Agree).count();
     assert!(agree >= 10, "{all:?}");
+}
+
+#[test]
+fn eu_stack_lists_the_bundled_unwinding_cases_frames() {
+    let budget = dwarfcheck::consumer::external::RunBudget::default();
+    let Some(eu) = dwarfcheck::testing::needed("eu-stack", EuStack::new(budget).ok()) else { return };
+    let all = verdicts(&eu, &unwinding_cases());
+    eprintln!("{all:#?}");
+    let unclassified: Vec<_> = all.iter().filter(|(_, v, k)| *v == Verdict::Disagree && k.is_none()).collect();
+    assert!(unclassified.is_empty(), "{unclassified:?}");
+    let three = all.iter().find(|(n, _, _)| n == "unwind-three-frames-rule-kinds").expect("bundled");
+    assert_eq!(three.1, Verdict::Agree, "{all:?}");
+    // The return address at CFA - 8 is not in the core: eu-stack lists
+    // frame 0 and ends without an error (ES1).
+    let ra = all.iter().find(|(n, _, _)| n == "unwind-return-address-unreadable").expect("bundled");
+    assert_eq!(ra.2.as_deref(), Some("ES1"), "{all:?}");
+    let agree = all.iter().filter(|(_, v, _)| *v == Verdict::Agree).count();
+    assert!(agree >= 7, "{all:?}");
+}
+
+#[test]
+fn eu_stack_output_is_read_as_frames() {
+    // Hand-written eu-stack output: three frames, the second and third
+    // callers (their lookup addresses pc - 1 inside the FDEs).
+    let ranges = [(0x1000, 0x1040), (0x2000, 0x2040), (0x3000, 0x3010)];
+    let text = "PID 1 - core\nTID 1:\n#0  0x0000000000001010\n#1  0x0000000000002020\n#2  0x0000000000003008\n";
+    let u = dwarfcheck::consumer::debugger::eu_stack::parse(text, 0, 64, &ranges);
+    let pcs: Vec<(u64, Option<u64>)> = u.steps.iter().map(|s| (s.pc, s.caller_pc)).collect();
+    assert_eq!(pcs, vec![(0x1010, Some(0x2020)), (0x2020, Some(0x3008)), (0x3008, None)]);
+    assert_eq!(u.end, dwarfcheck_core::outcome::unwind::UnwindEnd::Base);
+    // A caller outside every FDE ends it (no-fde), and an error line is a fault.
+    let out = "#0  0x0000000000001010\n#1  0x0000000000009000\n";
+    let u = dwarfcheck::consumer::debugger::eu_stack::parse(out, 1, 64, &ranges);
+    assert_eq!(u.steps.len(), 1);
+    assert_eq!(u.steps[0].caller_pc, Some(0x9000));
+    assert!(matches!(u.end, dwarfcheck_core::outcome::unwind::UnwindEnd::Fault { .. }));
+    let err =
+        "#0  0x0000000000001010\neu-stack: dwfl_thread_getframes tid 1 at 0x1010 in x: no matching address range\n";
+    let u = dwarfcheck::consumer::debugger::eu_stack::parse(err, 1, 64, &ranges);
+    assert_eq!((u.steps.len(), u.steps[0].caller_pc), (1, None));
+    assert!(matches!(u.end, dwarfcheck_core::outcome::unwind::UnwindEnd::Fault { .. }));
 }

@@ -110,12 +110,14 @@ struct ReportArgs {
     #[arg(long, value_name = "NAME")]
     gate: Vec<String>,
     /// Third-party consumers to run, comma-separated: gimli,
-    /// llvm-dwarfdump, readelf, pyelftools, libdw, framehop, gdb, lldb
-    /// (default: gimli). `none` runs only reference and fast.
-    /// llvm-dwarfdump, readelf, pyelftools and libdw build CFI row tables
-    /// only; framehop unwinds only (cases with an unwinding part); gdb and
-    /// lldb evaluate expressions only, through a synthesised executable and
-    /// core file per case (docs/debuggers.md).
+    /// llvm-dwarfdump, readelf, pyelftools, libdw, framehop, gdb, lldb,
+    /// gdb-unwind, lldb-unwind, eu-stack (default: gimli). `none` runs only
+    /// reference and fast. llvm-dwarfdump, readelf, pyelftools and libdw
+    /// build CFI row tables only; framehop unwinds only (cases with an
+    /// unwinding part); gdb and lldb evaluate expressions only, through a
+    /// synthesised executable and core file per case (docs/debuggers.md);
+    /// gdb-unwind, lldb-unwind and eu-stack unwind only, through a
+    /// synthesised executable and core file per unwinding case.
     #[arg(long, value_delimiter = ',', default_value = "gimli")]
     consumers: Vec<String>,
     /// A consumer speaking the process protocol (docs/protocol.md):

@@ -1,7 +1,8 @@
 //! The two ELF files of a synthesised debuggee, written with the `object`
 //! crate's ELF writer (two-phase: reserve, then write).
 //!
-//! - The executable (`ET_EXEC`, x86-64): `.text` holding [`CODE_BYTES`] of
+//! - The executable (`ET_EXEC`, x86-64; [`image`], shared with the unwinding
+//!   executables of [`super::cfi`]): `.text` holding [`CODE_BYTES`] of
 //!   code at the program counter (`nop`s and a `ret`) in one `PT_LOAD`, and
 //!   the DWARF sections of [`super::dwarf`] (not loaded).
 //! - The core file (`ET_CORE`): a `PT_NOTE` with `NT_PRSTATUS` and
@@ -12,10 +13,10 @@
 //! OS, and refuses a core whose OS it does not know.
 
 use super::dwarf::Section;
+use super::notes::note;
 use super::{x86_64, Unrepresentable, CODE_BYTES};
 use dwarfcheck_core::context::Context;
 use object::elf;
-use super::notes::note;
 use object::endian::Endianness;
 use object::write::elf::{FileHeader, ProgramHeader, SectionHeader, Sym, Writer};
 

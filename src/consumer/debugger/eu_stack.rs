@@ -101,10 +101,14 @@ pub fn parse(text: &str, code: i32, limit: u32, ranges: &[(u64, u64)]) -> Unwind
             u64::from_str_radix(w.next()?.strip_prefix("0x")?, 16).ok()
         })
         .collect();
-    let error = text.lines().find(|l| l.starts_with("eu-stack:")).map(|l| {
-        // "eu-stack: dwfl_thread_getframes tid N at 0xPC in MODULE: why"
-        l.rsplit(": ").next().unwrap_or(l).trim().to_string()
-    });
+    // At `-n N` frames eu-stack says so ("shown max number of frames")
+    // and exits 1.
+    let at_limit = text.lines().any(|l| l.contains("shown max number of frames"));
+    let error =
+        text.lines().find(|l| l.starts_with("eu-stack:") && !l.contains("shown max number of frames")).map(|l| {
+            // "eu-stack: dwfl_thread_getframes tid N at 0xPC in MODULE: why"
+            l.rsplit(": ").next().unwrap_or(l).trim().to_string()
+        });
     let mut steps: Vec<Step> = Vec::new();
     for (i, &pc) in pcs.iter().enumerate() {
         let lookup = if i == 0 { pc } else { pc.wrapping_sub(1) };
@@ -128,8 +132,8 @@ pub fn parse(text: &str, code: i32, limit: u32, ranges: &[(u64, u64)]) -> Unwind
     }
     let end = match error {
         Some(e) => fault(format!("eu-stack:{e}")),
+        None if at_limit || (code == 0 && pcs.len() as u32 >= limit) => UnwindEnd::Limit,
         None if code != 0 => fault(format!("eu-stack:exit {code}")),
-        None if pcs.len() as u32 >= limit => UnwindEnd::Limit,
         None => UnwindEnd::Base,
     };
     if end == UnwindEnd::Limit {
@@ -189,12 +193,27 @@ impl Consumer for EuStack {
         Some(Unwind { steps, end: reference.end.clone() })
     }
 
+    /// ES1 of docs/consumers.md ("eu-stack"): the reference's unwinding
+    /// ends in a fault and eu-stack's at the base of the stack, without
+    /// an error.
     fn failure_class(
         &self,
-        _case: &Case,
+        case: &Case,
         _reference: crate::consumer::Answer<'_>,
         _answer: crate::consumer::Answer<'_>,
     ) -> Option<crate::consumer::FailureClass> {
-        None
+        let Case::Cfi(c) = case else { return None };
+        let u = c.unwind.as_ref()?;
+        let reference = dwarfcheck_reference::unwind::unwind(&c.section, &*u.ctx, u.limit);
+        let got = self.frames(c, u);
+        let silent = matches!(reference.end, UnwindEnd::Fault { .. }) && got.end == UnwindEnd::Base;
+        silent.then(|| crate::consumer::FailureClass {
+            id: "ES1".into(),
+            explanation: "ends the stack without an error where a step fails (an unreadable return address or CFA \
+                          register): the same output as the base of the stack"
+                .into(),
+            docs: Some("docs/consumers.md#eu-stack---consumers-eu-stack".into()),
+            report: None,
+        })
     }
 }

@@ -330,7 +330,6 @@ impl Batches {
             self.log.push(b"\n");
         }
     }
-
 }
 
 impl Debugger {

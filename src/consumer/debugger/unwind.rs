@@ -27,9 +27,7 @@ use crate::consumer::{Answer, Consumer, ConsumerError, FailureClass, Support};
 use crate::edition::Edition;
 use crate::synth::cfi::{covered, fde_ranges, synthesise_unwind};
 use dwarfcheck_core::outcome::unwind::{CallerRegister, Step, Unwind, UnwindEnd};
-use dwarfcheck_core::outcome::{
-    CfiOutcome, Failure, NormalLocation, Outcome, RawLocation, SingleLocation, Source,
-};
+use dwarfcheck_core::outcome::{CfiOutcome, Failure, NormalLocation, Outcome, RawLocation, SingleLocation, Source};
 use dwarfcheck_core::rules::RuleId;
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
@@ -192,8 +190,14 @@ impl DebuggerUnwind {
                 })
                 .unwrap_or_default();
             let caller = num("caller");
-            let mut step =
-                Step { pc, lookup: 0, fde_offset: 0, cfa: memory(num("cfa").unwrap_or(BASE_CFA)), registers, caller_pc: caller };
+            let mut step = Step {
+                pc,
+                lookup: 0,
+                fde_offset: 0,
+                cfa: memory(num("cfa").unwrap_or(BASE_CFA)),
+                registers,
+                caller_pc: caller,
+            };
             match caller {
                 None => {
                     // The base of the stack (GDB: "outermost"; LLDB does
@@ -224,9 +228,42 @@ impl DebuggerUnwind {
 }
 
 impl DebuggerUnwind {
-    /// The known class of a disagreement on `c` (docs/consumers.md).
-    fn classify(&self, _c: &CfiCase) -> Option<FailureClass> {
-        None
+    /// The known class of a disagreement on `c` (docs/consumers.md):
+    /// LU1 when LLDB's answer ends the stack at a frame whose reference CFA
+    /// is not a multiple of 8.
+    fn classify(&self, c: &CfiCase) -> Option<FailureClass> {
+        let u = c.unwind.as_ref()?;
+        let class = |id: &str, explanation: &str, anchor: &str| FailureClass {
+            id: id.into(),
+            explanation: explanation.into(),
+            docs: Some(format!("docs/consumers.md#{anchor}")),
+            report: None,
+        };
+        match self.kind() {
+            Kind::Lldb => {
+                let reference = dwarfcheck_reference::unwind::unwind(&c.section, &*u.ctx, u.limit);
+                let got = self.unwind(c, u)?;
+                // LLDB's last frame has no caller where the reference's
+                // same step has one, and that step's CFA is misaligned.
+                let last = got.steps.len().checked_sub(1)?;
+                let stopped = got.end == UnwindEnd::Base
+                    && got.steps[last].caller_pc.is_none()
+                    && reference.steps.get(last).is_some_and(|s| s.caller_pc.is_some());
+                let misaligned = reference.steps.get(last).is_some_and(|s| {
+                    matches!(s.cfa.places.as_slice(),
+                        [SingleLocation::Simple(Source::Memory { bit_addr, .. })] if (bit_addr / 8) % 8 != 0)
+                });
+                (stopped && misaligned).then(|| {
+                    class(
+                        "LU1",
+                        "ends the stack at a frame whose CFA is not a multiple of 8 (LLDB's x86-64 SysV ABI \
+                         refuses such a CFA as invalid)",
+                        "lldb-unwind---consumers-lldb-unwind",
+                    )
+                })
+            }
+            Kind::Gdb => None,
+        }
     }
 }
 
@@ -331,8 +368,20 @@ impl Consumer for DebuggerUnwind {
             })
             .collect();
         let mut end = reference.end.clone();
-        let cut_short = matches!(end, UnwindEnd::Fault { .. }) && steps.last().is_some_and(|s| s.caller_pc.is_none());
-        if cut_short && self.kind() == Kind::Lldb {
+        let cut_short = matches!(end, UnwindEnd::Fault { .. }) && steps.last().is_none_or(|s| s.caller_pc.is_none());
+        // Where the CFI ends the adapter stops for either debugger.
+        let no_fde = matches!(&end, UnwindEnd::Fault { outcome: Outcome::Failed(Failure::EvalError { rule, .. }) }
+            if rule.as_str() == "unwind.no-fde");
+        if cut_short && self.kind() == Kind::Lldb && !no_fde {
+            // LLDB lists the frame it could not unwind as the last one,
+            // with no caller: the same as the base of the stack.
+            if steps.is_empty() {
+                let Some(pc) = dwarfcheck_core::context::MachineState::pc(&*u.ctx) else {
+                    return Some(Unwind { steps, end });
+                };
+                let cfa = memory(BASE_CFA);
+                steps.push(Step { pc, lookup: 0, fde_offset: 0, cfa, registers: BTreeMap::new(), caller_pc: None });
+            }
             end = UnwindEnd::Base;
         } else if cut_short {
             steps.pop();
