@@ -109,7 +109,7 @@ pub fn image(img: &Image) -> Result<Vec<u8>, Unrepresentable> {
     w.reserve_file_header();
     let extra = u32::from(img.eh_frame_hdr.is_some()) + u32::from(img.headers_at.is_some());
     w.reserve_program_headers(img.loaded.len() as u32 + extra);
-    let headers_len = w.reserved_len() as u64;
+    let headers_len = w.reserved_len();
     let mut loaded = Vec::new();
     for l in &img.loaded {
         // File offset congruent to the address modulo the page size.
