@@ -110,13 +110,17 @@ struct ReportArgs {
     #[arg(long, value_name = "NAME")]
     gate: Vec<String>,
     /// Third-party consumers to run, comma-separated: gimli,
-    /// llvm-dwarfdump, readelf, pyelftools, libdw, framehop, libunwind, gdb,
-    /// lldb (default: gimli). `none` runs only reference and fast.
+    /// llvm-dwarfdump, readelf, pyelftools, libdw, libdw-loclist, framehop,
+    /// libunwind, gdb, lldb, delve, gdb-unwind, lldb-unwind, eu-stack
+    /// (default: gimli). `none` runs only reference and fast.
     /// llvm-dwarfdump, readelf, pyelftools and libdw build CFI row tables
-    /// only; framehop and libunwind unwind only (cases with an unwinding
-    /// part; libunwind through a C helper built at first use); gdb and
-    /// lldb evaluate expressions only, through a synthesised executable and
-    /// core file per case (docs/debuggers.md).
+    /// only; libdw-loclist selects location-list entries (location-list
+    /// cases only); framehop and libunwind unwind only (cases with an
+    /// unwinding part; libunwind through a C helper built at first use);
+    /// gdb, lldb and delve evaluate expressions only, through a synthesised
+    /// executable and core file per case (docs/debuggers.md); gdb-unwind,
+    /// lldb-unwind and eu-stack unwind only, through a synthesised
+    /// executable and core file per unwinding case.
     #[arg(long, value_delimiter = ',', default_value = "gimli")]
     consumers: Vec<String>,
     /// A consumer speaking the process protocol (docs/protocol.md):

@@ -12,7 +12,8 @@ use std::process::ExitCode;
 pub struct SynthArgs {
     /// Case file.
     file: PathBuf,
-    /// Name of the expression case in it.
+    /// Name of the expression case, or of the CFI case with an unwinding
+    /// part, in it.
     #[arg(long)]
     case: String,
     /// Directory for `<case>` (the executable) and `<case>.core`.
@@ -25,6 +26,12 @@ pub fn synth(args: &SynthArgs) -> ExitCode {
         Ok(c) => c,
         Err(code) => return code,
     };
+    if let Some((c, u)) = cases.iter().find_map(|c| match c {
+        Case::Cfi(c) if c.name == args.case => c.unwind.as_ref().map(|u| (c, u)),
+        _ => None,
+    }) {
+        return synth_unwind(args, c, u);
+    }
     let Some(case) = cases.iter().find_map(|c| match c {
         Case::Expr(e) if e.name == args.case => Some(e),
         _ => None,
@@ -47,5 +54,25 @@ pub fn synth(args: &SynthArgs) -> ExitCode {
     println!("as the debugger sees it: {}", observe::view(case, &reference));
     println!("gdb -nx -batch -ex 'core-file {}' -ex 'print v' {}", core.display(), exe.display());
     println!("lldb-19 --batch -c {} -o 'frame variable v' {}", core.display(), exe.display());
+    ExitCode::SUCCESS
+}
+
+/// The executable and core file of a CFI case's unwinding
+/// (`dwarfcheck::synth::cfi`).
+fn synth_unwind(args: &SynthArgs, c: &dwarfcheck::case::CfiCase, u: &dwarfcheck::case::UnwindCase) -> ExitCode {
+    let exe = args.out.join(&c.name);
+    let core = args.out.join(format!("{}.core", c.name));
+    let path = std::path::absolute(&exe).unwrap_or_else(|_| exe.clone());
+    let d = match dwarfcheck::synth::cfi::synthesise_unwind(c, u, &path.display().to_string()) {
+        Ok(d) => d,
+        Err(e) => return super::input_error(e),
+    };
+    if let Err(e) = std::fs::write(&exe, &d.executable).and_then(|_| std::fs::write(&core, &d.core)) {
+        return super::input_error(format!("cannot write into {}: {e}", args.out.display()));
+    }
+    println!("pc {:#x}; FDE ranges {:x?}", d.pc, d.functions);
+    println!("gdb -nx -batch -ex 'core-file {}' -ex 'bt' {}", core.display(), exe.display());
+    println!("lldb-19 --batch -c {} -o 'bt' {}", core.display(), exe.display());
+    println!("eu-stack --core {} -e {}", core.display(), exe.display());
     ExitCode::SUCCESS
 }

@@ -1,13 +1,14 @@
 //! Consumers by name, as the command line names them: the one place that
 //! knows every third-party consumer and what it needs to start.
 
+use super::debugger::unwind::DebuggerUnwind;
 use super::debugger::{Debugger, Kind, Limits};
 use super::external::{External, RunBudget, Tool};
 use super::gimli::Gimli;
 use super::{Consumer, ConsumerError};
 
 /// Every third-party consumer name, in report order.
-pub const KNOWN: [&str; 11] = [
+pub const KNOWN: [&str; 14] = [
     "gimli",
     "llvm-dwarfdump",
     "readelf",
@@ -19,6 +20,9 @@ pub const KNOWN: [&str; 11] = [
     "gdb",
     "lldb",
     "delve",
+    "gdb-unwind",
+    "lldb-unwind",
+    "eu-stack",
 ];
 
 /// Limits handed to the consumers that run other programs.
@@ -64,6 +68,9 @@ pub fn consumer(name: &str, budgets: &Budgets) -> Result<Box<dyn Consumer>, Cons
         "gdb" => Box::new(Debugger::new(Kind::Gdb, budgets.debugger)?.down_after(budgets.down_after)),
         "lldb" => Box::new(Debugger::new(Kind::Lldb, budgets.debugger)?.down_after(budgets.down_after)),
         "delve" => Box::new(Debugger::new(Kind::Delve, budgets.debugger)?.down_after(budgets.down_after)),
+        "gdb-unwind" => Box::new(DebuggerUnwind::new(Kind::Gdb, budgets.debugger)?.down_after(budgets.down_after)),
+        "lldb-unwind" => Box::new(DebuggerUnwind::new(Kind::Lldb, budgets.debugger)?.down_after(budgets.down_after)),
+        "eu-stack" => Box::new(super::debugger::eu_stack::EuStack::new(budgets.tool)?),
         other => return Err(ConsumerError::Unknown { name: other.to_string() }),
     })
 }

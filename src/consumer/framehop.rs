@@ -13,6 +13,7 @@ use super::unwinding::{by_value, memory, register, values_view};
 use super::{Consumer, Support};
 use crate::case::{CfiCase, ExprCase, UnwindCase};
 use crate::edition::Edition;
+use crate::synth::cfi::{covered, fde_ranges};
 use dwarfcheck_core::cfi::FrameKind;
 use dwarfcheck_core::context::{MachineState, MemoryStorage};
 use dwarfcheck_core::outcome::unwind::{Step, Unwind, UnwindEnd};
@@ -37,26 +38,6 @@ const MAX_STEPS: u32 = 64;
 /// framehop 0.16 (the crate), in process.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Framehop;
-
-/// The `[begin, end)` code ranges of the FDEs of `sec` whose headers
-/// parse, sorted by start: read once per unwinding, not once per step.
-fn fde_ranges(sec: &dwarfcheck_core::cfi::CfiSection) -> Vec<(u64, u64)> {
-    let mut r: Vec<(u64, u64)> = sec
-        .fde_offsets()
-        .filter_map(Result::ok)
-        .filter_map(|o| sec.parse_fde(o).ok())
-        .map(|(f, _)| (f.pc_begin, f.pc_begin.saturating_add(f.pc_range)))
-        .collect();
-    r.sort_unstable();
-    r
-}
-
-/// Whether a range of `ranges` ([`fde_ranges`]) covers `pc`. Ranges may
-/// overlap, so every range starting at or before `pc` is a candidate.
-fn covered(ranges: &[(u64, u64)], pc: u64) -> bool {
-    let n = ranges.partition_point(|&(begin, _)| begin <= pc);
-    ranges[..n].iter().any(|&(_, end)| pc < end)
-}
 
 impl Framehop {
     /// The steps of one unwinding, as framehop makes them.

@@ -15,10 +15,12 @@
 //! is [`Unrepresentable`], and the debugger adapters report it as
 //! unsupported rather than judge the debugger on a context it never saw.
 
+pub mod cfi;
 pub mod dwarf;
 pub mod elf;
 pub mod lines;
 pub mod loclist;
+pub mod notes;
 pub mod patch;
 pub mod x86_64;
 
@@ -132,6 +134,23 @@ fn check_context(case: &ExprCase) -> Result<(), Unrepresentable> {
     if ctx.tls_base.is_some() {
         return no("a TLS block");
     }
+    check_state(ctx)?;
+    if let Some(cu) = &ctx.cu {
+        if cu.base_types.values().any(|t| t.vector_size != 1 || !t.bits.is_multiple_of(8)) {
+            return no("a vector or bit-sized base type");
+        }
+    }
+    Ok(())
+}
+
+/// Refuses machine states a core file cannot hold: synthetic machine
+/// state, lanes, a CFA in another address space, memory in another
+/// address space or per thread or lane, registers without a slot in the
+/// core's notes ([`x86_64::slot`]).
+///
+/// Errors: [`Unrepresentable`] naming the first such element.
+pub fn check_state(ctx: &dwarfcheck_core::context::Context) -> Result<(), Unrepresentable> {
+    let no = |what: &str| Err(Unrepresentable(what.to_string()));
     if ctx.synthetic.is_some() {
         return no("synthetic machine state");
     }
@@ -143,11 +162,6 @@ fn check_context(case: &ExprCase) -> Result<(), Unrepresentable> {
     }
     if let Some(r) = ctx.registers.keys().find(|r| x86_64::slot(**r).is_none()) {
         return Err(Unrepresentable(format!("register {r} (a core file holds DWARF registers 0-32)")));
-    }
-    if let Some(cu) = &ctx.cu {
-        if cu.base_types.values().any(|t| t.vector_size != 1 || !t.bits.is_multiple_of(8)) {
-            return no("a vector or bit-sized base type");
-        }
     }
     Ok(())
 }
@@ -174,7 +188,7 @@ pub fn ends_in_location(expr: &[u8], ctx: &dwarfcheck_core::context::Context) ->
 }
 
 /// A little-endian register value as `u64` (shorter values zero-extended).
-fn le_u64(b: &[u8]) -> u64 {
+pub(crate) fn le_u64(b: &[u8]) -> u64 {
     let mut a = [0u8; 8];
     let n = b.len().min(8);
     a[..n].copy_from_slice(&b[..n]);

@@ -19,9 +19,11 @@
 
 pub mod classes;
 pub mod delve;
+pub mod eu_stack;
 pub mod gdb;
 pub mod lldb;
 pub mod observe;
+pub mod unwind;
 
 use crate::case::{Case, CfiCase, ExprCase};
 use crate::consumer::external::process::{self, RunBudget, RunFault, TempDir};
@@ -137,22 +139,30 @@ impl Default for Limits {
 /// Bytes of a faulting debugger run's output kept in its log.
 const FAULT_OUTPUT: usize = 4096;
 
-/// GDB or LLDB as a consumer.
-pub struct Debugger {
+/// Debugger processes over batches of jobs: the program, its limits,
+/// its health and the log of the runs that faulted. Shared by the
+/// expression adapter ([`Debugger`]) and the unwinding one
+/// ([`unwind::DebuggerUnwind`]).
+pub struct Batches {
     kind: Kind,
     program: PathBuf,
     limits: Limits,
-    /// Answers of prepared cases, by [`key`]; `None`: not run, the
-    /// debugger was down.
-    cache: Mutex<HashMap<String, Option<Outcome>>>,
     health: Health,
     /// The output of the runs that faulted (their ends).
     log: StderrLog,
 }
 
+/// GDB or LLDB as a consumer.
+pub struct Debugger {
+    runs: Batches,
+    /// Answers of prepared cases, by [`key`]; `None`: not run, the
+    /// debugger was down.
+    cache: Mutex<HashMap<String, Option<Outcome>>>,
+}
+
 impl std::fmt::Debug for Debugger {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Debugger").field("kind", &self.kind).field("program", &self.program).finish()
+        f.debug_struct("Debugger").field("kind", &self.runs.kind).field("program", &self.runs.program).finish()
     }
 }
 
@@ -178,55 +188,102 @@ impl Debugger {
     /// The debugger at `program`, declared down after
     /// [`DEFAULT_DOWN_AFTER`] runs in a row without an answer.
     pub fn with_program(kind: Kind, program: PathBuf, limits: Limits) -> Self {
-        Debugger {
-            kind,
-            program,
-            limits,
-            cache: Mutex::new(HashMap::new()),
-            health: Health::new(DEFAULT_DOWN_AFTER),
-            log: StderrLog::new(DEFAULT_CAP),
-        }
+        Debugger { runs: Batches::new(kind, program, limits), cache: Mutex::new(HashMap::new()) }
     }
 
     /// The same debugger, declared down after `n` runs in a row without an
     /// answer (0: never).
     pub fn down_after(mut self, n: u32) -> Self {
-        self.health = Health::new(n);
+        self.runs.health = Health::new(n);
         self
     }
 
     /// The executable used.
     pub fn program(&self) -> &Path {
-        &self.program
+        &self.runs.program
     }
 
     /// Evaluates `cases` in batches of [`Limits::batch`], in parallel.
     fn run_all(&self, cases: &[&ExprCase]) -> Vec<Option<Outcome>> {
-        let chunks: Vec<&[&ExprCase]> = cases.chunks(self.limits.batch.max(1)).collect();
+        let chunks: Vec<&[&ExprCase]> = cases.chunks(self.runs.limits.batch.max(1)).collect();
         chunks.par_iter().flat_map_iter(|c| self.run_batch(c)).collect()
     }
 
-    /// Debugger processes over `cases`, as few as possible: a process that
-    /// hangs (no answer for [`Limits::per_case`]) or crashes is blamed on
-    /// the first case without an answer, which gets
-    /// [`Outcome::ConsumerFault`], and a new process takes the rest. Once
-    /// the debugger is down, the cases left are not run (`None`).
+    /// [`Batches::run`] over `cases` with the expression probe.
     fn run_batch(&self, cases: &[&ExprCase]) -> Vec<Option<Outcome>> {
+        self.runs.run(
+            cases.len(),
+            &|i| format!("{}#{}", cases[i].origin, cases[i].name),
+            &|i, dir| self.job(cases[i], i, dir),
+            self.runs.kind.probe(),
+            &|v| self.answer(v),
+            &fault,
+        )
+    }
+}
+
+impl Batches {
+    /// The debugger `kind` at `program`, declared down after
+    /// [`DEFAULT_DOWN_AFTER`] runs in a row without an answer.
+    pub fn new(kind: Kind, program: PathBuf, limits: Limits) -> Self {
+        Batches { kind, program, limits, health: Health::new(DEFAULT_DOWN_AFTER), log: StderrLog::new(DEFAULT_CAP) }
+    }
+
+    /// Declared down after `n` runs in a row without an answer (0: never).
+    pub fn set_down_after(&mut self, n: u32) {
+        self.health = Health::new(n);
+    }
+
+    /// The debugger and its executable.
+    pub fn program(&self) -> (Kind, &Path) {
+        (self.kind, &self.program)
+    }
+
+    /// The limits.
+    pub fn limits(&self) -> Limits {
+        self.limits
+    }
+
+    /// Faults, whether and why it went down, and the ends of the output of
+    /// the runs that faulted.
+    pub fn health(&self) -> HealthReport {
+        self.health.report(self.log.excerpt())
+    }
+
+    /// Debugger processes running `probe` (Python) over `n` jobs, as few
+    /// as possible. `prepare(i, dir)` writes job `i`'s files into the
+    /// batch directory `dir` and gives its JSON description (with `"id":
+    /// i`), or `Err` with its answer when there is nothing to run; `label`
+    /// names job `i` in the log. The probe writes one JSON line per job to
+    /// `results.jsonl`, turned into an answer by `answer`. A process that
+    /// hangs (no answer for [`Limits::per_case`]) or crashes is blamed on
+    /// the first job without an answer, which gets `fault(why)`, and a new
+    /// process takes the rest. Once the debugger is down, the jobs left are
+    /// not run (`None`).
+    pub fn run<T: Clone>(
+        &self,
+        n: usize,
+        label: &dyn Fn(usize) -> String,
+        prepare: &dyn Fn(usize, &Path) -> Result<serde_json::Value, T>,
+        probe_text: &str,
+        answer: &dyn Fn(&serde_json::Value) -> T,
+        fault: &dyn Fn(String) -> T,
+    ) -> Vec<Option<T>> {
         let dir = match TempDir::new() {
             Ok(d) => d,
-            Err(e) => return vec![Some(fault(format!("temporary directory: {e}"))); cases.len()],
+            Err(e) => return vec![Some(fault(format!("temporary directory: {e}"))); n],
         };
-        let mut answers: Vec<Option<Outcome>> = vec![None; cases.len()];
+        let mut answers: Vec<Option<T>> = vec![None; n];
         let mut jobs = Vec::new();
-        for (i, case) in cases.iter().enumerate() {
-            match self.job(case, i, dir.path()) {
+        for (i, a) in answers.iter_mut().enumerate() {
+            match prepare(i, dir.path()) {
                 Ok(j) => jobs.push((i, j)),
-                Err(o) => answers[i] = Some(o),
+                Err(o) => *a = Some(o),
             }
         }
         let probe = dir.path().join("probe.py");
-        if let Err(e) = std::fs::write(&probe, self.kind.probe()) {
-            return vec![Some(fault(format!("writing the probe: {e}"))); cases.len()];
+        if let Err(e) = std::fs::write(&probe, probe_text) {
+            return vec![Some(fault(format!("writing the probe: {e}"))); n];
         }
         let results = dir.path().join("results.jsonl");
         while !jobs.is_empty() {
@@ -237,10 +294,10 @@ impl Debugger {
             let list = serde_json::Value::Array(jobs.iter().map(|(_, j)| j.clone()).collect());
             let _ = std::fs::remove_file(&results);
             if let Err(e) = std::fs::write(dir.path().join("jobs.json"), list.to_string()) {
-                return vec![Some(fault(format!("writing the jobs: {e}"))); cases.len()];
+                return vec![Some(fault(format!("writing the jobs: {e}"))); n];
             }
             let Some((launcher, args)) = self.kind.command(&self.program, dir.path(), &probe) else {
-                return vec![Some(fault(format!("{}: python3 is not on PATH", self.kind.name()))); cases.len()];
+                return vec![Some(fault(format!("{}: python3 is not on PATH", self.kind.name()))); n];
             };
             let args: Vec<&std::ffi::OsStr> = args.iter().map(std::ffi::OsStr::new).collect();
             let budget = RunBudget {
@@ -258,7 +315,7 @@ impl Debugger {
                 };
                 if let Some(i) = v.get("id").and_then(|i| i.as_u64()).map(|i| i as usize) {
                     if i < answers.len() && answers[i].is_none() {
-                        answers[i] = Some(self.answer(&v));
+                        answers[i] = Some(answer(&v));
                         self.health.answered();
                     }
                 }
@@ -269,7 +326,7 @@ impl Debugger {
                     Err(f) => format!("{} {f}", self.kind.name()),
                     Ok(o) => format!("{} gave no answer (exit {}): {}", self.kind.name(), o.code, last_line(&o.text)),
                 };
-                self.keep_output(cases[*first], &why, &dir.path().join("output.txt"));
+                self.keep_output(&label(*first), &why, &dir.path().join("output.txt"));
                 // No answer in time, or no start at all, says the debugger
                 // may be down; a crash on this case's input does not.
                 match &run {
@@ -287,17 +344,19 @@ impl Debugger {
     }
 
     /// Keeps the end of a faulting run's output (`file`) in the log, under
-    /// a line naming the case and the fault.
-    fn keep_output(&self, case: &ExprCase, why: &str, file: &Path) {
+    /// a line naming the job (`label`) and the fault.
+    fn keep_output(&self, label: &str, why: &str, file: &Path) {
         let text = std::fs::read(file).unwrap_or_default();
         let tail = &text[text.len().saturating_sub(FAULT_OUTPUT)..];
-        self.log.push(format!("== {}#{}: {why}\n", case.origin, case.name).as_bytes());
+        self.log.push(format!("== {label}: {why}\n").as_bytes());
         self.log.push(tail);
         if !tail.ends_with(b"\n") {
             self.log.push(b"\n");
         }
     }
+}
 
+impl Debugger {
     /// Synthesises case number `i` into `dir` and describes it for the
     /// probe; `Err` is the case's outcome when there is nothing to run.
     fn job(&self, case: &ExprCase, i: usize, dir: &Path) -> Result<serde_json::Value, Outcome> {
@@ -339,7 +398,7 @@ impl Debugger {
             let size = v.get("size").and_then(|s| s.as_u64()).unwrap_or(0) as usize;
             return Observation::Bytes(vec![Byte::OptimizedOut; size]).to_outcome();
         }
-        error_outcome(self.kind, msg)
+        error_outcome(self.runs.kind, msg)
     }
 }
 
@@ -387,7 +446,7 @@ fn last_line(text: &str) -> String {
 
 impl Consumer for Debugger {
     fn name(&self) -> &str {
-        self.kind.name()
+        self.runs.kind.name()
     }
 
     /// DWARF 5 and its GNU extensions, expressions only.
@@ -414,7 +473,8 @@ impl Consumer for Debugger {
     /// [`Consumer::try_evaluate`]; a case not run because the debugger is
     /// down gives `ConsumerFault`.
     fn evaluate(&self, case: &ExprCase) -> Outcome {
-        self.try_evaluate(case).unwrap_or_else(|| fault(format!("{}: not run, the debugger is down", self.kind.name())))
+        self.try_evaluate(case)
+            .unwrap_or_else(|| fault(format!("{}: not run, the debugger is down", self.runs.kind.name())))
     }
 
     /// The prepared answer, or a run of its own; `None` when it was not
@@ -429,7 +489,7 @@ impl Consumer for Debugger {
     /// Faults, whether and why it went down, and the ends of the output of
     /// the runs that faulted.
     fn health(&self) -> Option<HealthReport> {
-        Some(self.health.report(self.log.excerpt()))
+        Some(self.runs.health())
     }
 
     fn expr_view(&self, case: &ExprCase, reference: &Outcome) -> Option<Outcome> {
@@ -438,7 +498,7 @@ impl Consumer for Debugger {
 
     fn failure_class(&self, case: &Case, reference: Answer<'_>, answer: Answer<'_>) -> Option<FailureClass> {
         let (Case::Expr(c), Answer::Expr(r), Answer::Expr(a)) = (case, reference, answer) else { return None };
-        let id = classes::known_class(self.kind, c, r, a)?;
+        let id = classes::known_class(self.runs.kind, c, r, a)?;
         let (explanation, report) = classes::describe(id)?;
         Some(FailureClass {
             id: id.to_string(),
@@ -450,10 +510,12 @@ impl Consumer for Debugger {
 
     /// The first line of the debugger's `--version`.
     fn version(&self) -> Option<String> {
-        Some(self.kind.version(&self.program))
+        Some(self.runs.kind.version(&self.runs.program))
     }
 
     fn frame_table(&self, _case: &CfiCase) -> CfiOutcome {
-        CfiOutcome::Failed(Failure::Unsupported { what: format!("{} is judged on expressions only", self.kind.name()) })
+        CfiOutcome::Failed(Failure::Unsupported {
+            what: format!("{} is judged on expressions only", self.runs.kind.name()),
+        })
     }
 }

@@ -1,0 +1,172 @@
+//! GDB, LLDB and eu-stack judged as unwinders through synthesised
+//! executables and core files (issue 15; docs/consumers.md "gdb-unwind",
+//! "lldb-unwind", "eu-stack"; docs/debuggers.md): a hand-derived
+//! three-frame unwinding checked exactly through GDB, and every bundled
+//! unwinding case agrees, is outside what the synthesiser can hold, or is a
+//! classified disagreement.
+
+use dwarfcheck::case::{Case, CfiCase};
+use dwarfcheck::consumer::builtin::Reference;
+use dwarfcheck::consumer::debugger::eu_stack::EuStack;
+use dwarfcheck::consumer::debugger::unwind::DebuggerUnwind;
+use dwarfcheck::consumer::debugger::{Kind, Limits};
+use dwarfcheck::consumer::{Answer, Consumer};
+use dwarfcheck::runner::compare::{judge_unwind, Verdict};
+use dwarfcheck_core::outcome::CfiOutcome;
+
+/// The bundled CFI cases with an unwinding part.
+fn unwinding_cases() -> Vec<Case> {
+    dwarfcheck::testing::bundled_cfi_cases()
+        .into_iter()
+        .filter(|c| matches!(c, Case::Cfi(c) if c.unwind.is_some()))
+        .collect()
+}
+
+fn cfi(c: &Case) -> &CfiCase {
+    match c {
+        Case::Cfi(c) => c,
+        Case::Expr(_) => unreachable!("only CFI cases"),
+    }
+}
+
+/// Each case's verdict and, for a disagreement, its class (cases outside
+/// the consumer's editions are left out, as the runner does).
+fn verdicts(k: &dyn Consumer, cases: &[Case]) -> Vec<(String, Verdict, Option<String>)> {
+    let editions = k.supports().editions;
+    let cases: Vec<Case> =
+        cases.iter().filter(|c| editions.contains(&dwarfcheck::edition::of_cfi_case(cfi(c)))).cloned().collect();
+    k.prepare(&cases);
+    cases
+        .iter()
+        .map(|case| {
+            let c = cfi(case);
+            let u = c.unwind.as_ref().expect("an unwinding case");
+            let reference = Reference.unwind(c, u).expect("the reference unwinds");
+            let view = k.unwind_view(c, &reference).unwrap_or_else(|| reference.clone());
+            let got = k.unwind(c, u).expect("an unwinder answers");
+            let unspecified = dwarfcheck::runner::compare::exercises_unspecified(&c.rules);
+            let v = judge_unwind(&view, &got, unspecified);
+            let none = CfiOutcome::Failed(dwarfcheck_core::outcome::Failure::Unsupported { what: String::new() });
+            let class = (v == Verdict::Disagree)
+                .then(|| k.failure_class(case, Answer::Cfi(&none), Answer::Cfi(&none)).map(|f| f.id))
+                .flatten();
+            if std::env::var_os("DWARFCHECK_SHOW").is_some() {
+                eprintln!("{} {v:?} {class:?}\nview:\n{view}\ngot:\n{got}\n", c.name);
+            }
+            (c.name.clone(), v, class)
+        })
+        .collect()
+}
+
+fn gdb() -> Option<DebuggerUnwind> {
+    dwarfcheck::testing::needed("gdb", DebuggerUnwind::new(Kind::Gdb, Limits::default()).ok())
+}
+
+#[test]
+fn gdb_unwinds_the_three_frame_case_exactly() {
+    let Some(gdb) = gdb() else { return };
+    let cases = unwinding_cases();
+    let case = cases.iter().map(cfi).find(|c| c.name == "unwind-three-frames-rule-kinds").expect("bundled");
+    let u = case.unwind.as_ref().expect("unwinding part");
+    let got = gdb.unwind(case, u).expect("answers");
+    // Hand-derived (specs/cases/cfi/unwind.yaml): frame 0 at 0x1010 with
+    // CFA 0x7010 returns to 0x2020 with rbx = r12 = 0x22, rbp = [0x7000] =
+    // 0x7200, rsp = 0x7010, r13 the core's fill for r13 (same value, not
+    // given), r14 undefined; frame 1 at 0x2020, CFA = rbp + 16 = 0x7210,
+    // returns to 0x3008 with rbp = [0x7200] = 0; frame 2 at 0x3008 is the
+    // base of the stack (rip undefined).
+    let text = got.to_string();
+    let shown = |r: u64, v: Option<u64>| {
+        let head = format!("r{r}=unsupported: debuggers show register values");
+        match v {
+            Some(v) => format!("{head} = {}", dwarfcheck_core::encoding::hex::to_hex(&v.to_le_bytes())),
+            None => format!("{head};"),
+        }
+    };
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 4, "{text}");
+    assert!(lines[0].starts_with("#0 pc=0x1010") && lines[0].contains("CFA=mem[0x7010]"), "{text}");
+    assert!(lines[0].ends_with("caller pc=0x2020"), "{text}");
+    for (r, v) in [(3, 0x22), (6, 0x7200), (7, 0x7010), (13, 0x4d4d_4d4d_4d4d_4d4d), (16, 0x2020)] {
+        assert!(lines[0].contains(&shown(r, Some(v))), "r{r}: {text}");
+    }
+    // r14 undefined: GDB says <not saved>, no value.
+    assert!(lines[0].contains(&shown(14, None)), "{text}");
+    assert!(lines[1].starts_with("#1 pc=0x2020") && lines[1].contains("CFA=mem[0x7210]"), "{text}");
+    assert!(lines[1].ends_with("caller pc=0x3008") && lines[1].contains(&shown(6, Some(0))), "{text}");
+    assert!(lines[2].starts_with("#2 pc=0x3008") && lines[2].ends_with("no caller"), "{text}");
+    assert_eq!(lines[3], "end: base of stack", "{text}");
+    // And the runner's judgement through the view agrees.
+    let all = verdicts(&gdb, &[Case::Cfi(case.clone())]);
+    assert_eq!(all[0].1, Verdict::Agree, "{all:?}");
+}
+
+#[test]
+fn gdb_agrees_on_the_bundled_unwinding_cases_or_the_disagreement_is_classified() {
+    let Some(gdb) = gdb() else { return };
+    let cases = unwinding_cases();
+    let all = verdicts(&gdb, &cases);
+    eprintln!("{all:#?}");
+    let unclassified: Vec<_> = all.iter().filter(|(_, v, k)| *v == Verdict::Disagree && k.is_none()).collect();
+    assert!(unclassified.is_empty(), "{unclassified:?}");
+    let agree = all.iter().filter(|(_, v, _)| *v == Verdict::Agree).count();
+    assert!(agree >= 12, "{all:?}");
+    assert!(!all.iter().any(|(_, v, _)| *v == Verdict::Disagree), "{all:?}");
+}
+
+#[test]
+fn lldb_agrees_on_the_bundled_unwinding_cases_or_the_disagreement_is_classified() {
+    let Some(lldb) = dwarfcheck::testing::needed("lldb", DebuggerUnwind::new(Kind::Lldb, Limits::default()).ok())
+    else {
+        return;
+    };
+    let all = verdicts(&lldb, &unwinding_cases());
+    eprintln!("{all:#?}");
+    let unclassified: Vec<_> = all.iter().filter(|(_, v, k)| *v == Verdict::Disagree && k.is_none()).collect();
+    assert!(unclassified.is_empty(), "{unclassified:?}");
+    // CFA = rsp + 12: LLDB's ABI check ends the stack (LU1).
+    assert!(all.iter().any(|(n, _, k)| n == "unwind-cfa-offset-not-multiple-of-8" && k.as_deref() == Some("LU1")));
+    let agree = all.iter().filter(|(_, v, _)| *v == Verdict::Agree).count();
+    assert!(agree >= 10, "{all:?}");
+}
+
+#[test]
+fn eu_stack_lists_the_bundled_unwinding_cases_frames() {
+    let budget = dwarfcheck::consumer::external::RunBudget::default();
+    let Some(eu) = dwarfcheck::testing::needed("eu-stack", EuStack::new(budget).ok()) else { return };
+    let all = verdicts(&eu, &unwinding_cases());
+    eprintln!("{all:#?}");
+    let unclassified: Vec<_> = all.iter().filter(|(_, v, k)| *v == Verdict::Disagree && k.is_none()).collect();
+    assert!(unclassified.is_empty(), "{unclassified:?}");
+    let three = all.iter().find(|(n, _, _)| n == "unwind-three-frames-rule-kinds").expect("bundled");
+    assert_eq!(three.1, Verdict::Agree, "{all:?}");
+    // The return address at CFA - 8 is not in the core: eu-stack lists
+    // frame 0 and ends without an error (ES1).
+    let ra = all.iter().find(|(n, _, _)| n == "unwind-return-address-unreadable").expect("bundled");
+    assert_eq!(ra.2.as_deref(), Some("ES1"), "{all:?}");
+    let agree = all.iter().filter(|(_, v, _)| *v == Verdict::Agree).count();
+    assert!(agree >= 7, "{all:?}");
+}
+
+#[test]
+fn eu_stack_output_is_read_as_frames() {
+    // Hand-written eu-stack output: three frames, the second and third
+    // callers (their lookup addresses pc - 1 inside the FDEs).
+    let ranges = [(0x1000, 0x1040), (0x2000, 0x2040), (0x3000, 0x3010)];
+    let text = "PID 1 - core\nTID 1:\n#0  0x0000000000001010\n#1  0x0000000000002020\n#2  0x0000000000003008\n";
+    let u = dwarfcheck::consumer::debugger::eu_stack::parse(text, 0, 64, &ranges);
+    let pcs: Vec<(u64, Option<u64>)> = u.steps.iter().map(|s| (s.pc, s.caller_pc)).collect();
+    assert_eq!(pcs, vec![(0x1010, Some(0x2020)), (0x2020, Some(0x3008)), (0x3008, None)]);
+    assert_eq!(u.end, dwarfcheck_core::outcome::unwind::UnwindEnd::Base);
+    // A caller outside every FDE ends it (no-fde), and an error line is a fault.
+    let out = "#0  0x0000000000001010\n#1  0x0000000000009000\n";
+    let u = dwarfcheck::consumer::debugger::eu_stack::parse(out, 1, 64, &ranges);
+    assert_eq!(u.steps.len(), 1);
+    assert_eq!(u.steps[0].caller_pc, Some(0x9000));
+    assert!(matches!(u.end, dwarfcheck_core::outcome::unwind::UnwindEnd::Fault { .. }));
+    let err =
+        "#0  0x0000000000001010\neu-stack: dwfl_thread_getframes tid 1 at 0x1010 in x: no matching address range\n";
+    let u = dwarfcheck::consumer::debugger::eu_stack::parse(err, 1, 64, &ranges);
+    assert_eq!((u.steps.len(), u.steps[0].caller_pc), (1, None));
+    assert!(matches!(u.end, dwarfcheck_core::outcome::unwind::UnwindEnd::Fault { .. }));
+}
