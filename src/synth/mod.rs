@@ -163,6 +163,12 @@ pub fn check_state(ctx: &dwarfcheck_core::context::Context) -> Result<(), Unrepr
     if let Some(r) = ctx.registers.keys().find(|r| x86_64::slot(**r).is_none()) {
         return Err(Unrepresentable(format!("register {r} (a core file holds DWARF registers 0-32)")));
     }
+    // A core's thread has one instruction pointer: the pc.
+    if let (Some(pc), Some(rip)) = (ctx.pc, ctx.registers.get(&x86_64::RIP)) {
+        if rip.get(..8).map(|b| u64::from_le_bytes(b.try_into().unwrap_or([0; 8]))) != Some(pc) {
+            return no("rip other than the pc (a core's thread has one instruction pointer)");
+        }
+    }
     Ok(())
 }
 

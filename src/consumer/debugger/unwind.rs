@@ -259,14 +259,41 @@ impl DebuggerUnwind {
                     matches!(s.cfa.places.as_slice(),
                         [SingleLocation::Simple(Source::Memory { bit_addr, .. })] if (bit_addr / 8) % 8 != 0)
                 });
-                (stopped && misaligned).then(|| {
-                    class(
+                if stopped && misaligned {
+                    return Some(class(
                         "LU1",
                         "ends the stack at a frame whose CFA is not a multiple of 8 (LLDB's x86-64 SysV ABI \
                          refuses such a CFA as invalid)",
                         "lldb-unwind---consumers-lldb-unwind",
+                    ));
+                }
+                // LU2 to LU5: the FDE holds an instruction LLDB applies
+                // otherwise (minimal cases in specs/cases/consumers/libunwind.yaml).
+                let text = crate::consumer::unwinding::instructions_text(&c.section, c.fde_offset)?;
+                let (id, explanation) = if text.contains("DW_CFA_undefined") {
+                    (
+                        "LU2",
+                        "keeps the frame's own value for a register whose rule is undefined (DWARF 5 §6.4.1: it \
+                             has no value in the caller)",
                     )
-                })
+                } else if text.contains("DW_CFA_val_offset") {
+                    (
+                        "LU3",
+                        "does not apply a DW_CFA_val_offset rule (the caller's value CFA+N); the register keeps \
+                             its value",
+                    )
+                } else if text.contains("DW_CFA_offset: rsp") || text.contains("DW_CFA_offset: reg7 ") {
+                    ("LU4", "ignores a rule for rsp: the caller's rsp is always the CFA (as libunwind's U3)")
+                } else if text.contains("DW_CFA_register") {
+                    (
+                        "LU5",
+                        "applies a DW_CFA_register rule with the caller's value of its source register, not \
+                             the frame's (as libunwind's U7)",
+                    )
+                } else {
+                    return None;
+                };
+                Some(class(id, explanation, "lldb-unwind---consumers-lldb-unwind"))
             }
             Kind::Gdb | Kind::Delve => None,
         }

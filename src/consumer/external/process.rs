@@ -199,6 +199,31 @@ pub fn find_program(names: &[&str]) -> Option<PathBuf> {
     })
 }
 
+/// Compiles the one-file C helper `source` (its text) as `name` with
+/// `compiler`, linked against `libs` (`-ldw`, ...), into a new
+/// [`TempDir`]; returns the directory (the helper lives as long as it
+/// does) and the executable's path.
+///
+/// Errors: `None` when the directory cannot be made, or the compiler
+/// cannot run, fails, or writes no executable (a missing library or
+/// header: the helper's `-dev` package is not installed).
+pub fn compile_c_helper(
+    compiler: &Path,
+    name: &str,
+    source: &str,
+    libs: &[&str],
+    budget: RunBudget,
+) -> Option<(TempDir, PathBuf)> {
+    let dir = TempDir::new().ok()?;
+    let src = dir.path().join(format!("{name}.c"));
+    let exe = dir.path().join(name);
+    std::fs::write(&src, source).ok()?;
+    let mut args: Vec<&std::ffi::OsStr> = vec!["-O1".as_ref(), "-o".as_ref(), exe.as_os_str(), src.as_os_str()];
+    args.extend(libs.iter().map(std::ffi::OsStr::new));
+    let out = run(compiler, &args, dir.path(), budget).ok()?;
+    (out.code == 0 && exe.exists()).then_some((dir, exe))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -253,29 +278,4 @@ mod tests {
         drop(a);
         assert!(!p.exists());
     }
-}
-
-/// Compiles the one-file C helper `source` (its text) as `name` with
-/// `compiler`, linked against `libs` (`-ldw`, ...), into a new
-/// [`TempDir`]; returns the directory (the helper lives as long as it
-/// does) and the executable's path.
-///
-/// Errors: `None` when the directory cannot be made, or the compiler
-/// cannot run, fails, or writes no executable (a missing library or
-/// header: the helper's `-dev` package is not installed).
-pub fn compile_c_helper(
-    compiler: &Path,
-    name: &str,
-    source: &str,
-    libs: &[&str],
-    budget: RunBudget,
-) -> Option<(TempDir, PathBuf)> {
-    let dir = TempDir::new().ok()?;
-    let src = dir.path().join(format!("{name}.c"));
-    let exe = dir.path().join(name);
-    std::fs::write(&src, source).ok()?;
-    let mut args: Vec<&std::ffi::OsStr> = vec!["-O1".as_ref(), "-o".as_ref(), exe.as_os_str(), src.as_os_str()];
-    args.extend(libs.iter().map(std::ffi::OsStr::new));
-    let out = run(compiler, &args, dir.path(), budget).ok()?;
-    (out.code == 0 && exe.exists()).then_some((dir, exe))
 }
