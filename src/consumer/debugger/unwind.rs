@@ -293,7 +293,12 @@ impl DebuggerUnwind {
                 } else {
                     return None;
                 };
-                Some(class(id, explanation, "lldb-unwind---consumers-lldb-unwind"))
+                let mut found = class(id, explanation, "lldb-unwind---consumers-lldb-unwind");
+                // LU3 was implemented upstream after LLVM 19.
+                if id == "LU3" {
+                    found.report = Some("https://github.com/llvm/llvm-project/pull/150732".into());
+                }
+                Some(found)
             }
             Kind::Gdb | Kind::Delve => None,
         }
