@@ -5,6 +5,7 @@
 use dwarfcheck_core::context::MachineState;
 use dwarfcheck_core::outcome::unwind::{CallerRegister, Step, Unwind, UnwindEnd};
 use dwarfcheck_core::outcome::{Failure, NormalLocation, Outcome, RawLocation, Source};
+use std::collections::BTreeMap;
 
 /// A caller register an unwinder reports by value only: `bytes` (`None`:
 /// it could not give one), and as location the note that `consumer`
@@ -28,6 +29,23 @@ pub fn register(state: &dyn MachineState, regno: u64) -> Option<u64> {
     Some(u64::from_le_bytes(b))
 }
 
+/// The steps of `reference` as a consumer that shows less of them: each
+/// step's pc and caller pc, no lookup address or FDE offset (0), and the
+/// CFA and caller registers `shown` gives for it.
+pub fn shown_steps(
+    reference: &Unwind,
+    shown: impl Fn(&Step) -> (NormalLocation, BTreeMap<u64, CallerRegister>),
+) -> Vec<Step> {
+    reference
+        .steps
+        .iter()
+        .map(|s| {
+            let (cfa, registers) = shown(s);
+            Step { pc: s.pc, lookup: 0, fde_offset: 0, cfa, registers, caller_pc: s.caller_pc }
+        })
+        .collect()
+}
+
 /// The reference's unwinding `reference` as an unwinder that reports
 /// register values shows it: per step the pc, the CFA, the caller pc and
 /// the caller registers `keep` selects (by value, [`by_value`]); no lookup
@@ -35,23 +53,15 @@ pub fn register(state: &dyn MachineState, regno: u64) -> Option<u64> {
 /// all, so a last step that the reference's fault cut short (no caller pc)
 /// is not one. The end is the reference's.
 pub fn values_view(reference: &Unwind, consumer: &str, keep: impl Fn(u64, &CallerRegister) -> bool) -> Unwind {
-    let mut steps: Vec<Step> = reference
-        .steps
-        .iter()
-        .map(|s| Step {
-            pc: s.pc,
-            lookup: 0,
-            fde_offset: 0,
-            cfa: s.cfa.clone(),
-            registers: s
-                .registers
-                .iter()
-                .filter(|(n, c)| keep(**n, c))
-                .map(|(n, c)| (*n, by_value(consumer, c.bytes.clone())))
-                .collect(),
-            caller_pc: s.caller_pc,
-        })
-        .collect();
+    let mut steps = shown_steps(reference, |s| {
+        let registers = s
+            .registers
+            .iter()
+            .filter(|(n, c)| keep(**n, c))
+            .map(|(n, c)| (*n, by_value(consumer, c.bytes.clone())))
+            .collect();
+        (s.cfa.clone(), registers)
+    });
     if matches!(reference.end, UnwindEnd::Fault { .. }) && steps.last().is_some_and(|s| s.caller_pc.is_none()) {
         steps.pop();
     }

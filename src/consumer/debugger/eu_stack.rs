@@ -175,18 +175,7 @@ impl Consumer for EuStack {
     /// a fault cut short (no caller pc) is the frame eu-stack lists before
     /// its error, and stays.
     fn unwind_view(&self, _case: &CfiCase, reference: &Unwind) -> Option<Unwind> {
-        let mut steps: Vec<Step> = reference
-            .steps
-            .iter()
-            .map(|s| Step {
-                pc: s.pc,
-                lookup: 0,
-                fde_offset: 0,
-                cfa: no_cfa(),
-                registers: Default::default(),
-                caller_pc: s.caller_pc,
-            })
-            .collect();
+        let mut steps = crate::consumer::unwinding::shown_steps(reference, |_| (no_cfa(), Default::default()));
         if reference.end == UnwindEnd::Limit {
             steps.pop();
         }

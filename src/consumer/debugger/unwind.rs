@@ -23,11 +23,12 @@ use super::{Batches, Kind, Limits};
 use crate::case::{Case, CfiCase, ExprCase, UnwindCase};
 use crate::consumer::external::process;
 use crate::consumer::health::HealthReport;
+use crate::consumer::unwinding::{memory, shown_steps};
 use crate::consumer::{Answer, Consumer, ConsumerError, FailureClass, Support};
 use crate::edition::Edition;
 use crate::synth::cfi::{covered, fde_ranges, synthesise_unwind};
 use dwarfcheck_core::outcome::unwind::{CallerRegister, Step, Unwind, UnwindEnd};
-use dwarfcheck_core::outcome::{CfiOutcome, Failure, NormalLocation, Outcome, RawLocation, SingleLocation, Source};
+use dwarfcheck_core::outcome::{CfiOutcome, Failure, Outcome, SingleLocation, Source};
 use dwarfcheck_core::rules::RuleId;
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
@@ -75,11 +76,6 @@ pub fn name(kind: Kind) -> &'static str {
 
 fn key(c: &CfiCase) -> String {
     format!("{}#{}", c.origin, c.name)
-}
-
-/// A memory location description at byte address `a` (a CFA).
-fn memory(a: u64) -> NormalLocation {
-    RawLocation::simple(Source::memory(0, u128::from(a) * 8)).normalize()
 }
 
 /// A caller register as the debuggers show it: a value (or none), no
@@ -388,23 +384,15 @@ impl Consumer for DebuggerUnwind {
     /// the stack too.
     fn unwind_view(&self, case: &CfiCase, reference: &Unwind) -> Option<Unwind> {
         let u = case.unwind.as_ref()?;
-        let mut steps: Vec<Step> = reference
-            .steps
-            .iter()
-            .map(|s| Step {
-                pc: s.pc,
-                lookup: 0,
-                fde_offset: 0,
-                cfa: s.cfa.clone(),
-                registers: s
-                    .registers
-                    .iter()
-                    .filter(|(n, _)| **n <= LAST_GPR)
-                    .map(|(n, r)| (*n, shown(shown_value(u, r))))
-                    .collect(),
-                caller_pc: s.caller_pc,
-            })
-            .collect();
+        let mut steps = shown_steps(reference, |s| {
+            let registers = s
+                .registers
+                .iter()
+                .filter(|(n, _)| **n <= LAST_GPR)
+                .map(|(n, r)| (*n, shown(shown_value(u, r))))
+                .collect();
+            (s.cfa.clone(), registers)
+        });
         let mut end = reference.end.clone();
         let cut_short = matches!(end, UnwindEnd::Fault { .. }) && steps.last().is_none_or(|s| s.caller_pc.is_none());
         // Where the CFI ends the adapter stops for either debugger.
