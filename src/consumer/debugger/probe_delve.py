@@ -24,7 +24,12 @@ with open(init, "w") as f:
     f.write("config max-array-values 8192\nprint v\nexit\n")
 
 ELEMENT = re.compile(r"\(unreadable [^)]*\)|\d+|\.\.\.\+\d+ more")
-FAILED = re.compile(r"^delve-init:\d+: (.*)$")
+# Delve names the init file by the path it was given (the full path of
+# DIR/delve-init), so any path ending in the file's name matches.
+FAILED = re.compile(r"^(?:\S*/)?delve-init:\d+: (.*)$")
+# Most bytes of Delve's output kept per job (the last ones: the answer
+# comes last); the rest is read and dropped, so memory stays bounded.
+KEEP = 65536
 
 
 def parse(text, job):
@@ -59,11 +64,17 @@ def parse(text, job):
 
 for job in jobs:
     cmd = [DLV, "core", job["executable"], job["core"], "--allow-non-terminal-interactive=true", "--init", init]
-    p = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=DIR)
-    text = p.stdout.decode("utf-8", "replace")[-65536:]
-    res = parse(text, job)
-    if p.returncode < 0:
-        res = {"error": "delve ended by signal %d" % -p.returncode}
+    p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=DIR)
+    kept = b""
+    while True:
+        chunk = p.stdout.read(8192)
+        if not chunk:
+            break
+        kept = (kept + chunk)[-KEEP:]
+    rc = p.wait()
+    res = parse(kept.decode("utf-8", "replace"), job)
+    if rc < 0:
+        res = {"error": "delve ended by signal %d" % -rc}
     res["id"] = job["id"]
     out.write(json.dumps(res) + "\n")
     out.flush()
