@@ -182,9 +182,10 @@ impl Consumer for EuStack {
         Some(Unwind { steps, end: reference.end.clone() })
     }
 
-    /// ES1 of docs/consumers.md ("eu-stack"): the reference's unwinding
-    /// ends in a fault and eu-stack's at the base of the stack, without
-    /// an error.
+    /// ES2 of docs/consumers.md ("eu-stack"): a case with
+    /// `DW_CFA_AARCH64_negate_ra_state` whose caller pcs differ (no PAC
+    /// stripping). ES1: the reference's unwinding ends in a fault and
+    /// eu-stack's at the base of the stack, without an error.
     fn failure_class(
         &self,
         case: &Case,
@@ -195,6 +196,19 @@ impl Consumer for EuStack {
         let u = c.unwind.as_ref()?;
         let reference = dwarfcheck_reference::unwind::unwind(&c.section, &*u.ctx, u.limit);
         let got = self.frames(c, u);
+        let signed = crate::consumer::unwinding::instructions_text(&c.section, c.fde_offset)
+            .is_some_and(|t| t.contains("negate_ra_state"));
+        let other_caller = reference.steps.iter().zip(&got.steps).any(|(r, g)| r.caller_pc != g.caller_pc);
+        if signed && other_caller {
+            return Some(crate::consumer::FailureClass {
+                id: "ES2".into(),
+                explanation: "does not strip the pointer authentication code from a signed return address \
+                              (DW_CFA_AARCH64_negate_ra_state): the caller pc keeps its PAC bits"
+                    .into(),
+                docs: Some("docs/consumers.md#eu-stack---consumers-eu-stack".into()),
+                report: None,
+            });
+        }
         let silent = matches!(reference.end, UnwindEnd::Fault { .. }) && got.end == UnwindEnd::Base;
         silent.then(|| crate::consumer::FailureClass {
             id: "ES1".into(),

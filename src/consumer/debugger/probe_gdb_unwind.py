@@ -28,7 +28,15 @@ FRAME_AT = re.compile(r"frame at (0x[0-9a-fA-F]+)")
 
 def cfa_of(frame):
     frame.select()
-    m = FRAME_AT.search(gdb.execute("info frame", to_string=True))
+    try:
+        text = gdb.execute("info frame", to_string=True)
+    except gdb.error:
+        # GDB 13 on AArch64 with pointer authentication: `info frame` of a
+        # frame whose x30 is undefined (the base of the stack) fails with
+        # "Register 30 was not saved" after printing the frame; the frame
+        # itself unwinds. No CFA then (none is compared at the base).
+        return None
+    m = FRAME_AT.search(text)
     return int(m.group(1), 16) if m else None
 
 

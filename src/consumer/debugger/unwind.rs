@@ -242,9 +242,11 @@ impl DebuggerUnwind {
 }
 
 impl DebuggerUnwind {
-    /// The known class of a disagreement on `c` (docs/consumers.md):
-    /// LU1 when LLDB's answer ends the stack at a frame whose reference CFA
-    /// is not a multiple of 8.
+    /// The known class of a disagreement on `c` (docs/consumers.md): GU2
+    /// (GDB's PAC stripping of a high-half return address); LU7 (LLDB drops
+    /// a caller outside the code), LU6 (LLDB shows x30 stripped), LU1 when
+    /// LLDB's answer ends the stack at a frame whose reference CFA is not a
+    /// multiple of 8, LU2-LU5 by the instruction the FDE holds.
     fn classify(&self, c: &CfiCase) -> Option<FailureClass> {
         let u = c.unwind.as_ref()?;
         let class = |id: &str, explanation: &str, anchor: &str| FailureClass {
@@ -253,10 +255,59 @@ impl DebuggerUnwind {
             docs: Some(format!("docs/consumers.md#{anchor}")),
             report: None,
         };
+        let signed = crate::consumer::unwinding::instructions_text(&c.section, c.fde_offset)
+            .is_some_and(|t| t.contains("negate_ra_state"));
         match self.kind() {
+            Kind::Gdb => {
+                let reference = dwarfcheck_reference::unwind::unwind(&c.section, &*u.ctx, u.limit);
+                let got = self.unwind(c, u)?;
+                // A signed return address whose bit 55 is set: the
+                // reference sets bits 63..48, GDB only clears the mask's.
+                let high_half = reference.steps.iter().zip(&got.steps).any(
+                    |(r, g)| matches!((r.caller_pc, g.caller_pc), (Some(a), Some(b)) if a != b && (a >> 55) & 1 == 1),
+                );
+                (signed && high_half).then(|| {
+                    class(
+                        "GU2",
+                        "strips a signed return address by clearing its PAC mask's bits whatever bit 55 says: a \
+                         high-half address (bit 55 set) does not get bits 63..48 set, and bits the mask leaves \
+                         out (the top byte with Linux's mask) stay",
+                        "gdb-unwind---consumers-gdb-unwind",
+                    )
+                })
+            }
             Kind::Lldb => {
                 let reference = dwarfcheck_reference::unwind::unwind(&c.section, &*u.ctx, u.limit);
                 let got = self.unwind(c, u)?;
+                // LU7: the reference's unwinding leaves the CFI's code with
+                // a caller pc; LLDB drops that frame and ends the stack.
+                let leaves = matches!(&reference.end,
+                    UnwindEnd::Fault { outcome: Outcome::Failed(Failure::EvalError { rule, .. }) }
+                        if rule.as_str() == "unwind.no-fde")
+                    && reference.steps.last().is_some_and(|s| s.caller_pc.is_some());
+                if leaves && got.end == UnwindEnd::Base && got.steps.last().is_some_and(|s| s.caller_pc.is_none()) {
+                    return Some(class(
+                        "LU7",
+                        "drops a caller frame whose pc lies outside every module's code and lists the frame \
+                         before it as the base of the stack, where the CFI gave it a caller",
+                        "lldb-unwind---consumers-lldb-unwind",
+                    ));
+                }
+                // LU6: a signed return address: LLDB shows the caller's
+                // x30 stripped, where the CFI restores the signed value.
+                let view = self.unwind_view(c, &reference)?;
+                let lr = crate::synth::aarch64::LR;
+                let x30_differs = view.steps.iter().zip(&got.steps).any(|(r, g)| {
+                    r.registers.get(&lr).zip(g.registers.get(&lr)).is_some_and(|(a, b)| a.bytes != b.bytes)
+                });
+                if signed && x30_differs {
+                    return Some(class(
+                        "LU6",
+                        "shows the caller's x30 with its pointer authentication code stripped, where the CFI \
+                         restores the signed value saved on the stack (only the caller pc is stripped)",
+                        "lldb-unwind---consumers-lldb-unwind",
+                    ));
+                }
                 // LLDB's last frame has no caller where the reference's
                 // same step has one, and that step's CFA is misaligned.
                 let last = got.steps.len().checked_sub(1)?;
@@ -308,7 +359,7 @@ impl DebuggerUnwind {
                 }
                 Some(found)
             }
-            Kind::Gdb | Kind::Delve => None,
+            Kind::Delve => None,
         }
     }
 }
