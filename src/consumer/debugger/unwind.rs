@@ -78,6 +78,11 @@ pub fn name(kind: Kind) -> &'static str {
     }
 }
 
+/// The machine of `c`'s frame section, if the synthesiser writes it.
+fn machine_of(c: &CfiCase) -> Option<Machine> {
+    Machine::of(c.section.target.arch)
+}
+
 fn key(c: &CfiCase) -> String {
     format!("{}#{}", c.origin, c.name)
 }
@@ -130,9 +135,15 @@ impl DebuggerUnwind {
         }
     }
 
-    /// Unwinds `cases` in batches of [`Limits::batch`], in parallel.
+    /// Unwinds `cases` in batches of [`Limits::batch`], in parallel, each
+    /// batch of one machine: after an AArch64 core, `gdb-multiarch`
+    /// refuses to load an x86-64 executable in the same session
+    /// ("Architecture of file not recognized"). Callers sort the cases by
+    /// [`machine_of`] so that the batches stay full.
     fn run_all(&self, cases: &[(&CfiCase, &UnwindCase)]) -> Vec<Option<Unwind>> {
-        let chunks: Vec<&[(&CfiCase, &UnwindCase)]> = cases.chunks(self.runs.limits().batch.max(1)).collect();
+        let n = self.runs.limits().batch.max(1);
+        let chunks: Vec<&[(&CfiCase, &UnwindCase)]> =
+            cases.chunk_by(|a, b| machine_of(a.0) == machine_of(b.0)).flat_map(|g| g.chunks(n)).collect();
         chunks.par_iter().flat_map_iter(|c| self.run_batch(c)).collect()
     }
 
@@ -279,6 +290,24 @@ impl DebuggerUnwind {
             Kind::Lldb => {
                 let reference = dwarfcheck_reference::unwind::unwind(&c.section, &*u.ctx, u.limit);
                 let got = self.unwind(c, u)?;
+                // LLDB's last frame has no caller where the reference's
+                // same step has one, and that step's CFA is misaligned.
+                let last = got.steps.len().checked_sub(1)?;
+                let stopped = got.end == UnwindEnd::Base
+                    && got.steps[last].caller_pc.is_none()
+                    && reference.steps.get(last).is_some_and(|s| s.caller_pc.is_some());
+                let misaligned = reference.steps.get(last).is_some_and(|s| {
+                    matches!(s.cfa.places.as_slice(),
+                        [SingleLocation::Simple(Source::Memory { bit_addr, .. })] if (bit_addr / 8) % 8 != 0)
+                });
+                if stopped && misaligned {
+                    return Some(class(
+                        "LU1",
+                        "ends the stack at a frame whose CFA is not a multiple of 8 (LLDB's x86-64 SysV ABI \
+                         refuses such a CFA as invalid)",
+                        "lldb-unwind---consumers-lldb-unwind",
+                    ));
+                }
                 // LU7: the reference's unwinding leaves the CFI's code with
                 // a caller pc; LLDB drops that frame and ends the stack.
                 let leaves = matches!(&reference.end,
@@ -305,24 +334,6 @@ impl DebuggerUnwind {
                         "LU6",
                         "shows the caller's x30 with its pointer authentication code stripped, where the CFI \
                          restores the signed value saved on the stack (only the caller pc is stripped)",
-                        "lldb-unwind---consumers-lldb-unwind",
-                    ));
-                }
-                // LLDB's last frame has no caller where the reference's
-                // same step has one, and that step's CFA is misaligned.
-                let last = got.steps.len().checked_sub(1)?;
-                let stopped = got.end == UnwindEnd::Base
-                    && got.steps[last].caller_pc.is_none()
-                    && reference.steps.get(last).is_some_and(|s| s.caller_pc.is_some());
-                let misaligned = reference.steps.get(last).is_some_and(|s| {
-                    matches!(s.cfa.places.as_slice(),
-                        [SingleLocation::Simple(Source::Memory { bit_addr, .. })] if (bit_addr / 8) % 8 != 0)
-                });
-                if stopped && misaligned {
-                    return Some(class(
-                        "LU1",
-                        "ends the stack at a frame whose CFA is not a multiple of 8 (LLDB's x86-64 SysV ABI \
-                         refuses such a CFA as invalid)",
                         "lldb-unwind---consumers-lldb-unwind",
                     ));
                 }
@@ -409,7 +420,7 @@ impl Consumer for DebuggerUnwind {
 
     fn prepare(&self, cases: &[Case]) {
         let support = self.supports();
-        let todo: Vec<(&CfiCase, &UnwindCase)> = cases
+        let mut todo: Vec<(&CfiCase, &UnwindCase)> = cases
             .iter()
             .filter_map(|c| match c {
                 Case::Cfi(c) if support.editions.contains(&crate::edition::of_cfi_case(c)) => {
@@ -421,6 +432,8 @@ impl Consumer for DebuggerUnwind {
         if todo.is_empty() {
             return;
         }
+        // Cases of one machine together ([`Self::run_all`]).
+        todo.sort_by_key(|(c, _)| machine_of(c) == Some(Machine::Aarch64));
         let answers = self.run_all(&todo);
         let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
         for ((c, _), a) in todo.iter().zip(answers) {
