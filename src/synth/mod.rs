@@ -16,6 +16,7 @@
 //! unsupported rather than judge the debugger on a context it never saw.
 
 pub mod cfi;
+pub mod concrete;
 pub mod dwarf;
 pub mod elf;
 pub mod lines;

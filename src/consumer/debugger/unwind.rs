@@ -231,10 +231,12 @@ impl DebuggerUnwind {
 
 impl DebuggerUnwind {
     /// The known class of a disagreement on `c` (docs/consumers.md):
-    /// LU1 when LLDB's answer ends the stack at a frame whose reference CFA
-    /// is not a multiple of 8.
+    /// LU2 to LU5 by the instruction the case's FDE holds. (LU1, a stack
+    /// ended at a CFA that is not a multiple of 8, was withdrawn: LLDB had
+    /// stopped at a caller pc in no loaded module, which the view now
+    /// excuses; docs/consumers.md.)
     fn classify(&self, c: &CfiCase) -> Option<FailureClass> {
-        let u = c.unwind.as_ref()?;
+        c.unwind.as_ref()?;
         let class = |id: &str, explanation: &str, anchor: &str| FailureClass {
             id: id.into(),
             explanation: explanation.into(),
@@ -243,26 +245,6 @@ impl DebuggerUnwind {
         };
         match self.kind() {
             Kind::Lldb => {
-                let reference = dwarfcheck_reference::unwind::unwind(&c.section, &*u.ctx, u.limit);
-                let got = self.unwind(c, u)?;
-                // LLDB's last frame has no caller where the reference's
-                // same step has one, and that step's CFA is misaligned.
-                let last = got.steps.len().checked_sub(1)?;
-                let stopped = got.end == UnwindEnd::Base
-                    && got.steps[last].caller_pc.is_none()
-                    && reference.steps.get(last).is_some_and(|s| s.caller_pc.is_some());
-                let misaligned = reference.steps.get(last).is_some_and(|s| {
-                    matches!(s.cfa.places.as_slice(),
-                        [SingleLocation::Simple(Source::Memory { bit_addr, .. })] if (bit_addr / 8) % 8 != 0)
-                });
-                if stopped && misaligned {
-                    return Some(class(
-                        "LU1",
-                        "ends the stack at a frame whose CFA is not a multiple of 8 (LLDB's x86-64 SysV ABI \
-                         refuses such a CFA as invalid)",
-                        "lldb-unwind---consumers-lldb-unwind",
-                    ));
-                }
                 // LU2 to LU5: the FDE holds an instruction LLDB applies
                 // otherwise (minimal cases in specs/cases/consumers/libunwind.yaml).
                 let text = crate::consumer::unwinding::instructions_text(&c.section, c.fde_offset)?;
@@ -398,7 +380,19 @@ impl Consumer for DebuggerUnwind {
         // Where the CFI ends the adapter stops for either debugger.
         let no_fde = matches!(&end, UnwindEnd::Fault { outcome: Outcome::Failed(Failure::EvalError { rule, .. }) }
             if rule.as_str() == "unwind.no-fde");
-        if cut_short && self.kind() == Kind::Lldb && !no_fde {
+        // LLDB lists no frame for a pc in no loaded module: where the
+        // reference's last caller pc is outside the code the executable
+        // maps (every FDE's range), LLDB's stack ends at that step, and
+        // only what it lists is compared (docs/consumers.md, lldb-unwind).
+        let code = fde_ranges(&case.section);
+        let caller_unmapped =
+            steps.last().and_then(|s| s.caller_pc).is_some_and(|ra| !covered(&code, ra) && !covered(&code, ra.wrapping_sub(1)));
+        if self.kind() == Kind::Lldb && no_fde && caller_unmapped {
+            if let Some(last) = steps.last_mut() {
+                last.caller_pc = None;
+            }
+            end = UnwindEnd::Base;
+        } else if cut_short && self.kind() == Kind::Lldb && !no_fde {
             // LLDB lists the frame it could not unwind as the last one,
             // with no caller: the same as the base of the stack.
             if steps.is_empty() {
