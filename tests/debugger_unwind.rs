@@ -211,3 +211,26 @@ fn real_unwinding_samples_are_judged_through_synthesised_cores() {
         assert!(unclassified.is_empty(), "{}: {unclassified:?}", k.name());
     }
 }
+
+/// GU1 (docs/consumers.md, gdb-unwind): GDB 13 fails an internal assertion
+/// (`get_frame_id`) on a CFA expression whose result is a register
+/// location. The case is hetero-2020, outside GDB's editions in `run`, so
+/// it is asked here directly: the unwinding ends in a fault that names
+/// GDB's internal error (or the crash it ends in), where the reference
+/// reports `unwind.cfa.not-memory`.
+#[test]
+fn gdb_fails_an_internal_assertion_on_a_cfa_in_a_register_gu1() {
+    let Some(gdb) = dwarfcheck::testing::needed("gdb", DebuggerUnwind::new(Kind::Gdb, Limits::default()).ok()) else {
+        return;
+    };
+    let cases = unwinding_cases();
+    let case = cases.iter().map(cfi).find(|c| c.name == "unwind-cfa-register-location").expect("the GU1 case");
+    let u = case.unwind.as_ref().expect("an unwinding case");
+    let reference = Reference.unwind(case, u).expect("the reference unwinds");
+    assert!(format!("{:?}", reference.end).contains("unwind.cfa.not-memory"), "{reference}");
+    let got = gdb.unwind(case, u).expect("GDB answers");
+    let end = format!("{:?}", got.end);
+    eprintln!("{got}");
+    assert!(got.steps.is_empty(), "{got}");
+    assert!(end.contains("internal-error") || end.contains("get_frame_id") || end.contains("signal"), "{end}");
+}
