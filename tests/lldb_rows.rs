@@ -91,7 +91,7 @@ fn prologue_rows_through_lldb_as_derived_by_hand() {
     let want = RowTable {
         fde_offset: c.fde_offset,
         rows: vec![
-            row(0x1000, 0x1001, (7, 8), &[rip.clone()]),
+            row(0x1000, 0x1001, (7, 8), std::slice::from_ref(&rip)),
             row(0x1001, 0x1004, (7, 16), &[rbp.clone(), rip.clone()]),
             row(0x1004, 0x1020, (6, 16), &[rbp, rip]),
         ],
@@ -100,7 +100,10 @@ fn prologue_rows_through_lldb_as_derived_by_hand() {
 }
 
 /// Verdict counts, and each disagreeing case with its class.
-fn judged(lldb: LldbRows, cases: &[Case]) -> (BTreeMap<Verdict, usize>, Vec<(String, Option<String>)>) {
+type Judged = (BTreeMap<Verdict, usize>, Vec<(String, Option<String>)>);
+
+/// lldb-rows' verdict counts and the classes of its disagreements.
+fn judged(lldb: LldbRows, cases: &[Case]) -> Judged {
     let others: Vec<Box<dyn Consumer>> = vec![Box::new(lldb)];
     let s = runner::run(cases, &Reference, &Fast, &others, &Options { keep_details: 0, ..Default::default() });
     let classes = s
