@@ -111,8 +111,8 @@ struct ReportArgs {
     gate: Vec<String>,
     /// Third-party consumers to run, comma-separated: gimli,
     /// llvm-dwarfdump, readelf, pyelftools, libdw, libdw-loclist, framehop,
-    /// libunwind, gdb, lldb, delve, gdb-unwind, lldb-unwind, eu-stack
-    /// (default: gimli). `none` runs only reference and fast.
+    /// libunwind, gdb, lldb, delve, gdb-unwind, lldb-unwind, lldb-rows,
+    /// eu-stack (default: gimli). `none` runs only reference and fast.
     /// llvm-dwarfdump, readelf, pyelftools and libdw build CFI row tables
     /// only; libdw-loclist selects location-list entries (location-list
     /// cases only); framehop and libunwind unwind only (cases with an
@@ -120,7 +120,9 @@ struct ReportArgs {
     /// gdb, lldb and delve evaluate expressions only, through a synthesised
     /// executable and core file per case (docs/debuggers.md); gdb-unwind,
     /// lldb-unwind and eu-stack unwind only, through a synthesised
-    /// executable and core file per unwinding case.
+    /// executable and core file per unwinding case; lldb-rows builds
+    /// x86-64 CFI row tables only (LLDB's `image show-unwind`, through a
+    /// synthesised executable and core file per case).
     #[arg(long, value_delimiter = ',', default_value = "gimli")]
     consumers: Vec<String>,
     /// A consumer speaking the process protocol (docs/protocol.md):

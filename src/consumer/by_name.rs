@@ -8,7 +8,7 @@ use super::gimli::Gimli;
 use super::{Consumer, ConsumerError};
 
 /// Every third-party consumer name, in report order.
-pub const KNOWN: [&str; 14] = [
+pub const KNOWN: [&str; 15] = [
     "gimli",
     "llvm-dwarfdump",
     "readelf",
@@ -22,6 +22,7 @@ pub const KNOWN: [&str; 14] = [
     "delve",
     "gdb-unwind",
     "lldb-unwind",
+    "lldb-rows",
     "eu-stack",
 ];
 
@@ -70,6 +71,7 @@ pub fn consumer(name: &str, budgets: &Budgets) -> Result<Box<dyn Consumer>, Cons
         "delve" => Box::new(Debugger::new(Kind::Delve, budgets.debugger)?.down_after(budgets.down_after)),
         "gdb-unwind" => Box::new(DebuggerUnwind::new(Kind::Gdb, budgets.debugger)?.down_after(budgets.down_after)),
         "lldb-unwind" => Box::new(DebuggerUnwind::new(Kind::Lldb, budgets.debugger)?.down_after(budgets.down_after)),
+        "lldb-rows" => Box::new(super::debugger::rows::LldbRows::new(budgets.debugger)?.down_after(budgets.down_after)),
         "eu-stack" => Box::new(super::debugger::eu_stack::EuStack::new(budgets.tool)?),
         other => return Err(ConsumerError::Unknown { name: other.to_string() }),
     })

@@ -94,6 +94,8 @@ fn merge(ranges: &[(u64, u64)]) -> Vec<(u64, u64)> {
 /// `exe_path` is the path the executable will have (named by the core's
 /// `NT_FILE` and `NT_PRPSINFO`).
 ///
+/// A synthetic state is first made concrete ([`super::concrete`]).
+///
 /// Errors: [`Unrepresentable`] for a target other than x86-64 and AArch64
 /// (or a state of another target than the section's), a state a
 /// core cannot hold ([`super::check_state`]), no pc, no FDE with a
@@ -102,6 +104,15 @@ fn merge(ranges: &[(u64, u64)]) -> Vec<(u64, u64)> {
 /// fit 32 bits, or code, frame section and memory that overlap.
 pub fn synthesise_unwind(case: &CfiCase, u: &UnwindCase, exe_path: &str) -> Result<UnwindDebuggee, Unrepresentable> {
     let sec = &case.section;
+    // A synthetic state (`elf`'s unwinding samples) as the registers and
+    // memory the reference reads, and the text of the FDEs it visits only.
+    let concrete;
+    let (u, visited) = if u.ctx.synthetic.is_some() {
+        concrete = super::concrete::concretise(sec, u)?;
+        (&concrete.case, Some(&concrete.fdes))
+    } else {
+        (u, None)
+    };
     let ctx = &u.ctx;
     let machine = Machine::for_target(sec.target.arch, &sec.target.name)?;
     if Machine::of(ctx.target.arch) != Some(machine) {
@@ -115,7 +126,8 @@ pub fn synthesise_unwind(case: &CfiCase, u: &UnwindCase, exe_path: &str) -> Resu
         .pc
         .or_else(|| ctx.registers.get(&machine.pc_register()).map(|b| super::le_u64(b)))
         .ok_or_else(|| Unrepresentable("no pc".into()))?;
-    let functions: Vec<(u64, u64, u64)> = fdes(sec).into_iter().filter(|(_, b, e)| b < e).collect();
+    let functions: Vec<(u64, u64, u64)> =
+        fdes(sec).into_iter().filter(|(off, b, e)| b < e && visited.is_none_or(|v| v.contains(off))).collect();
     let mut ranges: Vec<(u64, u64)> = functions.iter().map(|&(_, b, e)| (b, e)).collect();
     ranges.sort_unstable();
     let text = merge(&ranges);

@@ -18,6 +18,7 @@
 
 pub mod aarch64;
 pub mod cfi;
+pub mod concrete;
 pub mod dwarf;
 pub mod elf;
 pub mod lines;

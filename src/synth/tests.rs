@@ -174,3 +174,43 @@ fn aarch64_unwinding_case_becomes_an_aarch64_executable_and_core() {
     assert_eq!(u64::from_le_bytes(desc[368..376].try_into().unwrap()), 0x1008);
     assert_eq!(u64::from_le_bytes(desc[360..368].try_into().unwrap()), 0x8000);
 }
+
+/// The bundled CFI case named `name` (of `specs/cases/cfi`).
+fn cfi_case(name: &str) -> crate::case::CfiCase {
+    crate::testing::bundled_cfi_cases()
+        .into_iter()
+        .find_map(|c| match c {
+            Case::Cfi(c) if c.name == name => Some(c),
+            _ => None,
+        })
+        .expect("case exists")
+}
+
+/// `unwind-two-frames` from a synthetic state: the CIE's row (CFA = rsp +
+/// 8, rip at CFA - 8) reads rsp and the 8 bytes at rsp, nothing else; the
+/// synthetic return address there leads to no FDE after one step.
+#[test]
+fn a_synthetic_state_becomes_what_the_reference_reads() {
+    use dwarfcheck_core::context::synthetic::{memory_byte, register_bytes};
+    let c = cfi_case("unwind-two-frames");
+    let u = c.unwind.clone().expect("an unwinding case");
+    let seed = 0x5eed;
+    let mut ctx = (*u.ctx).clone();
+    ctx.registers.clear();
+    ctx.memory.clear();
+    ctx.synthetic = Some(seed);
+    let synthetic = crate::case::UnwindCase { ctx: std::sync::Arc::new(ctx), limit: None, expect: None };
+    let got = concrete::concretise(&c.section, &synthetic).expect("concretised");
+    let mut rsp = [0u8; 8];
+    register_bytes(seed, 7, 0, &mut rsp);
+    let regs: Vec<(u64, Vec<u8>)> = got.case.ctx.registers.clone().into_iter().collect();
+    assert_eq!(regs, vec![(7, rsp.to_vec())]);
+    let at = u64::from_le_bytes(rsp);
+    let bytes: Vec<u8> = (0..8).map(|i| memory_byte(seed, 0, at + i)).collect();
+    let mem: Vec<(u64, Vec<u8>)> = got.case.ctx.memory.iter().map(|m| (m.address, m.bytes.clone())).collect();
+    assert_eq!(mem, vec![(at, bytes)]);
+    assert!(got.case.ctx.synthetic.is_none());
+    assert_eq!(got.fdes, vec![c.fde_offset]);
+    // A concrete state is not concretised again.
+    assert!(concrete::concretise(&c.section, &u).is_err());
+}

@@ -23,6 +23,7 @@ pub mod eu_stack;
 pub mod gdb;
 pub mod lldb;
 pub mod observe;
+pub mod rows;
 pub mod unwind;
 
 use crate::case::{Case, CfiCase, ExprCase};

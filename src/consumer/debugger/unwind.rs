@@ -254,10 +254,11 @@ impl DebuggerUnwind {
 
 impl DebuggerUnwind {
     /// The known class of a disagreement on `c` (docs/consumers.md): GU2
-    /// (GDB's PAC stripping of a high-half return address); LU7 (LLDB drops
-    /// a caller outside the code), LU6 (LLDB shows x30 stripped), LU1 when
-    /// LLDB's answer ends the stack at a frame whose reference CFA is not a
-    /// multiple of 8, LU2-LU5 by the instruction the FDE holds.
+    /// (GDB's PAC stripping of a high-half return address); LU6 (LLDB shows
+    /// a signed x30 stripped), LU2 to LU5 by the instruction the case's FDE
+    /// holds. (LU1, a stack ended at a CFA that is not a multiple of 8, was
+    /// withdrawn: LLDB had stopped at a caller pc in no loaded module, which
+    /// the view now excuses; docs/consumers.md.)
     fn classify(&self, c: &CfiCase) -> Option<FailureClass> {
         let u = c.unwind.as_ref()?;
         let class = |id: &str, explanation: &str, anchor: &str| FailureClass {
@@ -290,38 +291,6 @@ impl DebuggerUnwind {
             Kind::Lldb => {
                 let reference = dwarfcheck_reference::unwind::unwind(&c.section, &*u.ctx, u.limit);
                 let got = self.unwind(c, u)?;
-                // LLDB's last frame has no caller where the reference's
-                // same step has one, and that step's CFA is misaligned.
-                let last = got.steps.len().checked_sub(1)?;
-                let stopped = got.end == UnwindEnd::Base
-                    && got.steps[last].caller_pc.is_none()
-                    && reference.steps.get(last).is_some_and(|s| s.caller_pc.is_some());
-                let misaligned = reference.steps.get(last).is_some_and(|s| {
-                    matches!(s.cfa.places.as_slice(),
-                        [SingleLocation::Simple(Source::Memory { bit_addr, .. })] if (bit_addr / 8) % 8 != 0)
-                });
-                if stopped && misaligned {
-                    return Some(class(
-                        "LU1",
-                        "ends the stack at a frame whose CFA is not a multiple of 8 (LLDB's x86-64 SysV ABI \
-                         refuses such a CFA as invalid)",
-                        "lldb-unwind---consumers-lldb-unwind",
-                    ));
-                }
-                // LU7: the reference's unwinding leaves the CFI's code with
-                // a caller pc; LLDB drops that frame and ends the stack.
-                let leaves = matches!(&reference.end,
-                    UnwindEnd::Fault { outcome: Outcome::Failed(Failure::EvalError { rule, .. }) }
-                        if rule.as_str() == "unwind.no-fde")
-                    && reference.steps.last().is_some_and(|s| s.caller_pc.is_some());
-                if leaves && got.end == UnwindEnd::Base && got.steps.last().is_some_and(|s| s.caller_pc.is_none()) {
-                    return Some(class(
-                        "LU7",
-                        "drops a caller frame whose pc lies outside every module's code and lists the frame \
-                         before it as the base of the stack, where the CFI gave it a caller",
-                        "lldb-unwind---consumers-lldb-unwind",
-                    ));
-                }
                 // LU6: a signed return address: LLDB shows the caller's
                 // x30 stripped, where the CFI restores the signed value.
                 let view = self.unwind_view(c, &reference)?;
@@ -482,7 +451,21 @@ impl Consumer for DebuggerUnwind {
         // Where the CFI ends the adapter stops for either debugger.
         let no_fde = matches!(&end, UnwindEnd::Fault { outcome: Outcome::Failed(Failure::EvalError { rule, .. }) }
             if rule.as_str() == "unwind.no-fde");
-        if cut_short && self.kind() == Kind::Lldb && !no_fde {
+        // LLDB lists no frame for a pc in no loaded module: where the
+        // reference's last caller pc is outside the code the executable
+        // maps (every FDE's range), LLDB's stack ends at that step, and
+        // only what it lists is compared (docs/consumers.md, lldb-unwind).
+        let code = fde_ranges(&case.section);
+        let caller_unmapped = steps
+            .last()
+            .and_then(|s| s.caller_pc)
+            .is_some_and(|ra| !covered(&code, ra) && !covered(&code, ra.wrapping_sub(1)));
+        if self.kind() == Kind::Lldb && no_fde && caller_unmapped {
+            if let Some(last) = steps.last_mut() {
+                last.caller_pc = None;
+            }
+            end = UnwindEnd::Base;
+        } else if cut_short && self.kind() == Kind::Lldb && !no_fde {
             // LLDB lists the frame it could not unwind as the last one,
             // with no caller: the same as the base of the stack.
             if steps.is_empty() {
