@@ -121,6 +121,14 @@ const CLASSES: &[(&str, &[Kind], &str, Option<&str>)] = &[
          (\"unable to find function context\")",
         None,
     ),
+    (
+        "D20",
+        &[Kind::Lldb],
+        "LLDB finds no entry of a DWARF 4 location list (.debug_loc) in a unit whose address size is 4 inside a \
+         64-bit ELF file, though one covers the pc, and shows the variable as not available (it appears to read \
+         the entries' addresses at the file's 8 bytes; DWARF 4 §7.7.3 sizes them by the unit's address_size)",
+        None,
+    ),
 ];
 
 /// The class of a disagreement between the reference's `reference` and the
@@ -199,6 +207,13 @@ pub fn known_class(kind: Kind, case: &ExprCase, reference: &Outcome, answer: &Ou
         "D18"
     } else if kind == Kind::Delve && error("unable to find function context") && case.ctx.cfa.is_some() {
         "D19"
+    } else if kind == Kind::Lldb
+        && result(reference)
+        && all_optimized_out(answer)
+        && case.form.is_some()
+        && case.ctx.cu.as_ref().is_some_and(|c| c.version < 5 && c.address_size == 4)
+    {
+        "D20"
     } else {
         return None;
     };

@@ -89,15 +89,15 @@ impl Kind {
     /// Whether the debugger at `program` reads executables and cores of
     /// `arch`: the one place that decides it. GDB reads AArch64 only when
     /// built for every architecture (`gdb-multiarch`, or a GDB whose name
-    /// says so); LLDB 19 reads both; Delve reads what its host reads,
-    /// x86-64 here. Other architectures are never synthesised.
+    /// says so); LLDB 19 and Delve 1.20 read both. Other architectures are
+    /// never synthesised.
     pub fn reads(self, program: &Path, arch: Arch) -> bool {
         match (self, arch) {
             (_, Arch::X86_64) => true,
             (Kind::Gdb, Arch::Aarch64) => {
                 program.file_name().is_some_and(|n| n.to_string_lossy().contains("multiarch"))
             }
-            (Kind::Lldb, Arch::Aarch64) => true,
+            (Kind::Lldb | Kind::Delve, Arch::Aarch64) => true,
             _ => false,
         }
     }
