@@ -123,10 +123,11 @@ const CLASSES: &[(&str, &[Kind], &str, Option<&str>)] = &[
     ),
     (
         "D20",
-        &[Kind::Lldb],
-        "LLDB finds no entry of a DWARF 4 location list (.debug_loc) in a unit whose address size is 4 inside a \
-         64-bit ELF file, though one covers the pc, and shows the variable as not available (it appears to read \
-         the entries' addresses at the file's 8 bytes; DWARF 4 §7.7.3 sizes them by the unit's address_size)",
+        &[Kind::Lldb, Kind::Delve],
+        "a DWARF 4 location list (.debug_loc) of a unit whose address size is 4, inside a 64-bit ELF file, is read \
+         with 8-byte addresses (DWARF 4 §7.7.3 sizes them by the unit's address_size): LLDB finds no entry though \
+         one covers the pc and shows the variable as not available; Delve's reader runs off the section's end \
+         (\"Internal debugger error: runtime error: slice bounds out of range\")",
         None,
     ),
 ];
@@ -207,9 +208,9 @@ pub fn known_class(kind: Kind, case: &ExprCase, reference: &Outcome, answer: &Ou
         "D18"
     } else if kind == Kind::Delve && error("unable to find function context") && case.ctx.cfa.is_some() {
         "D19"
-    } else if kind == Kind::Lldb
-        && result(reference)
-        && all_optimized_out(answer)
+    } else if result(reference)
+        && (kind == Kind::Lldb && all_optimized_out(answer)
+            || kind == Kind::Delve && error("slice bounds out of range"))
         && case.form.is_some()
         && case.ctx.cu.as_ref().is_some_and(|c| c.version < 5 && c.address_size == 4)
     {
