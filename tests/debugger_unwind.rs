@@ -170,3 +170,29 @@ fn eu_stack_output_is_read_as_frames() {
     assert_eq!((u.steps.len(), u.steps[0].caller_pc), (1, None));
     assert!(matches!(u.end, dwarfcheck_core::outcome::unwind::UnwindEnd::Fault { .. }));
 }
+
+/// The bundled AArch64 unwinding cases (`cfi/unwind-aarch64.yaml`).
+fn aarch64_cases() -> Vec<Case> {
+    unwinding_cases().into_iter().filter(|c| cfi(c).section.target.name == "aarch64").collect()
+}
+
+#[test]
+fn aarch64_cases_are_judged_by_each_debugger() {
+    let cases = aarch64_cases();
+    assert!(cases.len() >= 3, "bundled AArch64 unwinding cases");
+    let budget = dwarfcheck::consumer::external::RunBudget::default();
+    let mut consumers: Vec<Box<dyn Consumer>> = Vec::new();
+    if let Some(g) = gdb() {
+        consumers.push(Box::new(g));
+    }
+    if let Some(l) = dwarfcheck::testing::needed("lldb", DebuggerUnwind::new(Kind::Lldb, Limits::default()).ok()) {
+        consumers.push(Box::new(l));
+    }
+    if let Some(e) = dwarfcheck::testing::needed("eu-stack", EuStack::new(budget).ok()) {
+        consumers.push(Box::new(e));
+    }
+    for k in &consumers {
+        let all = verdicts(k.as_ref(), &cases);
+        eprintln!("{} {all:#?}", k.name());
+    }
+}

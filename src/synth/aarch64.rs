@@ -72,3 +72,28 @@ pub fn notes(registers: &BTreeMap<u64, Vec<u8>>, pc: u64, pid: u32) -> (Vec<u8>,
     super::regnotes::fill(&LAYOUT, &mut prstatus, &mut fpregs, registers, pc);
     (prstatus, fpregs)
 }
+
+/// `NT_ARM_PAC_MASK`, the note type of `struct user_pac_mask`
+/// (`include/uapi/linux/elf.h`).
+pub const NT_ARM_PAC_MASK: object::elf::NoteType = object::elf::NoteType(0x406);
+/// `AT_HWCAP`, the auxiliary vector's hardware-capability entry.
+const AT_HWCAP: u64 = 16;
+/// `HWCAP_PACA` (bit 30 of `AT_HWCAP`, `arch/arm64/include/uapi/asm/
+/// hwcap.h`): address authentication with the architected algorithm.
+const HWCAP_PACA: u64 = 1 << 30;
+/// The PAC mask Linux reports for a 48-bit user address space: bits
+/// 48..54 (the kernel's `GENMASK(54, vabits)`; bit 55 selects the half and
+/// the top byte is left to TBI), the same for data and instruction
+/// addresses.
+pub const PAC_MASK: u64 = 0x007f_0000_0000_0000;
+
+/// The pointer-authentication notes a core of a PAC-enabled process
+/// holds: `NT_AUXV` (`AT_HWCAP` = [`HWCAP_PACA`], then `AT_NULL`), by which
+/// GDB decides the process has pointer authentication at all, and
+/// `NT_ARM_PAC_MASK` (`data_mask`, `insn_mask`, both [`PAC_MASK`]), the
+/// bits GDB and LLDB clear from a signed return address. As
+/// `(auxv, pac_mask)` payloads.
+pub fn pac_notes() -> (Vec<u8>, Vec<u8>) {
+    let words = |w: &[u64]| w.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    (words(&[AT_HWCAP, HWCAP_PACA, 0, 0]), words(&[PAC_MASK, PAC_MASK]))
+}

@@ -303,6 +303,7 @@ fn core(
     notes::note(&mut n, elf::NT_PRPSINFO, elf::ELF_NOTE_CORE, &notes::prpsinfo(PID, name, exe_path));
     notes::note(&mut n, elf::NT_FPREGSET, elf::ELF_NOTE_CORE, &fpregs);
     notes::note(&mut n, elf::NT_FILE, elf::ELF_NOTE_CORE, &notes::file_note(PAGE, &mappings, exe_path));
+    machine.machine_notes(&mut n);
     // The executable's mappings as the kernel dumps them: the page with
     // the ELF header whole, the others without contents; each only where
     // it does not overlap the case's memory.

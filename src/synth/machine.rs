@@ -17,6 +17,65 @@ pub enum Machine {
     Aarch64,
 }
 
+/// The general registers a debugger shows for a frame, by DWARF number and
+/// the name GDB and LLDB both read them by: x86-64's rax .. r15 and the
+/// return address column as rip (psABI numbering).
+const X86_GENERAL: [(u64, &str); 17] = [
+    (0, "rax"),
+    (1, "rdx"),
+    (2, "rcx"),
+    (3, "rbx"),
+    (4, "rsi"),
+    (5, "rdi"),
+    (6, "rbp"),
+    (7, "rsp"),
+    (8, "r8"),
+    (9, "r9"),
+    (10, "r10"),
+    (11, "r11"),
+    (12, "r12"),
+    (13, "r13"),
+    (14, "r14"),
+    (15, "r15"),
+    (16, "rip"),
+];
+
+/// AArch64's x0 .. x30 and sp (AADWARF64 0-31).
+const A64_GENERAL: [(u64, &str); 32] = [
+    (0, "x0"),
+    (1, "x1"),
+    (2, "x2"),
+    (3, "x3"),
+    (4, "x4"),
+    (5, "x5"),
+    (6, "x6"),
+    (7, "x7"),
+    (8, "x8"),
+    (9, "x9"),
+    (10, "x10"),
+    (11, "x11"),
+    (12, "x12"),
+    (13, "x13"),
+    (14, "x14"),
+    (15, "x15"),
+    (16, "x16"),
+    (17, "x17"),
+    (18, "x18"),
+    (19, "x19"),
+    (20, "x20"),
+    (21, "x21"),
+    (22, "x22"),
+    (23, "x23"),
+    (24, "x24"),
+    (25, "x25"),
+    (26, "x26"),
+    (27, "x27"),
+    (28, "x28"),
+    (29, "x29"),
+    (30, "x30"),
+    (31, "sp"),
+];
+
 /// `nop` on x86-64, one byte.
 const X86_NOP: u8 = 0x90;
 /// `ret` on x86-64, one byte.
@@ -98,11 +157,33 @@ impl Machine {
         }
     }
 
+    /// The general registers (DWARF number, debugger name) an unwinder's
+    /// caller frame is compared on: x86-64's DWARF 0-16 (rax .. r15, rip);
+    /// AArch64's 0-31 (x0 .. x30, sp). AArch64's pc (32) is the caller pc,
+    /// compared as such, and RA_SIGN_STATE (34) is never a caller register.
+    pub fn general_registers(self) -> &'static [(u64, &'static str)] {
+        match self {
+            Machine::X86_64 => &X86_GENERAL,
+            Machine::Aarch64 => &A64_GENERAL,
+        }
+    }
+
     /// Where DWARF register `regno` lives in the core's notes, or `None`.
     pub fn slot(self, regno: u64) -> Option<Slot> {
         match self {
             Machine::X86_64 => x86_64::slot(regno),
             Machine::Aarch64 => aarch64::slot(regno),
+        }
+    }
+
+    /// Appends the notes a core of this machine holds besides the
+    /// registers and the process notes: on AArch64 the pointer
+    /// authentication notes ([`aarch64::pac_notes`]); none on x86-64.
+    pub fn machine_notes(self, out: &mut Vec<u8>) {
+        if self == Machine::Aarch64 {
+            let (auxv, mask) = aarch64::pac_notes();
+            super::notes::note(out, object::elf::NT_AUXV, object::elf::ELF_NOTE_CORE, &auxv);
+            super::notes::note(out, aarch64::NT_ARM_PAC_MASK, b"LINUX", &mask);
         }
     }
 
