@@ -295,3 +295,40 @@ fn gdb_reads_aarch64_cores() {
 fn lldb_reads_aarch64_cores() {
     check_aarch64(Kind::Lldb);
 }
+
+/// D20: in a version 4 unit with 4-byte addresses (a 64-bit ELF file), the
+/// `.debug_loc` entry [0x8000, 0x8008) covers the pc 0x8004 and says x3
+/// (the reference: register 3, whose unset fill the core holds), but LLDB
+/// shows the variable as not available.
+#[test]
+fn lldb_misreads_debug_loc_of_a_4_byte_unit() {
+    let Some(d) = aarch64_debugger(Kind::Lldb) else { return };
+    let text = r#"
+target: aarch64
+cases:
+  - name: debug-loc-4-byte
+    rules: [loclist.debug-loc]
+    attribute: location
+    loclist: 0
+    context:
+      pc: 0x8004
+      cu:
+        version: 4
+        address_size: 4
+        loclists: [ [ { base_address: 0x8000 }, { offset_pair: [0, 8], expr: "DW_OP_reg3" } ] ]
+"#;
+    let cases = dwarfcheck::case::yaml::load_str("d20.yaml", text).expect("test case loads");
+    let c = expr(&cases, "debug-loc-4-byte");
+    let r = dwarfcheck::consumer::builtin::reference_outcome(&c).0;
+    let shown = d.evaluate(&c);
+    assert_eq!(shown, observe::Observation::Bytes(vec![observe::Byte::OptimizedOut; 8]).to_outcome());
+    let view = d.expr_view(&c, &r).unwrap();
+    assert_eq!(view, observe::Observation::Bytes(known(&[0x43; 8])).to_outcome());
+    assert_eq!(runner::compare::judge(&view, &shown, false), Verdict::Disagree);
+    let class = d.failure_class(
+        &Case::Expr(c),
+        dwarfcheck::consumer::Answer::Expr(&r),
+        dwarfcheck::consumer::Answer::Expr(&shown),
+    );
+    assert_eq!(class.map(|k| k.id).as_deref(), Some("D20"));
+}

@@ -174,3 +174,49 @@ fn aarch64_unwinding_case_becomes_an_aarch64_executable_and_core() {
     assert_eq!(u64::from_le_bytes(desc[368..376].try_into().unwrap()), 0x1008);
     assert_eq!(u64::from_le_bytes(desc[360..368].try_into().unwrap()), 0x8000);
 }
+
+#[test]
+fn aarch64_case_gives_aarch64_files() {
+    // x29 = 0x8000 (DWARF 29); no pc in the case, so DEFAULT_PC.
+    let c = case("debuggers-aarch64.yaml", "a64-breg29-memory");
+    let d = synthesise(&c, VarShape::Bytes { byte_size: 8, stack_value: false }).unwrap();
+    assert_eq!(d.pc, DEFAULT_PC);
+    let exe = object::File::parse(d.executable.as_slice()).unwrap();
+    assert_eq!(exe.architecture(), object::Architecture::Aarch64);
+    // nop nop nop ret, little-endian (0xd503201f, 0xd65f03c0).
+    let text = exe.section_by_name(".text").unwrap().data().unwrap().to_vec();
+    assert_eq!(text[..4], [0x1f, 0x20, 0x03, 0xd5]);
+    assert_eq!(text[12..], [0xc0, 0x03, 0x5f, 0xd6]);
+    // The CIE: code alignment 4, data alignment -8, return address x30,
+    // CFA sp (31) + 0 at the pc.
+    let frame = exe.section_by_name(".debug_frame").unwrap().data().unwrap().to_vec();
+    let mut df = gimli::DebugFrame::new(&frame[..], gimli::LittleEndian);
+    df.set_address_size(8);
+    let bases = gimli::BaseAddresses::default();
+    let fde = df.fde_for_address(&bases, d.pc, gimli::DebugFrame::cie_from_offset).unwrap();
+    assert_eq!(fde.cie().code_alignment_factor(), 4);
+    assert_eq!(fde.cie().data_alignment_factor(), -8);
+    assert_eq!(fde.cie().return_address_register(), gimli::Register(30));
+    let mut ctx = gimli::UnwindContext::new();
+    let row = fde.unwind_info_for_address(&df, &bases, &mut ctx, d.pc).unwrap();
+    assert_eq!(*row.cfa(), gimli::CfaRule::RegisterAndOffset { register: gimli::Register(31), offset: 0 });
+    assert_eq!(row.register(gimli::Register(30)), gimli::RegisterRule::SameValue);
+    // NT_PRSTATUS: user_pt_regs at 112, x29 in word 29, pc in word 32.
+    let core = ElfFile64::<object::LittleEndian>::parse(d.core.as_slice()).unwrap();
+    assert_eq!(core.architecture(), object::Architecture::Aarch64);
+    let e = object::LittleEndian;
+    let note = core.elf_program_headers().iter().find(|p| p.p_type(e) == object::elf::PT_NOTE).unwrap();
+    let prstatus = note.notes(e, d.core.as_slice()).unwrap().unwrap().next().unwrap().unwrap();
+    assert_eq!(prstatus.n_type(e), object::elf::NT_PRSTATUS);
+    let word = |i: usize| u64::from_le_bytes(prstatus.desc()[112 + 8 * i..120 + 8 * i].try_into().unwrap());
+    assert_eq!(word(29), 0x8000);
+    assert_eq!(word(32), d.pc);
+}
+
+#[test]
+fn aarch64_pc_must_be_instruction_aligned() {
+    let mut c = case("debuggers-aarch64.yaml", "a64-reg0-64-bit");
+    c.ctx.pc = Some(0x400002);
+    let e = synthesise(&c, VarShape::Bytes { byte_size: 8, stack_value: false }).unwrap_err();
+    assert!(e.0.contains("not aligned"), "{e}");
+}

@@ -44,10 +44,6 @@ pub const PROBE_GDB: &str = include_str!("probe_gdb_unwind.py");
 /// The LLDB unwinding probe (LLDB's SB API).
 pub const PROBE_LLDB: &str = include_str!("probe_lldb_unwind.py");
 
-/// GDB's executables tried on `PATH` for unwinding, in order:
-/// `gdb-multiarch` reads x86-64 and AArch64 cores.
-const GDB_PROGRAMS: &[&str] = &["gdb-multiarch", "gdb"];
-
 /// Most frames a debugger lists when the case sets no limit.
 const MAX_FRAMES: u32 = 64;
 
@@ -102,7 +98,7 @@ impl DebuggerUnwind {
         if kind == Kind::Delve {
             return Err(ConsumerError::Unknown { name: name(kind).into() });
         }
-        let programs = if kind == Kind::Gdb { GDB_PROGRAMS } else { kind.programs() };
+        let programs = kind.programs();
         let program = process::find_program(programs).ok_or(ConsumerError::NotInstalled {
             consumer: name(kind),
             programs,
@@ -159,8 +155,8 @@ impl DebuggerUnwind {
         let machine = Machine::for_target(c.section.target.arch, &c.section.target.name)
             .map_err(|e| unsupported(e.to_string()))?;
         let (kind, program) = self.runs.program();
-        if machine != Machine::X86_64 && kind == Kind::Gdb && !program.ends_with("gdb-multiarch") {
-            return Err(unsupported(format!("{machine:?} cores need gdb-multiarch")));
+        if !kind.reads(program, c.section.target.arch) {
+            return Err(unsupported(format!("{} does not read {machine:?} cores", program.display())));
         }
         let exe = dir.join(format!("case{i}"));
         let core = dir.join(format!("case{i}.core"));
