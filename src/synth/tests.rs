@@ -193,7 +193,7 @@ fn aarch64_case_gives_aarch64_files() {
     let mut df = gimli::DebugFrame::new(&frame[..], gimli::LittleEndian);
     df.set_address_size(8);
     let bases = gimli::BaseAddresses::default();
-    let fde = df.fde_for_address(&bases, d.pc, gimli::DebugFrame::cie_from_offset).unwrap();
+    let fde = gimli::UnwindSection::fde_for_address(&df, &bases, d.pc, gimli::UnwindSection::cie_from_offset).unwrap();
     assert_eq!(fde.cie().code_alignment_factor(), 4);
     assert_eq!(fde.cie().data_alignment_factor(), -8);
     assert_eq!(fde.cie().return_address_register(), gimli::Register(30));
@@ -216,7 +216,7 @@ fn aarch64_case_gives_aarch64_files() {
 #[test]
 fn aarch64_pc_must_be_instruction_aligned() {
     let mut c = case("debuggers-aarch64.yaml", "a64-reg0-64-bit");
-    c.ctx.pc = Some(0x400002);
+    std::sync::Arc::make_mut(&mut c.ctx).pc = Some(0x400002);
     let e = synthesise(&c, VarShape::Bytes { byte_size: 8, stack_value: false }).unwrap_err();
     assert!(e.0.contains("not aligned"), "{e}");
 }
