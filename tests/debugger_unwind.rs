@@ -194,7 +194,7 @@ fn real_unwinding_samples_are_judged_through_synthesised_cores() {
         .map(Case::Cfi)
         .collect();
     assert!(cases.len() >= 20, "{} samples", cases.len());
-    let gdb = dwarfcheck::testing::needed("gdb", DebuggerUnwind::new(Kind::Gdb, Limits::default()).ok());
+    let gdb = gdb();
     let budget = dwarfcheck::consumer::external::RunBudget::default();
     let eu = dwarfcheck::testing::needed("eu-stack", EuStack::new(budget).ok());
     let unwinders: Vec<&dyn Consumer> = [gdb.as_ref().map(|g| g as &dyn Consumer), eu.as_ref().map(|e| e as &dyn Consumer)]
@@ -220,9 +220,7 @@ fn real_unwinding_samples_are_judged_through_synthesised_cores() {
 /// reports `unwind.cfa.not-memory`.
 #[test]
 fn gdb_fails_an_internal_assertion_on_a_cfa_in_a_register_gu1() {
-    let Some(gdb) = dwarfcheck::testing::needed("gdb", DebuggerUnwind::new(Kind::Gdb, Limits::default()).ok()) else {
-        return;
-    };
+    let Some(gdb) = gdb() else { return };
     let cases = unwinding_cases();
     let case = cases.iter().map(cfi).find(|c| c.name == "unwind-cfa-register-location").expect("the GU1 case");
     let u = case.unwind.as_ref().expect("an unwinding case");
@@ -233,4 +231,30 @@ fn gdb_fails_an_internal_assertion_on_a_cfa_in_a_register_gu1() {
     eprintln!("{got}");
     assert!(got.steps.is_empty(), "{got}");
     assert!(end.contains("internal-error") || end.contains("get_frame_id") || end.contains("signal"), "{end}");
+}
+
+/// The bundled AArch64 unwinding cases (`cfi/unwind-aarch64.yaml`).
+fn aarch64_cases() -> Vec<Case> {
+    unwinding_cases().into_iter().filter(|c| cfi(c).section.target.name == "aarch64").collect()
+}
+
+#[test]
+fn aarch64_cases_are_judged_by_each_debugger() {
+    let cases = aarch64_cases();
+    assert!(cases.len() >= 3, "bundled AArch64 unwinding cases");
+    let budget = dwarfcheck::consumer::external::RunBudget::default();
+    let mut consumers: Vec<Box<dyn Consumer>> = Vec::new();
+    if let Some(g) = gdb() {
+        consumers.push(Box::new(g));
+    }
+    if let Some(l) = dwarfcheck::testing::needed("lldb", DebuggerUnwind::new(Kind::Lldb, Limits::default()).ok()) {
+        consumers.push(Box::new(l));
+    }
+    if let Some(e) = dwarfcheck::testing::needed("eu-stack", EuStack::new(budget).ok()) {
+        consumers.push(Box::new(e));
+    }
+    for k in &consumers {
+        let all = verdicts(k.as_ref(), &cases);
+        eprintln!("{} {all:#?}", k.name());
+    }
 }

@@ -4,8 +4,9 @@
 //! FDE, and a core file of the top frame's state (issue 15;
 //! docs/debuggers.md, "Unwinding through a synthesised core").
 //!
-//! - The executable (`ET_EXEC`, x86-64): `.text` covering every FDE's
-//!   range (`nop`s; FDE ranges that overlap or touch share a section), each
+//! - The executable (`ET_EXEC`, x86-64 or AArch64, [`Machine`]): `.text`
+//!   covering every FDE's range (the machine's `nop`s; FDE ranges that
+//!   overlap or touch share a section), each
 //!   in a read-execute `PT_LOAD`; the case's section unchanged, either
 //!   `.eh_frame` at the case's section address in a read-only `PT_LOAD`
 //!   with an `.eh_frame_hdr` after it (`PT_GNU_EH_FRAME`), or
@@ -13,8 +14,8 @@
 //!   (`dwarfcheck_fde_<offset>`, the FDE's section offset in hex); and a
 //!   unit (gimli's writer) with one subprogram per FDE and a `.debug_line`
 //!   sequence per FDE.
-//! - The core file (`ET_CORE`): `NT_PRSTATUS` (the case's registers, `rip`
-//!   = the case's pc), `NT_PRPSINFO`, `NT_FPREGSET`, `NT_FILE` (the
+//! - The core file (`ET_CORE`): `NT_PRSTATUS` (the case's registers, the
+//!   pc register = the case's pc), `NT_PRPSINFO`, `NT_FPREGSET`, `NT_FILE` (the
 //!   executable's loaded sections, by the path the caller gives) and one
 //!   `PT_LOAD` per memory segment of the case (its stack).
 //!
@@ -22,11 +23,11 @@
 //! encoded here; gimli's writer has none.
 
 use super::elf::{self as elf_file, FunctionSymbol, Image, Loaded, PAGE, PID};
+use super::machine::Machine;
 use super::notes::{self, Mapping};
-use super::{x86_64, Unrepresentable};
+use super::Unrepresentable;
 use crate::case::{CfiCase, UnwindCase};
 use dwarfcheck_core::cfi::{CfiSection, FrameKind};
-use dwarfcheck_core::target::Arch;
 use gimli::write::{
     Address, AttributeValue, DwarfUnit, EndianVec, LineProgram, LineString, Range, RangeList, Sections,
 };
@@ -36,7 +37,8 @@ use object::elf;
 /// Most bytes of code the executable holds (all FDE ranges together).
 pub const MAX_TEXT_BYTES: u64 = 1 << 20;
 
-/// First address past the canonical x86-64 user half.
+/// First address past the canonical x86-64 user half (also below
+/// AArch64's 48-bit user range).
 const USER_END: u64 = 0x0000_8000_0000_0000;
 
 /// The two files of one unwinding case.
@@ -46,7 +48,7 @@ pub struct UnwindDebuggee {
     pub executable: Vec<u8>,
     /// The core file of the top frame's state.
     pub core: Vec<u8>,
-    /// The top frame's program counter (`rip` of `NT_PRSTATUS`).
+    /// The top frame's program counter (`rip` or `pc` of `NT_PRSTATUS`).
     pub pc: u64,
     /// The FDEs' code ranges `[begin, end)` ([`fde_ranges`]).
     pub functions: Vec<(u64, u64)>,
@@ -94,7 +96,8 @@ fn merge(ranges: &[(u64, u64)]) -> Vec<(u64, u64)> {
 ///
 /// A synthetic state is first made concrete ([`super::concrete`]).
 ///
-/// Errors: [`Unrepresentable`] for a target other than x86-64, a state a
+/// Errors: [`Unrepresentable`] for a target other than x86-64 and AArch64
+/// (or a state of another target than the section's), a state a
 /// core cannot hold ([`super::check_state`]), no pc, no FDE with a
 /// non-empty range, code outside the user half or over
 /// [`MAX_TEXT_BYTES`], an `.eh_frame` whose `.eh_frame_hdr` offsets do not
@@ -111,13 +114,17 @@ pub fn synthesise_unwind(case: &CfiCase, u: &UnwindCase, exe_path: &str) -> Resu
         (u, None)
     };
     let ctx = &u.ctx;
-    if sec.target.arch != Arch::X86_64 || ctx.target.arch != Arch::X86_64 {
-        return Err(Unrepresentable(format!("target {} (only x86_64 is synthesised)", sec.target.name)));
+    let machine = Machine::for_target(sec.target.arch, &sec.target.name)?;
+    if Machine::of(ctx.target.arch) != Some(machine) {
+        return Err(Unrepresentable(format!(
+            "a state of target {} for a section of {}",
+            ctx.target.name, sec.target.name
+        )));
     }
     super::check_state(ctx)?;
     let pc = ctx
         .pc
-        .or_else(|| ctx.registers.get(&x86_64::RIP).map(|b| super::le_u64(b)))
+        .or_else(|| ctx.registers.get(&machine.pc_register()).map(|b| super::le_u64(b)))
         .ok_or_else(|| Unrepresentable("no pc".into()))?;
     let functions: Vec<(u64, u64, u64)> = fdes(sec)
         .into_iter()
@@ -138,7 +145,7 @@ pub fn synthesise_unwind(case: &CfiCase, u: &UnwindCase, exe_path: &str) -> Resu
 
     let mut img = Image::default();
     for &(b, e) in &text {
-        img.loaded.push(Loaded { name: ".text", address: b, bytes: vec![0x90; (e - b) as usize], code: true });
+        img.loaded.push(Loaded { name: ".text", address: b, bytes: machine.nops((e - b) as usize), code: true });
     }
     for &(offset, b, e) in &functions {
         let section = text.iter().position(|&(tb, te)| tb <= b && e <= te).unwrap_or(0);
@@ -174,8 +181,8 @@ pub fn synthesise_unwind(case: &CfiCase, u: &UnwindCase, exe_path: &str) -> Resu
     // when there is one.
     let lowest = spans.first().map_or(0, |s| s.0) / PAGE * PAGE;
     img.headers_at = lowest.checked_sub(PAGE);
-    let executable = elf_file::image(&img)?;
-    let core = core(ctx, pc, &executable, exe_path)?;
+    let executable = elf_file::image(machine, &img)?;
+    let core = core(machine, ctx, pc, &executable, exe_path)?;
     Ok(UnwindDebuggee { executable, core, pc, functions: ranges })
 }
 
@@ -270,16 +277,17 @@ fn line_table(functions: &[(u64, u64, u64)]) -> Result<Vec<super::dwarf::Section
     Ok(out)
 }
 
-/// The core file: registers (`rip` = `pc`), process and file-mapping
-/// notes for the executable `exe` (at `exe_path`) and the case's
-/// memory.
+/// The core file for `machine`: registers (the pc register = `pc`),
+/// process and file-mapping notes for the executable `exe` (at
+/// `exe_path`) and the case's memory.
 fn core(
+    machine: Machine,
     ctx: &dwarfcheck_core::context::Context,
     pc: u64,
     exe: &[u8],
     exe_path: &str,
 ) -> Result<Vec<u8>, Unrepresentable> {
-    let (prstatus, fpregs) = x86_64::notes(&ctx.registers, pc, PID);
+    let (prstatus, fpregs) = machine.notes(&ctx.registers, pc, PID);
     // Where each loaded section landed in the file (its section header).
     let file = object::read::elf::ElfFile64::<object::LittleEndian>::parse(exe)
         .map_err(|e| Unrepresentable(format!("reading the executable back: {e}")))?;
@@ -309,6 +317,7 @@ fn core(
     notes::note(&mut n, elf::NT_PRPSINFO, elf::ELF_NOTE_CORE, &notes::prpsinfo(PID, name, exe_path));
     notes::note(&mut n, elf::NT_FPREGSET, elf::ELF_NOTE_CORE, &fpregs);
     notes::note(&mut n, elf::NT_FILE, elf::ELF_NOTE_CORE, &notes::file_note(PAGE, &mappings, exe_path));
+    machine.machine_notes(&mut n);
     // The executable's mappings as the kernel dumps them: the page with
     // the ELF header whole, the others without contents; each only where
     // it does not overlap the case's memory.
@@ -321,5 +330,5 @@ fn core(
         segs.push(elf_file::CoreSegment { address: m.start, bytes, size: m.end - m.start, writable: false });
     }
     segs.extend(memory);
-    elf_file::core_file(&n, &segs)
+    elf_file::core_file(machine, &n, &segs)
 }

@@ -1,37 +1,41 @@
 //! The two ELF files of a synthesised debuggee, written with the `object`
 //! crate's ELF writer (two-phase: reserve, then write).
 //!
-//! - The executable (`ET_EXEC`, x86-64; [`image`], shared with the unwinding
-//!   executables of [`super::cfi`]): `.text` holding [`CODE_BYTES`] of
-//!   code at the program counter (`nop`s and a `ret`) in one `PT_LOAD`, a
+//! - The executable (`ET_EXEC`, of the [`Machine`]; [`image`], shared with
+//!   the unwinding executables of [`super::cfi`]): `.text` holding
+//!   [`CODE_BYTES`] of code at the program counter (`nop`s and a `ret`,
+//!   [`Machine::function`]) in one `PT_LOAD`, a
 //!   symbol table naming it [`super::FUNCTION`], and the DWARF sections of
 //!   [`super::dwarf`] (not loaded).
 //! - The core file (`ET_CORE`): a `PT_NOTE` with `NT_PRSTATUS` and
-//!   `NT_FPREGSET` (name `CORE`, the layout of [`super::x86_64`]), then one
+//!   `NT_FPREGSET` (name `CORE`, the machine's layout, [`Machine::notes`]), then one
 //!   read-write `PT_LOAD` per memory segment of the case, at its address.
 //!
 //! Both say `ELFOSABI_GNU` (Linux): LLDB picks its core-file reader by the
 //! OS, and refuses a core whose OS it does not know.
 
 use super::dwarf::Section;
+use super::machine::Machine;
 use super::notes::note;
-use super::{x86_64, Unrepresentable, CODE_BYTES};
+use super::{Unrepresentable, CODE_BYTES};
 use dwarfcheck_core::context::Context;
 use object::elf;
 use object::endian::Endianness;
 use object::write::elf::{FileHeader, ProgramHeader, SectionHeader, Sym, Writer};
 
-/// Page size of the x86-64 Linux images, in **bytes**.
+/// Page size of the Linux images (x86-64, and the 4 KiB granule of
+/// AArch64), in **bytes**.
 pub const PAGE: u64 = 0x1000;
 /// Process id written into `NT_PRSTATUS` (debuggers name the thread by it).
 pub const PID: u32 = 4242;
 
-pub(super) fn header(e_type: elf::FileType) -> FileHeader {
+/// The ELF file header of a file of type `e_type` for `machine`.
+pub(super) fn header(machine: Machine, e_type: elf::FileType) -> FileHeader {
     FileHeader {
         os_abi: elf::ELFOSABI_GNU,
         abi_version: 0,
         e_type,
-        e_machine: elf::EM_X86_64,
+        e_machine: machine.e_machine(),
         e_entry: 0,
         e_flags: Default::default(),
     }
@@ -87,26 +91,30 @@ pub struct Image {
     pub headers_at: Option<u64>,
 }
 
-/// The executable: `.text` at `pc` and the `sections` (DWARF).
+/// The executable for `machine`: `.text` at `pc` and the `sections`
+/// (DWARF).
 ///
 /// Errors: [`Unrepresentable`] if the writer fails.
-pub fn executable(sections: &[Section], pc: u64) -> Result<Vec<u8>, Unrepresentable> {
-    let code: Vec<u8> = std::iter::repeat_n(0x90u8, CODE_BYTES as usize - 1).chain([0xc3]).collect();
-    image(&Image {
-        loaded: vec![Loaded { name: ".text", address: pc, bytes: code, code: true }],
-        unloaded: sections.to_vec(),
-        // Delve refuses a file without a symbol table, and names frames by it.
-        symbols: vec![FunctionSymbol { name: super::FUNCTION.into(), address: pc, size: CODE_BYTES, section: 0 }],
-        ..Default::default()
-    })
+pub fn executable(machine: Machine, sections: &[Section], pc: u64) -> Result<Vec<u8>, Unrepresentable> {
+    let code = machine.function(CODE_BYTES as usize);
+    image(
+        machine,
+        &Image {
+            loaded: vec![Loaded { name: ".text", address: pc, bytes: code, code: true }],
+            unloaded: sections.to_vec(),
+            // Delve refuses a file without a symbol table, and names frames by it.
+            symbols: vec![FunctionSymbol { name: super::FUNCTION.into(), address: pc, size: CODE_BYTES, section: 0 }],
+            ..Default::default()
+        },
+    )
 }
 
-/// An executable (`ET_EXEC`, x86-64) holding `img`: one `PT_LOAD` per
+/// An executable (`ET_EXEC`) for `machine` holding `img`: one `PT_LOAD` per
 /// loaded section (in the order given), a `PT_GNU_EH_FRAME` if asked,
 /// the unloaded sections, and `.symtab`/`.strtab` if there are symbols.
 ///
 /// Errors: [`Unrepresentable`] if the writer fails.
-pub fn image(img: &Image) -> Result<Vec<u8>, Unrepresentable> {
+pub fn image(machine: Machine, img: &Image) -> Result<Vec<u8>, Unrepresentable> {
     let mut buf = Vec::new();
     let mut w = Writer::new(Endianness::Little, true, &mut buf);
     w.reserve_file_header();
@@ -145,7 +153,7 @@ pub fn image(img: &Image) -> Result<Vec<u8>, Unrepresentable> {
     w.reserve_shstrtab().map_err(write_error)?;
     w.reserve_section_headers();
 
-    w.write_file_header(&header(elf::ET_EXEC)).map_err(write_error)?;
+    w.write_file_header(&header(machine, elf::ET_EXEC)).map_err(write_error)?;
     w.write_align_program_headers();
     if let Some(at) = img.headers_at {
         w.write_program_header(&ProgramHeader {
@@ -248,16 +256,16 @@ pub fn image(img: &Image) -> Result<Vec<u8>, Unrepresentable> {
     Ok(buf)
 }
 
-/// The core file of `ctx`'s registers and default-address-space memory,
-/// with the thread stopped at `pc`.
+/// The core file for `machine` of `ctx`'s registers and
+/// default-address-space memory, with the thread stopped at `pc`.
 ///
 /// Errors: [`Unrepresentable`] if the writer fails.
-pub fn core(ctx: &Context, pc: u64) -> Result<Vec<u8>, Unrepresentable> {
-    let (prstatus, fpregs) = x86_64::notes(&ctx.registers, pc, PID);
+pub fn core(machine: Machine, ctx: &Context, pc: u64) -> Result<Vec<u8>, Unrepresentable> {
+    let (prstatus, fpregs) = machine.notes(&ctx.registers, pc, PID);
     let mut notes = Vec::new();
     note(&mut notes, elf::NT_PRSTATUS, elf::ELF_NOTE_CORE, &prstatus);
     note(&mut notes, elf::NT_FPREGSET, elf::ELF_NOTE_CORE, &fpregs);
-    core_file(&notes, &memory_segments(ctx))
+    core_file(machine, &notes, &memory_segments(ctx))
 }
 
 /// One `PT_LOAD` of a core file: `bytes` at `address`, `size` bytes of
@@ -285,18 +293,18 @@ pub fn memory_segments(ctx: &Context) -> Vec<CoreSegment<'_>> {
         .collect()
 }
 
-/// A core file (`ET_CORE`): one `PT_NOTE` holding `notes` (records of
+/// A core file (`ET_CORE`) for `machine`: one `PT_NOTE` holding `notes` (records of
 /// [`note`]), then one `PT_LOAD` per segment of `segs`.
 ///
 /// Errors: [`Unrepresentable`] if the writer fails.
-pub fn core_file(notes: &[u8], segs: &[CoreSegment<'_>]) -> Result<Vec<u8>, Unrepresentable> {
+pub fn core_file(machine: Machine, notes: &[u8], segs: &[CoreSegment<'_>]) -> Result<Vec<u8>, Unrepresentable> {
     let mut buf = Vec::new();
     let mut w = Writer::new(Endianness::Little, true, &mut buf);
     w.reserve_file_header();
     w.reserve_program_headers(1 + segs.len() as u32);
     let notes_off = w.reserve(notes.len() as u64, 4);
     let offs: Vec<u64> = segs.iter().map(|g| w.reserve(g.bytes.len() as u64, 8)).collect();
-    w.write_file_header(&header(elf::ET_CORE)).map_err(write_error)?;
+    w.write_file_header(&header(machine, elf::ET_CORE)).map_err(write_error)?;
     w.write_align_program_headers();
     w.write_program_header(&ProgramHeader {
         p_type: elf::PT_NOTE,

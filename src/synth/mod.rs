@@ -6,7 +6,8 @@
 //! The DWARF is written with gimli's writer ([`dwarf`]) and both ELF files
 //! with the `object` crate's ELF writer ([`elf`]); nothing here encodes DWARF
 //! or ELF structures by hand except the `NT_PRSTATUS`/`NT_FPREGSET` note
-//! payloads, whose layout is the Linux kernel's ([`x86_64`]).
+//! payloads, whose layout is the Linux kernel's ([`x86_64`], [`aarch64`]).
+//! [`machine::Machine`] decides every per-architecture fact.
 //!
 //! Only what a real process image can hold is synthesised. A case whose
 //! context needs more (calling frames, an initial stack, a current object,
@@ -15,19 +16,22 @@
 //! is [`Unrepresentable`], and the debugger adapters report it as
 //! unsupported rather than judge the debugger on a context it never saw.
 
+pub mod aarch64;
 pub mod cfi;
 pub mod concrete;
 pub mod dwarf;
 pub mod elf;
 pub mod lines;
 pub mod loclist;
+pub mod machine;
 pub mod notes;
 pub mod patch;
+pub mod regnotes;
 pub mod x86_64;
 
 use crate::case::ExprCase;
 use dwarfcheck_core::context::AttrForm;
-use dwarfcheck_core::target::Arch;
+use machine::Machine;
 
 /// How the variable `v` of the synthesised program is typed and located.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -101,15 +105,22 @@ pub const DEFAULT_PC: u64 = 0x5555_0000_0000;
 /// or attribute form the two files cannot carry.
 pub fn synthesise(case: &ExprCase, shape: VarShape) -> Result<Debuggee, Unrepresentable> {
     let ctx = &case.ctx;
-    if ctx.target.arch != Arch::X86_64 {
-        return Err(Unrepresentable(format!("target {} (only x86_64 is synthesised)", ctx.target.name)));
-    }
+    let machine = Machine::for_target(ctx.target.arch, &ctx.target.name)?;
     check_context(case)?;
-    let pc = ctx.pc.or_else(|| ctx.registers.get(&x86_64::RIP).map(|b| le_u64(b))).unwrap_or(DEFAULT_PC);
-    let sections = dwarf::write(case, shape, pc)?;
-    let executable = elf::executable(&sections, pc)?;
-    let core = elf::core(ctx, pc)?;
+    let pc = program_counter(machine, ctx);
+    if !pc.is_multiple_of(machine.instruction_alignment()) {
+        return Err(Unrepresentable(format!("a pc {pc:#x} not aligned to an instruction")));
+    }
+    let sections = dwarf::write(case, machine, shape, pc)?;
+    let executable = elf::executable(machine, &sections, pc)?;
+    let core = elf::core(machine, ctx, pc)?;
     Ok(Debuggee { executable, core, pc })
+}
+
+/// The program counter of the synthesised core's thread on `machine`: the
+/// case's pc, else its pc register's value, else [`DEFAULT_PC`].
+pub fn program_counter(machine: Machine, ctx: &dwarfcheck_core::context::Context) -> u64 {
+    ctx.pc.or_else(|| ctx.registers.get(&machine.pc_register()).map(|b| le_u64(b))).unwrap_or(DEFAULT_PC)
 }
 
 /// Refuses contexts a process image cannot hold.
@@ -147,11 +158,13 @@ fn check_context(case: &ExprCase) -> Result<(), Unrepresentable> {
 /// Refuses machine states a core file cannot hold: synthetic machine
 /// state, lanes, a CFA in another address space, memory in another
 /// address space or per thread or lane, registers without a slot in the
-/// core's notes ([`x86_64::slot`]).
+/// core's notes ([`Machine::slot`]), a pc register other than the pc.
 ///
-/// Errors: [`Unrepresentable`] naming the first such element.
+/// Errors: [`Unrepresentable`] naming the first such element (also for a
+/// target the synthesiser does not write, [`Machine::for_target`]).
 pub fn check_state(ctx: &dwarfcheck_core::context::Context) -> Result<(), Unrepresentable> {
     let no = |what: &str| Err(Unrepresentable(what.to_string()));
+    let machine = Machine::for_target(ctx.target.arch, &ctx.target.name)?;
     if ctx.synthetic.is_some() {
         return no("synthetic machine state");
     }
@@ -161,13 +174,13 @@ pub fn check_state(ctx: &dwarfcheck_core::context::Context) -> Result<(), Unrepr
     if let Some(seg) = ctx.memory.iter().find(|m| m.aspace != 0 || m.thread.is_some() || m.lane.is_some()) {
         return Err(Unrepresentable(format!("memory in address space {} or per thread/lane", seg.aspace)));
     }
-    if let Some(r) = ctx.registers.keys().find(|r| x86_64::slot(**r).is_none()) {
-        return Err(Unrepresentable(format!("register {r} (a core file holds DWARF registers 0-32)")));
+    if let Some(r) = ctx.registers.keys().find(|r| machine.slot(**r).is_none()) {
+        return Err(Unrepresentable(format!("register {r} (no slot in a {machine:?} core file's notes)")));
     }
     // A core's thread has one instruction pointer: the pc.
-    if let (Some(pc), Some(rip)) = (ctx.pc, ctx.registers.get(&x86_64::RIP)) {
+    if let (Some(pc), Some(rip)) = (ctx.pc, ctx.registers.get(&machine.pc_register())) {
         if rip.get(..8).map(|b| u64::from_le_bytes(b.try_into().unwrap_or([0; 8]))) != Some(pc) {
-            return no("rip other than the pc (a core's thread has one instruction pointer)");
+            return no("a pc register other than the pc (a core's thread has one instruction pointer)");
         }
     }
     Ok(())

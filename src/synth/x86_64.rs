@@ -8,6 +8,8 @@
 //! rax, rdx, rcx, rbx, rsi, rdi, rbp, rsp, r8-r15; 16 the return address
 //! (the debuggers read it as rip); 17-32 xmm0-xmm15.
 
+pub use super::regnotes::{unset_register, Slot};
+
 /// DWARF number of the return address column, read as `rip`.
 pub const RIP: u64 = 16;
 /// DWARF number of `rsp`.
@@ -50,15 +52,6 @@ const GPR_SLOT: [usize; 17] = [
     16, // rip
 ];
 
-/// Where a DWARF register lives in the core file's notes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Slot {
-    /// `NT_PRSTATUS`, at this byte offset, 8 bytes.
-    Prstatus(usize),
-    /// `NT_FPREGSET`, at this byte offset, 16 bytes.
-    Fpregset(usize),
-}
-
 /// The slot of DWARF register `regno`, or `None` for registers a core file
 /// of this layout does not hold.
 pub fn slot(regno: u64) -> Option<Slot> {
@@ -69,12 +62,8 @@ pub fn slot(regno: u64) -> Option<Slot> {
     }
 }
 
-/// What a register the case gives no value holds in the core file: every
-/// byte `0x40 | regno` (so a debugger that reads the wrong register shows
-/// it). `len` bytes.
-pub fn unset_register(regno: u64, len: usize) -> Vec<u8> {
-    vec![0x40 | (regno as u8 & 0x3f); len]
-}
+/// The layout [`super::regnotes::fill`] writes.
+const LAYOUT: super::regnotes::Layout = super::regnotes::Layout { slot, registers: &[0..=32], pc: RIP };
 
 /// The two note payloads, `(NT_PRSTATUS, NT_FPREGSET)`, holding
 /// `registers` (DWARF number to bytes in target order; shorter values are
@@ -85,25 +74,6 @@ pub fn notes(registers: &std::collections::BTreeMap<u64, Vec<u8>>, pc: u64, pid:
     let mut fpregs = vec![0u8; FPREGSET_BYTES];
     prstatus[PR_PID..PR_PID + 4].copy_from_slice(&pid.to_le_bytes());
     fpregs[MXCSR..MXCSR + 4].copy_from_slice(&0x1f80u32.to_le_bytes());
-    let mut put = |regno: u64, bytes: &[u8]| match slot(regno) {
-        Some(Slot::Prstatus(at)) => {
-            let n = bytes.len().min(8);
-            prstatus[at..at + 8].fill(0);
-            prstatus[at..at + n].copy_from_slice(&bytes[..n]);
-        }
-        Some(Slot::Fpregset(at)) => {
-            let n = bytes.len().min(16);
-            fpregs[at..at + 16].fill(0);
-            fpregs[at..at + n].copy_from_slice(&bytes[..n]);
-        }
-        None => {}
-    };
-    for r in 0..=32u64 {
-        match registers.get(&r) {
-            Some(b) => put(r, b),
-            None => put(r, &unset_register(r, if r <= RIP { 8 } else { 16 })),
-        }
-    }
-    put(RIP, &pc.to_le_bytes());
+    super::regnotes::fill(&LAYOUT, &mut prstatus, &mut fpregs, registers, pc);
     (prstatus, fpregs)
 }

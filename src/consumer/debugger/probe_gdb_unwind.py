@@ -6,8 +6,10 @@
 #                           "regs": {"0": int | "o", ...}}, ...],
 #    "stop": "limit" | GDB's unwind stop reason for the last frame}
 # "cfa" is the "frame at" address of `info frame` (GDB's frame id: the CFA);
-# "regs" are the caller's general registers (DWARF 0-16), "o" when GDB has
-# no value (<not saved>, unavailable, unreadable).
+# "regs" are the caller's general registers, read by the names the job
+# gives as [[DWARF number, name], ...] (the machine's: rax .. rip on x86-64,
+# x0 .. x30 and sp on AArch64), "o" when GDB has no value (<not saved>,
+# unavailable, unreadable).
 import json
 import os
 import re
@@ -21,9 +23,6 @@ gdb.execute("set width 0")
 jobs = json.load(open(os.path.join(DWARFCHECK_DIR, "jobs.json")))  # noqa: F821 - set by -ex
 out = open(os.path.join(DWARFCHECK_DIR, "results.jsonl"), "a")  # noqa: F821
 
-# DWARF register number to GDB's name (x86-64 psABI numbering).
-NAMES = ["rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp", "rsp",
-         "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "rip"]
 FRAME_AT = re.compile(r"frame at (0x[0-9a-fA-F]+)")
 
 
@@ -73,7 +72,7 @@ def probe(job):
         except gdb.error as e:
             stop = str(e)
             break
-        rec["regs"] = {str(n): register(older, name) for n, name in enumerate(NAMES)}
+        rec["regs"] = {str(n): register(older, name) for n, name in job["regs"]}
         frames.append(rec)
         f = older
     return {"frames": frames, "stop": stop}
@@ -89,7 +88,4 @@ for job in jobs:
     res["id"] = job["id"]
     out.write(json.dumps(res) + "\n")
     out.flush()
-    try:
-        gdb.execute("core-file", to_string=True)
-    except gdb.error:
-        pass
+    dwarfcheck_next_inferior()  # noqa: F821 - from gdb_inferior.py

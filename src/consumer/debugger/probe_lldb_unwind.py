@@ -3,15 +3,12 @@
 # target, loads the core file and the executable at its file addresses, and
 # lists at most job["frames"] frames of the thread from the newest, appending
 # one JSON line to DWARFCHECK_DIR/results.jsonl in probe_gdb_unwind.py's
-# form; "cfa" is SBFrame.GetCFA(), "stop" is "limit" or "end" (LLDB does not
-# say why a stack ends).
+# form (registers by the names the job gives); "cfa" is SBFrame.GetCFA(),
+# "stop" is "limit" or "end" (LLDB does not say why a stack ends).
 import json
 import os
 
 import lldb
-
-_DWARFCHECK_NAMES = ["rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp", "rsp",
-                     "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "rip"]
 
 
 def _dwarfcheck_register(frame, name):
@@ -54,7 +51,7 @@ def _dwarfcheck_unwind(d):
                     break
                 older = thread.GetFrameAtIndex(i + 1)
                 rec["caller"] = older.GetPC()
-                rec["regs"] = {str(k): _dwarfcheck_register(older, name) for k, name in enumerate(_DWARFCHECK_NAMES)}
+                rec["regs"] = {str(k): _dwarfcheck_register(older, name) for k, name in job["regs"]}
                 frames.append(rec)
             res["frames"] = frames
             res["stop"] = stop

@@ -3,12 +3,15 @@
 //! executable and core file ([`crate::synth::cfi`]), the debugger lists the
 //! frames of the core's thread, and what it shows is judged per step on
 //! the frame's pc, its CFA, the caller pc, and every caller general
-//! register (DWARF 0-16) the row has a rule for.
+//! register the row has a rule for (x86-64: DWARF 0-16; AArch64: x0-x30
+//! and sp, DWARF 0-31; [`Machine::general_registers`]). GDB runs as
+//! `gdb-multiarch` where it is installed (it reads x86-64 and AArch64
+//! cores alike), else as `gdb` for x86-64 cases only.
 //!
 //! Registers the row gives no rule are not compared: DWARF leaves their
 //! default rule to the ABI (`cfi.table.default-rule`), and the debuggers
 //! apply the psABI's (same value for callee-saved registers), not the
-//! reference's undefined. Neither are xmm registers (a core holds them,
+//! reference's undefined. Neither are vector registers (a core holds them,
 //! but the debuggers read them as vectors), nor the CFA of the frame at
 //! the base of the stack (GDB gives that frame no frame id, so `info
 //! frame` shows no CFA for it), nor the caller registers of that frame
@@ -27,6 +30,7 @@ use crate::consumer::unwinding::{memory, shown_steps};
 use crate::consumer::{Answer, Consumer, ConsumerError, FailureClass, Support};
 use crate::edition::Edition;
 use crate::synth::cfi::{covered, fde_ranges, synthesise_unwind};
+use crate::synth::machine::Machine;
 use dwarfcheck_core::outcome::unwind::{CallerRegister, Step, Unwind, UnwindEnd};
 use dwarfcheck_core::outcome::{CfiOutcome, Failure, Outcome, SingleLocation, Source};
 use dwarfcheck_core::rules::RuleId;
@@ -36,13 +40,9 @@ use std::path::Path;
 use std::sync::Mutex;
 
 /// The GDB unwinding probe (GDB's Python API).
-pub const PROBE_GDB: &str = include_str!("probe_gdb_unwind.py");
+pub const PROBE_GDB: &str = concat!(include_str!("gdb_inferior.py"), include_str!("probe_gdb_unwind.py"));
 /// The LLDB unwinding probe (LLDB's SB API).
 pub const PROBE_LLDB: &str = include_str!("probe_lldb_unwind.py");
-
-/// DWARF numbers of the registers compared: the general registers and the
-/// return address column (x86-64 psABI: rax .. r15, rip).
-const LAST_GPR: u64 = 16;
 
 /// Most frames a debugger lists when the case sets no limit.
 const MAX_FRAMES: u32 = 64;
@@ -98,9 +98,10 @@ impl DebuggerUnwind {
         if kind == Kind::Delve {
             return Err(ConsumerError::Unknown { name: name(kind).into() });
         }
-        let program = process::find_program(kind.programs()).ok_or(ConsumerError::NotInstalled {
+        let programs = kind.programs();
+        let program = process::find_program(programs).ok_or(ConsumerError::NotInstalled {
             consumer: name(kind),
-            programs: kind.programs(),
+            programs,
             package: kind.package(),
         })?;
         Ok(DebuggerUnwind { runs: Batches::new(kind, program, limits), cache: Mutex::new(HashMap::new()) })
@@ -150,15 +151,22 @@ impl DebuggerUnwind {
     /// probe; `Err`: an unsupported unwinding when it is not
     /// representable.
     fn job(&self, c: &CfiCase, u: &UnwindCase, i: usize, dir: &Path) -> Result<serde_json::Value, Unwind> {
+        let unsupported = |what: String| Unwind::fault(Outcome::Failed(Failure::Unsupported { what }));
+        let machine = Machine::for_target(c.section.target.arch, &c.section.target.name)
+            .map_err(|e| unsupported(e.to_string()))?;
+        let (kind, program) = self.runs.program();
+        if !kind.reads(program, c.section.target.arch) {
+            return Err(unsupported(format!("{} does not read {machine:?} cores", program.display())));
+        }
         let exe = dir.join(format!("case{i}"));
         let core = dir.join(format!("case{i}.core"));
-        let d = synthesise_unwind(c, u, &exe.display().to_string())
-            .map_err(|e| Unwind::fault(Outcome::Failed(Failure::Unsupported { what: e.to_string() })))?;
+        let d = synthesise_unwind(c, u, &exe.display().to_string()).map_err(|e| unsupported(e.to_string()))?;
         std::fs::write(&exe, &d.executable).and_then(|_| std::fs::write(&core, &d.core)).map_err(|e| {
             Unwind::fault(Outcome::Failed(Failure::ConsumerFault { what: format!("writing the debuggee: {e}") }))
         })?;
         let frames = u.limit.unwrap_or(MAX_FRAMES).min(u.ctx.budgets.frames).min(MAX_FRAMES);
-        Ok(serde_json::json!({ "id": i, "executable": exe, "core": core, "frames": frames }))
+        let regs = machine.general_registers();
+        Ok(serde_json::json!({ "id": i, "executable": exe, "core": core, "frames": frames, "regs": regs }))
     }
 
     /// One probe result line as an unwinding.
@@ -283,20 +291,26 @@ impl DebuggerUnwind {
     }
 }
 
+/// Whether DWARF register `regno` is a general register of `machine`
+/// that the debuggers' caller registers are compared on.
+fn compared(machine: Machine, regno: u64) -> bool {
+    machine.general_registers().iter().any(|(n, _)| *n == regno)
+}
+
 /// The bytes a debugger shows for a caller register whose reference value
-/// is `r`: its value; else, when it is the top frame's register `n` that
-/// the case does not give, the synthesiser's fill of `n` (which the core
-/// holds); else none.
-fn shown_value(u: &UnwindCase, r: &CallerRegister) -> Option<Vec<u8>> {
+/// is `r`: its value; else, when it is the top frame's general register
+/// `n` that the case does not give, the synthesiser's fill of `n` (which
+/// the core holds); else none.
+fn shown_value(machine: Machine, u: &UnwindCase, r: &CallerRegister) -> Option<Vec<u8>> {
     if let Some(b) = &r.bytes {
         return Some(b.clone());
     }
     let Outcome::Location(loc) = &r.location else { return None };
     match loc.places.as_slice() {
         [SingleLocation::Simple(Source::Register { regno, bit_offset: 0 })]
-            if *regno <= LAST_GPR && !u.ctx.registers.contains_key(regno) =>
+            if compared(machine, *regno) && !u.ctx.registers.contains_key(regno) =>
         {
-            Some(crate::synth::x86_64::unset_register(*regno, 8))
+            Some(crate::synth::regnotes::unset_register(*regno, 8))
         }
         _ => None,
     }
@@ -357,7 +371,8 @@ impl Consumer for DebuggerUnwind {
     }
 
     /// Per step: pc, CFA, caller pc, and the caller's general registers
-    /// (DWARF 0-16) that the row has a rule for, by value ([`shown_value`]).
+    /// ([`Machine::general_registers`]) that the row has a rule for, by
+    /// value ([`shown_value`]).
     /// No lookup address or FDE offset. A fault ends it whatever its kind,
     /// and a last step the fault cut short (no caller pc) is not counted.
     /// At the base of the stack the last frame's CFA and caller registers
@@ -366,12 +381,13 @@ impl Consumer for DebuggerUnwind {
     /// the stack too.
     fn unwind_view(&self, case: &CfiCase, reference: &Unwind) -> Option<Unwind> {
         let u = case.unwind.as_ref()?;
+        let machine = Machine::of(case.section.target.arch)?;
         let mut steps = shown_steps(reference, |s| {
             let registers = s
                 .registers
                 .iter()
-                .filter(|(n, _)| **n <= LAST_GPR)
-                .map(|(n, r)| (*n, shown(shown_value(u, r))))
+                .filter(|(n, _)| compared(machine, **n))
+                .map(|(n, r)| (*n, shown(shown_value(machine, u, r))))
                 .collect();
             (s.cfa.clone(), registers)
         });
