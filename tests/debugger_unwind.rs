@@ -231,6 +231,17 @@ fn lldb_unwinds_aarch64_cores() {
             ("unwind-aarch64-pac-high-half", None),
         ],
     );
+    // LU7: an unsigned return address 0x002a000000002010 (hand-derived in
+    // consumers/framehop-aarch64.yaml: the caller pc as is) is stripped.
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("specs/cases/consumers/framehop-aarch64.yaml");
+    let f3: Vec<Case> = dwarfcheck::case::yaml::load_file(&path)
+        .expect("bundled cases load")
+        .into_iter()
+        .filter(|c| matches!(c, Case::Cfi(c) if c.name == "framehop-aarch64-unsigned-high-bits"))
+        .collect();
+    let all = verdicts(&lldb, &f3);
+    assert_eq!(all.len(), 1, "{all:?}");
+    assert_eq!(all[0].2.as_deref(), Some("LU7"), "{all:?}");
 }
 
 #[test]
@@ -270,7 +281,7 @@ fn real_unwinding_samples_are_judged_through_synthesised_cores() {
         .map(Case::Cfi)
         .collect();
     assert!(cases.len() >= 20, "{} samples", cases.len());
-    let gdb = dwarfcheck::testing::needed("gdb", DebuggerUnwind::new(Kind::Gdb, Limits::default()).ok());
+    let gdb = gdb();
     let budget = dwarfcheck::consumer::external::RunBudget::default();
     let eu = dwarfcheck::testing::needed("eu-stack", EuStack::new(budget).ok());
     let unwinders: Vec<&dyn Consumer> =
@@ -297,9 +308,7 @@ fn real_unwinding_samples_are_judged_through_synthesised_cores() {
 /// reports `unwind.cfa.not-memory`.
 #[test]
 fn gdb_fails_an_internal_assertion_on_a_cfa_in_a_register_gu1() {
-    let Some(gdb) = dwarfcheck::testing::needed("gdb", DebuggerUnwind::new(Kind::Gdb, Limits::default()).ok()) else {
-        return;
-    };
+    let Some(gdb) = gdb() else { return };
     let cases = unwinding_cases();
     let case = cases.iter().map(cfi).find(|c| c.name == "unwind-cfa-register-location").expect("the GU1 case");
     let u = case.unwind.as_ref().expect("an unwinding case");

@@ -219,3 +219,116 @@ fn hangs_and_crashes_are_contained() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// AArch64 cases, judged through an AArch64 executable and core file
+/// (x0-x30 and sp in `NT_PRSTATUS`, v0-v31 in `NT_FPREGSET`); each
+/// comment derives what the debugger shows.
+const AARCH64_CASES: &str = r#"
+target: aarch64
+cases:
+  # x29 - 16 = 0x7ff0: the 8 bytes there, 11 22 .. 88.
+  - name: breg29
+    rules: [op.breg.register-plus-offset]
+    context:
+      result: location
+      registers: { x29: 0x8000 }
+      memory: [ { at: 0x7ff0, bytes: "11 22 33 44 55 66 77 88" } ]
+    expr: "DW_OP_breg29 -16"
+  # All 64 bits of x0, little-endian: 01 02 .. 08.
+  - name: reg0
+    rules: [op.regx.pushes-register]
+    context: { result: location, registers: { x0: 0x0807060504030201 } }
+    expr: "DW_OP_reg0"
+  # sp + 8 = 0x9010 as an 8-byte value: 10 90 00 00 00 00 00 00.
+  - name: breg31-value
+    rules: [op.breg.register-plus-offset]
+    context: { result: value, registers: { sp: 0x9008 } }
+    expr: "DW_OP_breg31 8"
+  # The low 8 bytes of v0 (DWARF 64): 00 01 .. 07.
+  - name: v0-piece
+    rules: [op.piece.pops-part-creates]
+    context:
+      result: location
+      registers: { v0: "00 01 02 03 04 05 06 07 08 09 0a 0b 0c 0d 0e 0f" }
+    expr: "DW_OP_regx 64 DW_OP_piece 8"
+"#;
+
+/// The debugger, or `None` (skip) when it is missing or cannot read
+/// AArch64 cores (GDB without `gdb-multiarch`) outside CI.
+fn aarch64_debugger(kind: Kind) -> Option<Debugger> {
+    let d = debugger(kind)?;
+    if kind.reads(d.program(), dwarfcheck_core::target::Arch::Aarch64) {
+        return Some(d);
+    }
+    assert!(std::env::var_os("CI").is_none(), "{} does not read AArch64 cores", d.program().display());
+    eprintln!("skipped: {} does not read AArch64 cores", d.program().display());
+    None
+}
+
+fn check_aarch64(kind: Kind) {
+    let Some(d) = aarch64_debugger(kind) else { return };
+    let cases = dwarfcheck::case::yaml::load_str("aarch64.yaml", AARCH64_CASES).expect("test cases load");
+    d.prepare(&cases);
+    let want: [(&str, [u8; 8]); 4] = [
+        ("breg29", [0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88]),
+        ("reg0", [1, 2, 3, 4, 5, 6, 7, 8]),
+        ("breg31-value", [0x10, 0x90, 0, 0, 0, 0, 0, 0]),
+        ("v0-piece", [0, 1, 2, 3, 4, 5, 6, 7]),
+    ];
+    for (name, bytes) in want {
+        let c = expr(&cases, name);
+        let shown = d.evaluate(&c);
+        assert_eq!(shown, observe::Observation::Bytes(known(&bytes)).to_outcome(), "{name}");
+        // The reference's view is the same, so the runner agrees.
+        let r = dwarfcheck::consumer::builtin::reference_outcome(&c).0;
+        let view = d.expr_view(&c, &r).unwrap();
+        assert_eq!(runner::compare::judge(&view, &shown, false), Verdict::Agree, "{name}");
+    }
+}
+
+#[test]
+fn gdb_reads_aarch64_cores() {
+    check_aarch64(Kind::Gdb);
+}
+
+#[test]
+fn lldb_reads_aarch64_cores() {
+    check_aarch64(Kind::Lldb);
+}
+
+/// D20: in a version 4 unit with 4-byte addresses (a 64-bit ELF file), the
+/// `.debug_loc` entry [0x8000, 0x8008) covers the pc 0x8004 and says x3
+/// (the reference: register 3, whose unset fill the core holds), but LLDB
+/// shows the variable as not available.
+#[test]
+fn lldb_misreads_debug_loc_of_a_4_byte_unit() {
+    let Some(d) = aarch64_debugger(Kind::Lldb) else { return };
+    let text = r#"
+target: aarch64
+cases:
+  - name: debug-loc-4-byte
+    rules: [loclist.debug-loc]
+    attribute: location
+    loclist: 0
+    context:
+      pc: 0x8004
+      cu:
+        version: 4
+        address_size: 4
+        loclists: [ [ { base_address: 0x8000 }, { offset_pair: [0, 8], expr: "DW_OP_reg3" } ] ]
+"#;
+    let cases = dwarfcheck::case::yaml::load_str("d20.yaml", text).expect("test case loads");
+    let c = expr(&cases, "debug-loc-4-byte");
+    let r = dwarfcheck::consumer::builtin::reference_outcome(&c).0;
+    let shown = d.evaluate(&c);
+    assert_eq!(shown, observe::Observation::Bytes(vec![observe::Byte::OptimizedOut; 8]).to_outcome());
+    let view = d.expr_view(&c, &r).unwrap();
+    assert_eq!(view, observe::Observation::Bytes(known(&[0x43; 8])).to_outcome());
+    assert_eq!(runner::compare::judge(&view, &shown, false), Verdict::Disagree);
+    let class = d.failure_class(
+        &Case::Expr(c),
+        dwarfcheck::consumer::Answer::Expr(&r),
+        dwarfcheck::consumer::Answer::Expr(&shown),
+    );
+    assert_eq!(class.map(|k| k.id).as_deref(), Some("D20"));
+}

@@ -52,7 +52,7 @@ pub fn synth(args: &SynthArgs) -> ExitCode {
     println!("reference: {reference}");
     println!("variable `v`: {shape:?}; pc {:#x}", d.pc);
     println!("as the debugger sees it: {}", observe::view(case, &reference));
-    println!("gdb -nx -batch -ex 'core-file {}' -ex 'print v' {}", core.display(), exe.display());
+    println!("gdb-multiarch -nx -batch -ex 'core-file {}' -ex 'print v' {}", core.display(), exe.display());
     println!("lldb-19 --batch -c {} -o 'frame variable v' {}", core.display(), exe.display());
     ExitCode::SUCCESS
 }

@@ -5,6 +5,7 @@
 //! and a `.debug_frame` FDE for the subprogram (CFA from the case, DWARF 5
 //! §6.4).
 
+use super::machine::Machine;
 use super::patch::{patch, Placement};
 use super::{Rewrite, Unrepresentable, VarShape, CODE_BYTES, MAX_VAR_BYTES, VARIABLE};
 use crate::case::ExprCase;
@@ -27,12 +28,12 @@ const DIE_PREFIX: &str = "dwarfcheck_die_";
 const TYPE_PREFIX: &str = "dwarfcheck_type_";
 
 /// The DWARF sections (`.debug_abbrev`, `.debug_info`, `.debug_str` if
-/// used, `.debug_frame`) for `case`, with `v` shaped as `shape` in a
+/// used, `.debug_frame`) for `case` on `machine`, with `v` shaped as `shape` in a
 /// subprogram covering [`pc`, `pc` + [`CODE_BYTES`]).
 ///
 /// Errors: [`Unrepresentable`] from [`patch`], for a variable larger than
 /// [`MAX_VAR_BYTES`], or if gimli's writer refuses the unit.
-pub fn write(case: &ExprCase, shape: VarShape, pc: u64) -> Result<Vec<Section>, Unrepresentable> {
+pub fn write(case: &ExprCase, machine: Machine, shape: VarShape, pc: u64) -> Result<Vec<Section>, Unrepresentable> {
     if let VarShape::Bytes { byte_size, .. } = shape {
         if byte_size == 0 || byte_size > MAX_VAR_BYTES {
             return Err(Unrepresentable(format!("a variable of {byte_size} bytes")));
@@ -46,7 +47,7 @@ pub fn write(case: &ExprCase, shape: VarShape, pc: u64) -> Result<Vec<Section>, 
     let p = crate::asm::decode::Params::for_context(&case.ctx);
     let expr = patch(&case.expr, &p, &place)?;
     let mut sections = build_with(case, shape, pc, format, &expr, &|e| patch(e, &p, &place))?;
-    sections.push((".debug_frame", frame(case, pc)?));
+    sections.push((".debug_frame", frame(case, machine, pc)?));
     Ok(sections)
 }
 
@@ -247,26 +248,34 @@ fn placement(case: &ExprCase, sections: &[Section]) -> Result<Placement, Unrepre
 
 /// `.debug_frame`: one CIE of version 1 (the version GCC writes, which
 /// every consumer reads; Delve misreads version 4, class DV1 of
-/// docs/consumers.md) (x86-64: code alignment 1, data alignment -8,
-/// return address column 16) and one FDE over the subprogram whose CFA is
-/// the case's (`DW_CFA_def_cfa_expression` of its value) or else `rsp + 8`,
-/// the x86-64 CFA at a function's entry; the return address is saved at
-/// CFA - 8.
-fn frame(case: &ExprCase, pc: u64) -> Result<Vec<u8>, Unrepresentable> {
+/// docs/consumers.md) with `machine`'s code alignment, data alignment -8
+/// and return address column ([`Machine::return_address_column`]: 16 on
+/// x86-64, x30 on AArch64), and one FDE over the subprogram whose CFA is
+/// the case's (`DW_CFA_def_cfa_expression` of its value) or else the CFA
+/// at a function's entry ([`Machine::entry_cfa`]: `rsp + 8`, `sp + 0`).
+/// The return address is where a call leaves it: at CFA - 8 on x86-64, in
+/// x30 itself on AArch64 (`DW_CFA_same_value`).
+fn frame(case: &ExprCase, machine: Machine, pc: u64) -> Result<Vec<u8>, Unrepresentable> {
     let encoding = Encoding { format: gimli::Format::Dwarf32, version: 1, address_size: 8 };
-    let ra = Register(super::x86_64::RIP as u16);
-    let mut cie = CommonInformationEntry::new(encoding, 1, -8, ra);
+    let ra = Register(machine.return_address_column() as u16);
+    let mut cie = CommonInformationEntry::new(encoding, machine.code_alignment(), -8, ra);
     match case.ctx.cfa {
         Some(cfa) => {
             let mut e = Expression::new();
             e.op_constu(cfa);
             cie.add_instruction(CallFrameInstruction::CfaExpression(e));
         }
-        None => cie.add_instruction(CallFrameInstruction::Cfa(Register(super::x86_64::RSP as u16), 8)),
+        None => {
+            let (sp, offset) = machine.entry_cfa();
+            cie.add_instruction(CallFrameInstruction::Cfa(Register(sp as u16), offset));
+        }
     }
-    // The return address at CFA-8, the x86-64 rule at entry: GDB treats a
-    // frame whose return address is undefined as having no CFA at all.
-    cie.add_instruction(CallFrameInstruction::Offset(ra, -8));
+    // A defined return address: GDB treats a frame whose return address is
+    // undefined as having no CFA at all.
+    match machine {
+        Machine::X86_64 => cie.add_instruction(CallFrameInstruction::Offset(ra, -8)),
+        Machine::Aarch64 => cie.add_instruction(CallFrameInstruction::SameValue(ra)),
+    }
     let mut table = FrameTable::default();
     let id = table.add_cie(cie);
     table.add_fde(id, FrameDescriptionEntry::new(Address::Constant(pc), CODE_BYTES as u32));

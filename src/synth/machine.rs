@@ -195,4 +195,39 @@ impl Machine {
             Machine::Aarch64 => aarch64::notes(registers, pc, pid),
         }
     }
+
+    /// The `.debug_frame` code alignment factor (DWARF 5 §6.4.1): the
+    /// instruction size, 1 on x86-64, 4 on AArch64.
+    pub fn code_alignment(self) -> u8 {
+        match self {
+            Machine::X86_64 => 1,
+            Machine::Aarch64 => 4,
+        }
+    }
+
+    /// Alignment of an instruction's address, in **bytes** (x86-64: 1;
+    /// AArch64: 4, A64 instructions are 4-byte aligned).
+    pub fn instruction_alignment(self) -> u64 {
+        u64::from(self.code_alignment())
+    }
+
+    /// The DWARF return address column: x86-64's 16 (read as `rip`), the
+    /// link register x30 on AArch64.
+    pub fn return_address_column(self) -> u64 {
+        match self {
+            Machine::X86_64 => x86_64::RIP,
+            Machine::Aarch64 => aarch64::LR,
+        }
+    }
+
+    /// The CFA at a function's entry, `(register, offset in bytes)`: the
+    /// stack pointer before the call. On x86-64 `call` pushed the 8-byte
+    /// return address, so `rsp + 8`; on AArch64 `bl` leaves it in x30 and
+    /// the stack untouched, so `sp + 0`.
+    pub fn entry_cfa(self) -> (u64, i32) {
+        match self {
+            Machine::X86_64 => (x86_64::RSP, 8),
+            Machine::Aarch64 => (aarch64::SP, 0),
+        }
+    }
 }

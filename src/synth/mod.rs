@@ -31,7 +31,6 @@ pub mod x86_64;
 
 use crate::case::ExprCase;
 use dwarfcheck_core::context::AttrForm;
-use dwarfcheck_core::target::Arch;
 use machine::Machine;
 
 /// How the variable `v` of the synthesised program is typed and located.
@@ -106,16 +105,22 @@ pub const DEFAULT_PC: u64 = 0x5555_0000_0000;
 /// or attribute form the two files cannot carry.
 pub fn synthesise(case: &ExprCase, shape: VarShape) -> Result<Debuggee, Unrepresentable> {
     let ctx = &case.ctx;
-    if ctx.target.arch != Arch::X86_64 {
-        return Err(Unrepresentable(format!("target {} (only x86_64 is synthesised)", ctx.target.name)));
-    }
     let machine = Machine::for_target(ctx.target.arch, &ctx.target.name)?;
     check_context(case)?;
-    let pc = ctx.pc.or_else(|| ctx.registers.get(&machine.pc_register()).map(|b| le_u64(b))).unwrap_or(DEFAULT_PC);
-    let sections = dwarf::write(case, shape, pc)?;
+    let pc = program_counter(machine, ctx);
+    if !pc.is_multiple_of(machine.instruction_alignment()) {
+        return Err(Unrepresentable(format!("a pc {pc:#x} not aligned to an instruction")));
+    }
+    let sections = dwarf::write(case, machine, shape, pc)?;
     let executable = elf::executable(machine, &sections, pc)?;
     let core = elf::core(machine, ctx, pc)?;
     Ok(Debuggee { executable, core, pc })
+}
+
+/// The program counter of the synthesised core's thread on `machine`: the
+/// case's pc, else its pc register's value, else [`DEFAULT_PC`].
+pub fn program_counter(machine: Machine, ctx: &dwarfcheck_core::context::Context) -> u64 {
+    ctx.pc.or_else(|| ctx.registers.get(&machine.pc_register()).map(|b| le_u64(b))).unwrap_or(DEFAULT_PC)
 }
 
 /// Refuses contexts a process image cannot hold.

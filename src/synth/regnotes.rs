@@ -14,10 +14,12 @@ pub enum Slot {
 }
 
 /// What a register the case gives no value holds in the core file: every
-/// byte `0x40 | regno` (so a debugger that reads the wrong register shows
-/// it). `len` bytes.
+/// byte `0x40 | (regno & 0x3f)`, with bit 7 set for registers 64-127
+/// (AArch64's v0-v31 are 64-95, so v0 is `0xc0` and x0 `0x40`), so a
+/// debugger that reads the wrong register shows it. `len` bytes.
 pub fn unset_register(regno: u64, len: usize) -> Vec<u8> {
-    vec![0x40 | (regno as u8 & 0x3f); len]
+    let r = regno as u8;
+    vec![0x40 | (r & 0x3f) | ((r & 0x40) << 1); len]
 }
 
 /// One architecture's register-note layout, as [`fill`] needs it.

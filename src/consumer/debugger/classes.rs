@@ -121,6 +121,15 @@ const CLASSES: &[(&str, &[Kind], &str, Option<&str>)] = &[
          (\"unable to find function context\")",
         None,
     ),
+    (
+        "D20",
+        &[Kind::Lldb, Kind::Delve],
+        "a DWARF 4 location list (.debug_loc) of a unit whose address size is 4, inside a 64-bit ELF file, is read \
+         with 8-byte addresses (DWARF 4 §7.7.3 sizes them by the unit's address_size): LLDB finds no entry though \
+         one covers the pc and shows the variable as not available; Delve's reader runs off the section's end \
+         (\"Internal debugger error: runtime error: slice bounds out of range\")",
+        None,
+    ),
 ];
 
 /// The class of a disagreement between the reference's `reference` and the
@@ -199,6 +208,13 @@ pub fn known_class(kind: Kind, case: &ExprCase, reference: &Outcome, answer: &Ou
         "D18"
     } else if kind == Kind::Delve && error("unable to find function context") && case.ctx.cfa.is_some() {
         "D19"
+    } else if result(reference)
+        && (kind == Kind::Lldb && all_optimized_out(answer)
+            || kind == Kind::Delve && error("slice bounds out of range"))
+        && case.form.is_some()
+        && case.ctx.cu.as_ref().is_some_and(|c| c.version < 5 && c.address_size == 4)
+    {
+        "D20"
     } else {
         return None;
     };

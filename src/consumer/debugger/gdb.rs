@@ -3,8 +3,9 @@
 
 use std::path::Path;
 
-/// The probe script (GDB's Python API).
-pub const PROBE: &str = include_str!("probe_gdb.py");
+/// The probe script (GDB's Python API), after the helper that gives each
+/// job a fresh inferior (`gdb_inferior.py`).
+pub const PROBE: &str = concat!(include_str!("gdb_inferior.py"), include_str!("probe_gdb.py"));
 
 /// Arguments for one batch in `dir` with the probe at `probe`: no init
 /// files (`-nx`), batch mode, `DWARFCHECK_DIR` set, then the probe.

@@ -37,6 +37,7 @@ use dwarfcheck_core::context::MachineState;
 use dwarfcheck_core::outcome::Failure;
 use dwarfcheck_core::outcome::{CfiOutcome, Outcome};
 use dwarfcheck_core::rules::RuleId;
+use dwarfcheck_core::target::Arch;
 use observe::{Byte, Observation};
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -65,10 +66,13 @@ impl Kind {
         }
     }
 
-    /// Executables tried on `PATH`, in order.
+    /// Executables tried on `PATH`, in order. GDB: `gdb-multiarch` first
+    /// (Debian's `gdb` is built for the host's architecture only and does
+    /// not read AArch64 cores; the two are the same GDB otherwise), then
+    /// `gdb`.
     pub fn programs(self) -> &'static [&'static str] {
         match self {
-            Kind::Gdb => &["gdb"],
+            Kind::Gdb => &["gdb-multiarch", "gdb"],
             Kind::Lldb => &["lldb-19", "lldb"],
             Kind::Delve => &["dlv"],
         }
@@ -77,9 +81,25 @@ impl Kind {
     /// The Debian package that has it.
     fn package(self) -> &'static str {
         match self {
-            Kind::Gdb => "gdb",
+            Kind::Gdb => "gdb-multiarch (or gdb, x86-64 only)",
             Kind::Lldb => "lldb-19 python3-lldb-19",
             Kind::Delve => "delve and python3",
+        }
+    }
+
+    /// Whether the debugger at `program` reads executables and cores of
+    /// `arch`: the one place that decides it. GDB reads AArch64 only when
+    /// built for every architecture (`gdb-multiarch`, or a GDB whose name
+    /// says so); LLDB 19 and Delve 1.20 read both. Other architectures are
+    /// never synthesised.
+    pub fn reads(self, program: &Path, arch: Arch) -> bool {
+        match (self, arch) {
+            (_, Arch::X86_64) => true,
+            (Kind::Gdb, Arch::Aarch64) => {
+                program.file_name().is_some_and(|n| n.to_string_lossy().contains("multiarch"))
+            }
+            (Kind::Lldb | Kind::Delve, Arch::Aarch64) => true,
+            _ => false,
         }
     }
 
@@ -361,6 +381,11 @@ impl Debugger {
     /// Synthesises case number `i` into `dir` and describes it for the
     /// probe; `Err` is the case's outcome when there is nothing to run.
     fn job(&self, case: &ExprCase, i: usize, dir: &Path) -> Result<serde_json::Value, Outcome> {
+        let arch = case.ctx.target.arch;
+        if !self.runs.kind.reads(&self.runs.program, arch) {
+            let what = format!("{} does not read {} cores", self.runs.program.display(), case.ctx.target.name);
+            return Err(Outcome::Failed(Failure::Unsupported { what }));
+        }
         let reference = crate::consumer::builtin::reference_outcome(case).0;
         let shape = observe::plan(case, &reference);
         let d = synth::synthesise(case, shape)

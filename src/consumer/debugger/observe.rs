@@ -194,6 +194,25 @@ pub fn view(case: &ExprCase, outcome: &Outcome) -> Outcome {
     }
 }
 
+/// What the synthesised core holds for register `regno` when the case
+/// gives it no value: the program counter for the machine's pc register
+/// ([`synth::program_counter`]), else the synthesiser's fill
+/// ([`synth::regnotes::unset_register`]) as long as the register (its
+/// target size); `None` for a register the core has no slot for, or a
+/// target that is not synthesised.
+fn unset_fill(ctx: &dwarfcheck_core::context::Context, regno: u64) -> Option<Vec<u8>> {
+    use crate::synth::{self, machine::Machine};
+    let machine = Machine::of(ctx.target.arch)?;
+    machine.slot(regno)?;
+    let reg_bytes = ctx.target.register(regno).map_or(8, |r| r.bits as usize / 8);
+    if regno == machine.pc_register() {
+        let mut pc = synth::program_counter(machine, ctx).to_le_bytes().to_vec();
+        pc.resize(reg_bytes, 0);
+        return Some(pc);
+    }
+    Some(synth::regnotes::unset_register(regno, reg_bytes))
+}
+
 /// Reads `(bits, source)` parts in order, bit by bit, into bytes.
 fn read_parts<'a>(case: &ExprCase, parts: impl Iterator<Item = (u64, Option<&'a Source>)>) -> Outcome {
     let ctx = &case.ctx;
@@ -225,9 +244,8 @@ fn read_parts<'a>(case: &ExprCase, parts: impl Iterator<Item = (u64, Option<&'a 
                     Err(
                         dwarfcheck_core::context::ContextError::RegisterUnavailable(_)
                         | dwarfcheck_core::context::ContextError::Missing(_),
-                    ) if crate::synth::x86_64::slot(*regno).is_some() => {
-                        let reg_bytes = ctx.target.register(*regno).map_or(8, |r| r.bits as usize / 8);
-                        let fill = crate::synth::x86_64::unset_register(*regno, reg_bytes);
+                    ) if unset_fill(ctx, *regno).is_some() => {
+                        let fill = unset_fill(ctx, *regno).unwrap_or_default();
                         fill.get(at..at + len).map(<[u8]>::to_vec).ok_or(Outcome::Failed(Failure::EvalError {
                             rule: rule("debugger:past-storage-end"),
                             at: None,

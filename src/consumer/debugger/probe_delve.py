@@ -23,7 +23,9 @@ init = os.path.join(DIR, "delve-init")
 with open(init, "w") as f:
     f.write("config max-array-values 8192\nprint v\nexit\n")
 
-ELEMENT = re.compile(r"\(unreadable [^)]*\)|\d+|\.\.\.\+\d+ more")
+# Elements are decimal; on AArch64 Delve 1.20 prints an unsigned char
+# 0xf0 as -16, so a sign is kept (the byte is the value modulo 256).
+ELEMENT = re.compile(r"\(unreadable [^)]*\)|-?\d+|\.\.\.\+\d+ more")
 # Delve names the init file by the path it was given (the full path of
 # DIR/delve-init), so any path ending in the file's name matches.
 FAILED = re.compile(r"^(?:\S*/)?delve-init:\d+: (.*)$")

@@ -50,7 +50,4 @@ for job in jobs:
     res["id"] = job["id"]
     out.write(json.dumps(res) + "\n")
     out.flush()
-    try:
-        gdb.execute("core-file", to_string=True)
-    except gdb.error:
-        pass
+    dwarfcheck_next_inferior()  # noqa: F821 - from gdb_inferior.py

@@ -40,13 +40,9 @@ use std::path::Path;
 use std::sync::Mutex;
 
 /// The GDB unwinding probe (GDB's Python API).
-pub const PROBE_GDB: &str = include_str!("probe_gdb_unwind.py");
+pub const PROBE_GDB: &str = concat!(include_str!("gdb_inferior.py"), include_str!("probe_gdb_unwind.py"));
 /// The LLDB unwinding probe (LLDB's SB API).
 pub const PROBE_LLDB: &str = include_str!("probe_lldb_unwind.py");
-
-/// GDB's executables tried on `PATH` for unwinding, in order:
-/// `gdb-multiarch` reads x86-64 and AArch64 cores.
-const GDB_PROGRAMS: &[&str] = &["gdb-multiarch", "gdb"];
 
 /// Most frames a debugger lists when the case sets no limit.
 const MAX_FRAMES: u32 = 64;
@@ -78,11 +74,6 @@ pub fn name(kind: Kind) -> &'static str {
     }
 }
 
-/// The machine of `c`'s frame section, if the synthesiser writes it.
-fn machine_of(c: &CfiCase) -> Option<Machine> {
-    Machine::of(c.section.target.arch)
-}
-
 fn key(c: &CfiCase) -> String {
     format!("{}#{}", c.origin, c.name)
 }
@@ -107,7 +98,7 @@ impl DebuggerUnwind {
         if kind == Kind::Delve {
             return Err(ConsumerError::Unknown { name: name(kind).into() });
         }
-        let programs = if kind == Kind::Gdb { GDB_PROGRAMS } else { kind.programs() };
+        let programs = kind.programs();
         let program = process::find_program(programs).ok_or(ConsumerError::NotInstalled {
             consumer: name(kind),
             programs,
@@ -135,15 +126,9 @@ impl DebuggerUnwind {
         }
     }
 
-    /// Unwinds `cases` in batches of [`Limits::batch`], in parallel, each
-    /// batch of one machine: after an AArch64 core, `gdb-multiarch`
-    /// refuses to load an x86-64 executable in the same session
-    /// ("Architecture of file not recognized"). Callers sort the cases by
-    /// [`machine_of`] so that the batches stay full.
+    /// Unwinds `cases` in batches of [`Limits::batch`], in parallel.
     fn run_all(&self, cases: &[(&CfiCase, &UnwindCase)]) -> Vec<Option<Unwind>> {
-        let n = self.runs.limits().batch.max(1);
-        let chunks: Vec<&[(&CfiCase, &UnwindCase)]> =
-            cases.chunk_by(|a, b| machine_of(a.0) == machine_of(b.0)).flat_map(|g| g.chunks(n)).collect();
+        let chunks: Vec<&[(&CfiCase, &UnwindCase)]> = cases.chunks(self.runs.limits().batch.max(1)).collect();
         chunks.par_iter().flat_map_iter(|c| self.run_batch(c)).collect()
     }
 
@@ -170,8 +155,8 @@ impl DebuggerUnwind {
         let machine = Machine::for_target(c.section.target.arch, &c.section.target.name)
             .map_err(|e| unsupported(e.to_string()))?;
         let (kind, program) = self.runs.program();
-        if machine != Machine::X86_64 && kind == Kind::Gdb && !program.ends_with("gdb-multiarch") {
-            return Err(unsupported(format!("{machine:?} cores need gdb-multiarch")));
+        if !kind.reads(program, c.section.target.arch) {
+            return Err(unsupported(format!("{} does not read {machine:?} cores", program.display())));
         }
         let exe = dir.join(format!("case{i}"));
         let core = dir.join(format!("case{i}.core"));
@@ -255,7 +240,8 @@ impl DebuggerUnwind {
 impl DebuggerUnwind {
     /// The known class of a disagreement on `c` (docs/consumers.md): GU2
     /// (GDB's PAC stripping of a high-half return address); LU6 (LLDB shows
-    /// a signed x30 stripped), LU2 to LU5 by the instruction the case's FDE
+    /// a signed x30 stripped), LU7 (LLDB strips an unsigned return
+    /// address), LU2 to LU5 by the instruction the case's FDE
     /// holds. (LU1, a stack ended at a CFA that is not a multiple of 8, was
     /// withdrawn: LLDB had stopped at a caller pc in no loaded module, which
     /// the view now excuses; docs/consumers.md.)
@@ -303,6 +289,20 @@ impl DebuggerUnwind {
                         "LU6",
                         "shows the caller's x30 with its pointer authentication code stripped, where the CFI \
                          restores the signed value saved on the stack (only the caller pc is stripped)",
+                        "lldb-unwind---consumers-lldb-unwind",
+                    ));
+                }
+                // LU7: an unsigned return address with bits in the PAC
+                // mask: LLDB clears them all the same.
+                let mask = crate::synth::aarch64::PAC_MASK;
+                let stripped_unsigned = reference.steps.iter().zip(&got.steps).any(|(r, g)| {
+                    matches!((r.caller_pc, g.caller_pc), (Some(a), Some(b)) if a != b && b == a & !mask)
+                });
+                if !signed && stripped_unsigned {
+                    return Some(class(
+                        "LU7",
+                        "strips the pointer authentication bits from every return address on an AArch64 core \
+                         with pointer authentication, also where the CFI says it is not signed (RA_SIGN_STATE 0)",
                         "lldb-unwind---consumers-lldb-unwind",
                     ));
                 }
@@ -389,7 +389,7 @@ impl Consumer for DebuggerUnwind {
 
     fn prepare(&self, cases: &[Case]) {
         let support = self.supports();
-        let mut todo: Vec<(&CfiCase, &UnwindCase)> = cases
+        let todo: Vec<(&CfiCase, &UnwindCase)> = cases
             .iter()
             .filter_map(|c| match c {
                 Case::Cfi(c) if support.editions.contains(&crate::edition::of_cfi_case(c)) => {
@@ -401,8 +401,6 @@ impl Consumer for DebuggerUnwind {
         if todo.is_empty() {
             return;
         }
-        // Cases of one machine together ([`Self::run_all`]).
-        todo.sort_by_key(|(c, _)| machine_of(c) == Some(Machine::Aarch64));
         let answers = self.run_all(&todo);
         let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
         for ((c, _), a) in todo.iter().zip(answers) {
