@@ -160,6 +160,7 @@ fn a_synthetic_state_becomes_what_the_reference_reads() {
     assert_eq!(got.fdes, vec![c.fde_offset]);
     // A concrete state is not concretised again.
     assert!(concrete::concretise(&c.section, &u).is_err());
+}
 
 #[test]
 fn aarch64_notes_put_registers_where_user_pt_regs_and_user_fpsimd_state_have_them() {
