@@ -295,9 +295,10 @@ impl DebuggerUnwind {
                 // LU7: an unsigned return address with bits in the PAC
                 // mask: LLDB clears them all the same.
                 let mask = crate::synth::aarch64::PAC_MASK;
-                let stripped_unsigned = reference.steps.iter().zip(&got.steps).any(|(r, g)| {
-                    matches!((r.caller_pc, g.caller_pc), (Some(a), Some(b)) if a != b && b == a & !mask)
-                });
+                let stripped_unsigned =
+                    reference.steps.iter().zip(&got.steps).any(
+                        |(r, g)| matches!((r.caller_pc, g.caller_pc), (Some(a), Some(b)) if a != b && b == a & !mask),
+                    );
                 if !signed && stripped_unsigned {
                     return Some(class(
                         "LU7",
