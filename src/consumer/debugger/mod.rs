@@ -189,7 +189,7 @@ impl std::fmt::Debug for Debugger {
 
 /// A case's cache key: its origin and name.
 fn key(case: &ExprCase) -> String {
-    format!("{}#{}", case.origin, case.name)
+    Batches::case_key(&case.origin, &case.name)
 }
 
 impl Debugger {
@@ -244,6 +244,25 @@ impl Debugger {
 }
 
 impl Batches {
+    /// Batches of the first of [`Kind::programs`] of `kind` found on
+    /// `PATH`, for the consumer named `consumer`.
+    ///
+    /// Errors: [`ConsumerError::NotInstalled`] when none is on `PATH`.
+    pub fn find(kind: Kind, limits: Limits, consumer: &'static str) -> Result<Self, ConsumerError> {
+        let program = process::find_program(kind.programs()).ok_or(ConsumerError::NotInstalled {
+            consumer,
+            programs: kind.programs(),
+            package: kind.package(),
+        })?;
+        Ok(Batches::new(kind, program, limits))
+    }
+
+    /// The key a prepared case's answer is cached under: its origin and
+    /// name.
+    pub fn case_key(origin: &str, name: &str) -> String {
+        format!("{origin}#{name}")
+    }
+
     /// The debugger `kind` at `program`, declared down after
     /// [`DEFAULT_DOWN_AFTER`] runs in a row without an answer.
     pub fn new(kind: Kind, program: PathBuf, limits: Limits) -> Self {

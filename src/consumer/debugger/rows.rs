@@ -14,7 +14,6 @@
 
 use super::{Batches, Kind, Limits};
 use crate::case::{Case, CfiCase, ExprCase, UnwindCase};
-use crate::consumer::external::process;
 use crate::consumer::external::table::{signed, ToolCfa, ToolEntry, ToolRow, ToolSection};
 use crate::consumer::health::HealthReport;
 use crate::consumer::{Answer, Consumer, ConsumerError, FailureClass, Support};
@@ -62,7 +61,7 @@ impl std::fmt::Debug for LldbRows {
 }
 
 fn key(c: &CfiCase) -> String {
-    format!("{}#{}", c.origin, c.name)
+    Batches::case_key(&c.origin, &c.name)
 }
 
 fn fault(what: String) -> CfiOutcome {
@@ -96,13 +95,7 @@ impl LldbRows {
     /// Errors: [`ConsumerError::NotInstalled`] when none of
     /// [`Kind::programs`] is on `PATH`.
     pub fn new(limits: Limits) -> Result<Self, ConsumerError> {
-        let kind = Kind::Lldb;
-        let program = process::find_program(kind.programs()).ok_or(ConsumerError::NotInstalled {
-            consumer: NAME,
-            programs: kind.programs(),
-            package: kind.package(),
-        })?;
-        Ok(LldbRows { runs: Batches::new(kind, program, limits), cache: Mutex::new(HashMap::new()) })
+        Ok(LldbRows { runs: Batches::find(Kind::Lldb, limits, NAME)?, cache: Mutex::new(HashMap::new()) })
     }
 
     /// Declared down after `n` runs in a row without an answer (0: never).

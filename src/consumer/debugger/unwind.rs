@@ -24,7 +24,6 @@
 
 use super::{Batches, Kind, Limits};
 use crate::case::{Case, CfiCase, ExprCase, UnwindCase};
-use crate::consumer::external::process;
 use crate::consumer::health::HealthReport;
 use crate::consumer::unwinding::{memory, shown_steps};
 use crate::consumer::{Answer, Consumer, ConsumerError, FailureClass, Support};
@@ -75,7 +74,7 @@ pub fn name(kind: Kind) -> &'static str {
 }
 
 fn key(c: &CfiCase) -> String {
-    format!("{}#{}", c.origin, c.name)
+    Batches::case_key(&c.origin, &c.name)
 }
 
 /// A caller register as the debuggers show it: a value (or none), no
@@ -98,13 +97,7 @@ impl DebuggerUnwind {
         if kind == Kind::Delve {
             return Err(ConsumerError::Unknown { name: name(kind).into() });
         }
-        let programs = kind.programs();
-        let program = process::find_program(programs).ok_or(ConsumerError::NotInstalled {
-            consumer: name(kind),
-            programs,
-            package: kind.package(),
-        })?;
-        Ok(DebuggerUnwind { runs: Batches::new(kind, program, limits), cache: Mutex::new(HashMap::new()) })
+        Ok(DebuggerUnwind { runs: Batches::find(kind, limits, name(kind))?, cache: Mutex::new(HashMap::new()) })
     }
 
     /// Declared down after `n` runs in a row without an answer (0: never).
