@@ -29,3 +29,34 @@ pub fn bundled_cfi_cases() -> Vec<crate::case::Case> {
         .filter(|c| matches!(c, crate::case::Case::Cfi(_)))
         .collect()
 }
+
+/// A consumer's verdict counts over `cases` (the runner's, against the
+/// reference and fast) and each case it disagrees with, by name, with the
+/// class [`crate::consumer::Consumer::failure_class`] gives it (`None`:
+/// unclassified), in failure order.
+pub type Judged = (std::collections::BTreeMap<crate::runner::compare::Verdict, usize>, Vec<(String, Option<String>)>);
+
+/// Runs `consumer` over `cases` as `dwarfcheck run` does and returns its
+/// [`Judged`] verdicts and disagreement classes.
+pub fn judged(consumer: Box<dyn crate::consumer::Consumer>, cases: &[crate::case::Case]) -> Judged {
+    use crate::case::Case;
+    use crate::consumer::builtin::{reference_table, Fast, Reference};
+    use crate::consumer::Answer;
+    use crate::runner::{Finding, Options};
+    let name = consumer.name().to_string();
+    let others = vec![consumer];
+    let s = crate::runner::run(cases, &Reference, &Fast, &others, &Options { keep_details: 0, ..Default::default() });
+    let k = &others[0];
+    let classes = s
+        .failures
+        .iter()
+        .filter(|f| matches!(f.finding, Finding::Consumer { .. }))
+        .map(|f| {
+            let Some(Case::Cfi(c)) = cases.iter().find(|c| c.name() == f.case) else { return (f.case.clone(), None) };
+            let case = Case::Cfi(c.clone());
+            let (r, a) = (reference_table(c), k.frame_table(c));
+            (f.case.clone(), k.failure_class(&case, Answer::Cfi(&r), Answer::Cfi(&a)).map(|x| x.id))
+        })
+        .collect();
+    (s.verdicts.get(&name).cloned().unwrap_or_default(), classes)
+}

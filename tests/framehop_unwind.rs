@@ -8,10 +8,10 @@
 //! its class.
 
 use dwarfcheck::case::Case;
-use dwarfcheck::consumer::builtin::{reference_table, Fast, Reference};
+
 use dwarfcheck::consumer::framehop::Framehop;
-use dwarfcheck::consumer::{Answer, Consumer};
-use dwarfcheck::runner::{self, compare::Verdict, Finding, Options};
+use dwarfcheck::consumer::Consumer;
+use dwarfcheck::runner::compare::Verdict;
 use dwarfcheck_core::outcome::unwind::UnwindEnd;
 use dwarfcheck_core::outcome::{RawLocation, Source};
 use std::path::PathBuf;
@@ -22,27 +22,9 @@ fn load(rel: &str) -> Vec<Case> {
     dwarfcheck::case::yaml::load_file(&path).unwrap()
 }
 
-/// Verdict counts, and each disagreeing case with its class.
-type Judged = (std::collections::BTreeMap<Verdict, usize>, Vec<(String, Option<String>)>);
-
 /// framehop's verdict counts and the classes of its disagreements.
-fn judged(cases: &[Case]) -> Judged {
-    let others: Vec<Box<dyn Consumer>> = vec![Box::new(Framehop)];
-    let s = runner::run(cases, &Reference, &Fast, &others, &Options { keep_details: 0, ..Default::default() });
-    let classes = s
-        .failures
-        .iter()
-        .filter(|f| matches!(f.finding, Finding::Consumer { .. }))
-        .map(|f| {
-            let case = cases.iter().find(|c| c.name() == f.case).expect("a failing case is a case");
-            let Case::Cfi(c) = case else { return (f.case.clone(), None) };
-            let r = reference_table(c);
-            let a = Framehop.frame_table(c);
-            let class = Framehop.failure_class(case, Answer::Cfi(&r), Answer::Cfi(&a)).map(|k| k.id);
-            (f.case.clone(), class)
-        })
-        .collect();
-    (s.verdicts["framehop"].clone(), classes)
+fn judged(cases: &[Case]) -> dwarfcheck::testing::Judged {
+    dwarfcheck::testing::judged(Box::new(Framehop), cases)
 }
 
 #[test]

@@ -7,11 +7,11 @@
 //! classified.
 
 use dwarfcheck::case::Case;
-use dwarfcheck::consumer::builtin::{reference_table, Fast, Reference};
+
 use dwarfcheck::consumer::external::RunBudget;
 use dwarfcheck::consumer::libunwind::Libunwind;
-use dwarfcheck::consumer::{Answer, Consumer};
-use dwarfcheck::runner::{self, compare::Verdict, Finding, Options};
+use dwarfcheck::consumer::Consumer;
+use dwarfcheck::runner::compare::Verdict;
 use dwarfcheck_core::outcome::unwind::UnwindEnd;
 use dwarfcheck_core::outcome::{RawLocation, Source};
 use std::collections::BTreeMap;
@@ -33,22 +33,8 @@ type Judged = (BTreeMap<Verdict, usize>, BTreeMap<String, Option<String>>);
 
 /// libunwind's verdict counts and the classes of its disagreements.
 fn judged(l: Libunwind, cases: &[Case]) -> Judged {
-    let others: Vec<Box<dyn Consumer>> = vec![Box::new(l)];
-    let s = runner::run(cases, &Reference, &Fast, &others, &Options { keep_details: 0, ..Default::default() });
-    let l = &others[0];
-    let classes = s
-        .failures
-        .iter()
-        .filter(|f| matches!(f.finding, Finding::Consumer { .. }))
-        .map(|f| {
-            let case = cases.iter().find(|c| c.name() == f.case).expect("a failing case is a case");
-            let Case::Cfi(c) = case else { return (f.case.clone(), None) };
-            let r = reference_table(c);
-            let a = l.frame_table(c);
-            (f.case.clone(), l.failure_class(case, Answer::Cfi(&r), Answer::Cfi(&a)).map(|k| k.id))
-        })
-        .collect();
-    (s.verdicts["libunwind"].clone(), classes)
+    let (verdicts, classes) = dwarfcheck::testing::judged(Box::new(l), cases);
+    (verdicts, classes.into_iter().collect())
 }
 
 #[test]

@@ -5,11 +5,11 @@
 //! every disagreement on the bundled CFI cases is classified.
 
 use dwarfcheck::case::Case;
-use dwarfcheck::consumer::builtin::{Fast, Reference};
+
 use dwarfcheck::consumer::debugger::rows::{parse, LldbRows};
 use dwarfcheck::consumer::debugger::Limits;
-use dwarfcheck::consumer::{Answer, Consumer};
-use dwarfcheck::runner::{self, compare::Verdict, Finding, Options};
+use dwarfcheck::consumer::Consumer;
+use dwarfcheck::runner::compare::Verdict;
 use dwarfcheck_core::outcome::{CfaRule, CfiOutcome, RegisterRule, Row, RowTable};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -99,27 +99,9 @@ fn prologue_rows_through_lldb_as_derived_by_hand() {
     assert_eq!(lldb.frame_table(c), CfiOutcome::Table(want));
 }
 
-/// Verdict counts, and each disagreeing case with its class.
-type Judged = (BTreeMap<Verdict, usize>, Vec<(String, Option<String>)>);
-
 /// lldb-rows' verdict counts and the classes of its disagreements.
-fn judged(lldb: LldbRows, cases: &[Case]) -> Judged {
-    let others: Vec<Box<dyn Consumer>> = vec![Box::new(lldb)];
-    let s = runner::run(cases, &Reference, &Fast, &others, &Options { keep_details: 0, ..Default::default() });
-    let classes = s
-        .failures
-        .iter()
-        .filter(|f| matches!(f.finding, Finding::Consumer { .. }))
-        .map(|f| {
-            let case = cases.iter().find(|c| c.name() == f.case).expect("a failing case is a case");
-            let Case::Cfi(c) = case else { return (f.case.clone(), None) };
-            let r = dwarfcheck::consumer::builtin::reference_table(c);
-            let a = others[0].frame_table(c);
-            let class = others[0].failure_class(case, Answer::Cfi(&r), Answer::Cfi(&a)).map(|k| k.id);
-            (f.case.clone(), class)
-        })
-        .collect();
-    (s.verdicts["lldb-rows"].clone(), classes)
+fn judged(lldb: LldbRows, cases: &[Case]) -> dwarfcheck::testing::Judged {
+    dwarfcheck::testing::judged(Box::new(lldb), cases)
 }
 
 /// Each minimal case disagrees in the class it was written for; the two
