@@ -40,7 +40,9 @@ pub fn explanation(id: &str) -> Option<&'static str> {
 /// reference's outcome `reference` and gimli's `gimli` on `case` belongs
 /// to, or `None` for a disagreement no class explains. Signatures:
 /// - G1: the expression converts (`DW_OP_convert`, 0xa8, or
-///   `DW_OP_GNU_convert`, 0xf7) and both sides have a result, or gimli has
+///   `DW_OP_GNU_convert`, 0xf7) and both sides have a result, or the
+///   reference's trace shows a negative signed value converted to a float
+///   (whatever follows: the values differ from there on), or gimli has
 ///   a result and the reference cannot read memory at an operation after
 ///   the first conversion (`op.deref.past-storage-end`,
 ///   `op.deref.memory-unreadable`: the converted value became an address);
@@ -106,6 +108,14 @@ pub fn known_class(case: &ExprCase, reference: &Outcome, gimli: &Outcome) -> Opt
     // the reference cannot read and gimli's different value can (fuzz
     // finding expr_bytes-a44d1eb490bdeafb: signed -> float -> generic, not,
     // deref).
+    // Wherever the reference itself converts a negative signed value to a
+    // float, gimli's value differs from there on, and so may anything that
+    // depends on it: a branch, an address, an error (fuzz finding
+    // expr_ops-cc7f64965e0418fb: signed -> float -> generic, then
+    // DW_OP_bra goes the other way).
+    if has(&|b| b == 0xa8 || b == 0xf7) && converts_negative_signed_to_float(case) {
+        return Some("G1");
+    }
     let first_convert = case.expr.iter().position(|&b| b == 0xa8 || b == 0xf7);
     let reference_at = match reference {
         Outcome::Failed(Failure::EvalError { at: Some(a), .. }) => usize::try_from(*a).ok(),
@@ -207,6 +217,29 @@ pub fn known_class(case: &ExprCase, reference: &Outcome, gimli: &Outcome) -> Opt
         }
     }
     None
+}
+
+/// Whether the reference, evaluating `case`, executes a `DW_OP_convert`
+/// (or `DW_OP_GNU_convert`) whose operand is a negative value of a
+/// `DW_ATE_signed`/`DW_ATE_signed_char` base type and whose result has a
+/// `DW_ATE_float` type: the conversion gimli 0.34 gets wrong (G1). Read
+/// from the reference's trace (`evaluate_traced`), whose values print as
+/// `type:0x` and their bytes, most significant first, so the first hex
+/// digit holds the sign bit. Big-endian values are not claimed.
+fn converts_negative_signed_to_float(case: &ExprCase) -> bool {
+    let (_, trace) = crate::consumer::builtin::with_reference_state(&case.ctx, |state| {
+        dwarfcheck_reference::expr::evaluate_traced(&case.expr, state)
+    });
+    let top = |i: usize| trace.get(i).and_then(|t| t.stack.last()).map(String::as_str);
+    let negative_signed = |v: &str| {
+        let Some((ty, hex)) = v.split_once(":0x") else { return false };
+        let signed = ty.starts_with("signed") && !ty.ends_with("be") && !ty.contains('x');
+        signed && hex.len() > 1 && hex.chars().next().and_then(|c| c.to_digit(16)).is_some_and(|d| d >= 8)
+    };
+    (1..trace.len()).any(|i| {
+        let converts = trace[i].op.starts_with("DW_OP_convert") || trace[i].op.starts_with("DW_OP_GNU_convert");
+        converts && top(i - 1).is_some_and(negative_signed) && top(i).is_some_and(|v| v.starts_with("float"))
+    })
 }
 
 /// Whether composites `r` (the reference's) and `g` (gimli's) cover the
