@@ -523,6 +523,7 @@ fn build(g: &Gen) -> ExprCase {
         expr: bytes(&g.expr, obytes).into(),
         attribute,
         form,
+        spirv: None,
         ctx: Arc::new(c),
         rules: Vec::new(),
         expect: None,

@@ -30,6 +30,11 @@ pub struct ExprCase {
     /// The attribute's value when it is not the exprloc `expr`: a location
     /// list (`.debug_loclists`/`.debug_loc` of `ctx.cu`) or a constant.
     pub form: Option<dwarfcheck_core::context::AttrForm>,
+    /// A SPIR-V OpenCL.DebugInfo.100 expression (a `spirv:` case, or one
+    /// read from a module): the evaluators interpret it directly, and
+    /// `expr` holds its lowering to DWARF operations for third parties
+    /// (`spirv::lower`). `attribute` and `form` are then `None`.
+    pub spirv: Option<Arc<dwarfcheck_core::encoding::spirv::SpirvExpression>>,
     /// The evaluation context.
     pub ctx: Arc<Context>,
     /// Rule IDs this case is written to exercise.
@@ -42,9 +47,10 @@ impl ExprCase {
     /// The attribute's value as the evaluators take it: `form`, or the
     /// exprloc `expr` when there is none.
     pub fn value(&self) -> dwarfcheck_core::context::AttrValue<'_> {
-        match &self.form {
-            Some(f) => f.as_value(),
-            None => dwarfcheck_core::context::AttrValue::Exprloc(&self.expr),
+        match (&self.spirv, &self.form) {
+            (Some(e), _) => dwarfcheck_core::context::AttrValue::Spirv(e),
+            (None, Some(f)) => f.as_value(),
+            (None, None) => dwarfcheck_core::context::AttrValue::Exprloc(&self.expr),
         }
     }
 }

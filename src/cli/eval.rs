@@ -101,6 +101,7 @@ pub fn eval(a: &EvalArgs) -> ExitCode {
         expr: bytes.clone().into(),
         attribute: None,
         form: None,
+        spirv: None,
         ctx: Arc::new(ctx),
         rules: Vec::new(),
         expect: None,

@@ -427,6 +427,7 @@ impl Extractor<'_> {
             expr,
             attribute: None,
             form: None,
+            spirv: None,
             ctx,
             rules: Vec::new(),
             expect: None,

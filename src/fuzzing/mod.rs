@@ -143,6 +143,7 @@ pub fn expr_case(expr: &[u8], ctx: &Arc<Context>) -> ExprCase {
         expr: expr.into(),
         attribute: None,
         form: None,
+        spirv: None,
         ctx: ctx.clone(),
         rules: Vec::new(),
         expect: None,

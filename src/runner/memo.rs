@@ -211,6 +211,7 @@ mod tests {
             expr: Arc::from(expr),
             attribute: None,
             form: None,
+            spirv: None,
             ctx: ctx.clone(),
             rules: Vec::new(),
             expect: None,

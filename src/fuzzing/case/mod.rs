@@ -134,6 +134,7 @@ impl FuzzCase {
             expr: self.expr.as_slice().into(),
             attribute: None,
             form: None,
+            spirv: None,
             ctx: Arc::new(self.context()?),
             rules: self.rules.clone(),
             expect: None,

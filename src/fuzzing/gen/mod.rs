@@ -105,6 +105,7 @@ pub fn shared_case(data: &[u8]) -> Result<ExprCase> {
         expr: expr.into(),
         attribute: None,
         form: None,
+        spirv: None,
         ctx,
         rules: fc.rules,
         expect: None,

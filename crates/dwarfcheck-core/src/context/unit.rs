@@ -150,6 +150,10 @@ pub enum AttrValue<'a> {
     },
     /// A constant of class `constant`.
     Constant(u64),
+    /// Not a DWARF form: a SPIR-V OpenCL.DebugInfo.100 `DebugExpression`
+    /// with the instruction that applies it, which both evaluators
+    /// interpret directly (`specs/rules/spirv-expressions.yaml`).
+    Spirv(&'a crate::encoding::spirv::SpirvExpression),
 }
 
 /// A debugging information entry as far as expressions need it: the

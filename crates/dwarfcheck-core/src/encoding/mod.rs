@@ -13,6 +13,7 @@ pub mod format;
 pub mod hex;
 pub mod leb128;
 pub mod op;
+pub mod spirv;
 pub mod vendor;
 
 pub use arch::Arch;

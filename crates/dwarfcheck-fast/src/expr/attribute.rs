@@ -67,6 +67,9 @@ pub fn evaluate_attribute(attribute: Option<Attribute>, value: AttrValue<'_>, st
         AttrValue::Exprloc(e) => Form::Expr(e),
         f @ (AttrValue::LocList { .. } | AttrValue::LocListX { .. }) => Form::List(f),
         AttrValue::Constant(c) => Form::Const(c),
+        // A SPIR-V DebugExpression belongs to no DWARF attribute.
+        AttrValue::Spirv(e) if attribute.is_none() => return super::spirv::evaluate(e, state),
+        AttrValue::Spirv(_) => return ill(R::ATTR_FORM_NOT_ALLOWED),
     };
     let Some(attr) = attribute else {
         return match form {

@@ -81,7 +81,9 @@ fn list_start(state: &dyn MachineState, unit: &UnitInfo, form: AttrValue<'_>) ->
             let rel = c.fixed(size).map_err(|_| Fail::IllFormed(R::LOCLIST_INDEX_OUT_OF_RANGE))?;
             unit.loclists_base.checked_add(rel).ok_or(Fail::IllFormed(R::LOCLIST_OFFSET_OUT_OF_RANGE))
         }
-        AttrValue::Exprloc(_) | AttrValue::Constant(_) => Err(Fail::IllFormed(R::ATTR_FORM_NOT_ALLOWED)),
+        AttrValue::Exprloc(_) | AttrValue::Constant(_) | AttrValue::Spirv(_) => {
+            Err(Fail::IllFormed(R::ATTR_FORM_NOT_ALLOWED))
+        }
     }
 }
 

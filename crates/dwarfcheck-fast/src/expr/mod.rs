@@ -97,6 +97,7 @@ pub mod machine;
 mod place;
 mod program;
 mod read;
+mod spirv;
 mod storage;
 pub(crate) mod unwind_frame;
 mod weight;

@@ -70,6 +70,11 @@ pub(super) fn evaluate_attribute(
         AttrValue::Exprloc(e) => Form::Expr(e),
         f @ (AttrValue::LocList { .. } | AttrValue::LocListX { .. }) => Form::List(f),
         AttrValue::Constant(k) => Form::Const(k),
+        // A SPIR-V DebugExpression belongs to no DWARF attribute.
+        AttrValue::Spirv(e) if attribute.is_none() => return super::spirv::evaluate(e, ctx),
+        AttrValue::Spirv(_) => {
+            return (Outcome::Failed(Failure::IllFormed { rule: id::ATTR_FORM_NOT_ALLOWED, at: None }), Vec::new())
+        }
     };
     if !allowed(attribute, &form) {
         return (Outcome::Failed(Failure::IllFormed { rule: id::ATTR_FORM_NOT_ALLOWED, at: None }), Vec::new());

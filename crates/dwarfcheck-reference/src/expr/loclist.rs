@@ -113,7 +113,9 @@ pub fn read_list(ctx: &dyn MachineState, form: AttrValue<'_>) -> Result<Vec<List
             let rel = r.fixed(if cu.format == Format::Dwarf64 { 8 } else { 4 })?;
             cu.loclists_base.checked_add(rel).ok_or(Stop::Ill(id::LOCLIST_OFFSET_OUT_OF_RANGE))?
         }
-        AttrValue::Exprloc(_) | AttrValue::Constant(_) => return Err(Stop::Ill(id::LOCLIST_OFFSET_OUT_OF_RANGE)),
+        AttrValue::Exprloc(_) | AttrValue::Constant(_) | AttrValue::Spirv(_) => {
+            return Err(Stop::Ill(id::LOCLIST_OFFSET_OUT_OF_RANGE))
+        }
     };
     let pos =
         usize::try_from(start).ok().filter(|&p| p < section.len()).ok_or(Stop::Ill(id::LOCLIST_OFFSET_OUT_OF_RANGE))?;

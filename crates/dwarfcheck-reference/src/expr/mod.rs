@@ -75,6 +75,7 @@ pub mod loclist;
 mod machine;
 mod ops;
 pub mod read;
+mod spirv;
 mod stop;
 #[cfg(test)]
 mod tests;

@@ -1,0 +1,13 @@
+//! Fast interpretation of SPIR-V OpenCL.DebugInfo.100 `DebugExpression`s
+//! (seed `opencl-debuginfo-100.txt` §3.6; rules `spirv.*`). Placeholder
+//! until written.
+
+use dwarfcheck_core::context::MachineState;
+use dwarfcheck_core::encoding::spirv::SpirvExpression;
+use dwarfcheck_core::outcome::{Failure, Outcome};
+
+/// The outcome of `expr` in `state`.
+pub(super) fn evaluate(expr: &SpirvExpression, state: &dyn MachineState) -> Outcome {
+    let _ = (expr, state);
+    Outcome::Failed(Failure::Unsupported { what: "SPIR-V debug operations".into() })
+}
