@@ -5,3 +5,4 @@
 //! `module`, beside `elf`.
 
 pub mod lower;
+pub mod text;
