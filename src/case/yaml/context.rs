@@ -341,7 +341,7 @@ pub(super) fn expectation(y: &Yaml, ctx: &Context) -> R<Outcome> {
 }
 
 /// A value: an integer (generic type), or `{ type, v | hex }`.
-fn value(y: &Yaml, ctx: &Context) -> R<Value> {
+pub(super) fn value(y: &Yaml, ctx: &Context) -> R<Value> {
     let generic = ctx.generic_type();
     match y {
         Yaml::Mapping(m) => {

@@ -96,6 +96,9 @@ fn convert_case(target: &Arc<Target>, file_vendor: &VendorProfile, c: CaseSpec, 
     if c.unwind.is_some() {
         return Err(problem("`unwind:` goes with a `cfi:` case", &["unwind:"]));
     }
+    if c.spirv.is_some() {
+        return super::spirv::spirv_case(target, c, origin);
+    }
     let ctx = context(target, vendor, &c.context)?;
     let form = match (c.loclist, c.loclistx, c.constant) {
         (None, None, None) => None,

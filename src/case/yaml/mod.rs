@@ -12,6 +12,7 @@ pub mod limits;
 mod locate;
 mod loclists;
 mod schema;
+mod spirv;
 
 pub use schema::{DieSpec, MemorySpec};
 pub mod target;

@@ -58,6 +58,31 @@ pub struct CaseSpec {
     /// With `cfi:`: virtual unwinding through the section.
     #[serde(default)]
     pub unwind: Option<UnwindSpec>,
+    /// A SPIR-V OpenCL.DebugInfo.100 expression instead of a DWARF one.
+    #[serde(default)]
+    pub spirv: Option<SpirvSpec>,
+}
+
+/// The `spirv:` mapping of a case (docs/case-format.md, "SPIR-V cases"):
+/// exactly one of `declare:` or `value:` with the operations in spirv-dis
+/// spelling (`crate::spirv::text`).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SpirvSpec {
+    /// The operations of a `DebugDeclare`'s expression.
+    #[serde(default)]
+    pub declare: Option<String>,
+    /// The operations of a `DebugValue`'s expression.
+    #[serde(default)]
+    pub value: Option<String>,
+    /// The variable's size in bits (what a `Fragment` is placed in).
+    #[serde(default)]
+    pub variable_bits: Option<u64>,
+    /// The initial stack entry, a value (generic type unless typed), as
+    /// `context.initial_stack` would give it: the variable's address for
+    /// `declare`, its value for `value`.
+    #[serde(default)]
+    pub entry: Option<Yaml>,
 }
 
 /// The `context:` mapping.
