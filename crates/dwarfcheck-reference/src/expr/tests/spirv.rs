@@ -142,7 +142,7 @@ fn stack_value_ends_the_object_or_a_piece() {
     assert_eq!(out(&value_of(&[sv.clone(), sv.clone()]), generic(5)), ill(id::SPIRV_STACK_VALUE_PLACEMENT, Some(0)));
     // Negative: last, or directly before BitPiece / Fragment.
     let five = [5, 0, 0, 0, 0, 0, 0, 0];
-    assert_eq!(out(&value_of(&[sv.clone()]), generic(5)), loc(implicit(&five, 0)));
+    assert_eq!(out(&value_of(std::slice::from_ref(&sv)), generic(5)), loc(implicit(&five, 0)));
     assert_eq!(
         out(&value_of(&[sv.clone(), op(FRAGMENT, &[0, 64])]), generic(5)),
         composite(&[(64, implicit(&five, 0))])
