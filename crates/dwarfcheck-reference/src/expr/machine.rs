@@ -260,7 +260,7 @@ impl<'c> Machine<'c> {
 
     /// The result of the evaluation from the final stack
     /// (rules `expr.result.*`).
-    fn finish(&mut self, mut stack: Stack, kind: Option<ResultKind>) -> Result<Final, Stop> {
+    pub(super) fn finish(&mut self, mut stack: Stack, kind: Option<ResultKind>) -> Result<Final, Stop> {
         // expr.result.incomplete-composite-completed
         if let Some(Entry::Location(l)) = stack.last_mut() {
             if let [Single { storage: Storage::Composite { complete, .. }, .. }] = &mut l.singles[..] {

@@ -103,4 +103,5 @@ mod dies;
 mod extension;
 mod locations;
 mod robustness;
+mod spirv;
 mod values;
