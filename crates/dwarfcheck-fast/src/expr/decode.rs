@@ -324,7 +324,8 @@ impl Reader<'_> {
     }
 }
 
-fn kind_of(op: Op) -> Kind {
+/// What operation `op` does, as the interpreter dispatches it.
+pub(super) fn kind_of(op: Op) -> Kind {
     use Kind as K;
     match op {
         Op::Addr => K::Addr,
@@ -497,7 +498,7 @@ fn read_operands(r: &mut Reader<'_>, enc: &Encoding, operands: &[Operand], ops: 
 /// The instruction of operation `op` (`kind`) at byte `off` with operands
 /// `ops` as read.
 #[inline]
-fn insn(op: Op, kind: Kind, off: usize, ops: [u64; 3]) -> Insn {
+pub(super) fn insn(op: Op, kind: Kind, off: usize, ops: [u64; 3]) -> Insn {
     let (a, b, c) = match op {
         Op::Lit(k) => (u64::from(k), 0, 0),
         Op::Reg(k) => (u64::from(k), 0, 0),

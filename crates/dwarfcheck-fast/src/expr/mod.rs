@@ -63,7 +63,9 @@
 //! 5. `exec`: the interpreter loop and the dispatch of each operation to
 //!    its family (a program the straight-line run takes does not enter
 //!    it), [`evaluate`];
-//! 6. `attribute` (attribute contexts and value forms,
+//! 6. `spirv` (SPIR-V OpenCL.DebugInfo.100 `DebugExpression`s: each
+//!    operation run as the DWARF operation it names, through the loop's
+//!    step), `attribute` (attribute contexts and value forms,
 //!    [`evaluate_attribute`]), `unwind_frame` (the evaluations of one
 //!    virtual unwinding step, for `crate::unwind`).
 //!
