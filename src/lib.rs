@@ -33,5 +33,6 @@ pub mod elf;
 pub mod fuzzing;
 pub mod matrix;
 pub mod runner;
+pub mod spirv;
 pub mod synth;
 pub mod testing;

@@ -115,9 +115,12 @@ pub fn lower(e: &SpirvExpression) -> Result<Vec<u8>, Unlowerable> {
                 if has_bit_piece {
                     return ill("spirv.fragment.with-bit-piece", i);
                 }
-                let Some(v) = e.variable_bits else { return ill("spirv.context.variable-size", i) };
                 let (o, s) = (w(0), w(1));
-                if s == 0 || o.checked_add(s).is_none_or(|end| end > v) {
+                if s == 0 {
+                    return ill("spirv.fragment.within-variable", i);
+                }
+                let Some(v) = e.variable_bits else { return ill("spirv.context.variable-size", i) };
+                if o.checked_add(s).is_none_or(|end| end > v) {
                     return ill("spirv.fragment.within-variable", i);
                 }
                 fragment(&mut out, o, s, v - o - s);

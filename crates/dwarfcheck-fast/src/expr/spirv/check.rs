@@ -37,11 +37,16 @@ pub(super) fn check(expr: &SpirvExpression) -> Result<(), Stop> {
                 if ops.iter().any(|o| o.code == code::BIT_PIECE) {
                     return ill(R::SPIRV_FRAGMENT_WITH_BIT_PIECE);
                 }
+                let (offset, size) = (u64::from(op.operands[0]), u64::from(op.operands[1]));
+                // A zero size is wrong whatever the variable; the bounds
+                // need the variable's size.
+                if size == 0 {
+                    return ill(R::SPIRV_FRAGMENT_WITHIN_VARIABLE);
+                }
                 let Some(bits) = expr.variable_bits else {
                     return Err(Stop { fail: Fail::EvalError(R::SPIRV_CONTEXT_VARIABLE_SIZE), at: Some(i as u64) });
                 };
-                let (offset, size) = (u64::from(op.operands[0]), u64::from(op.operands[1]));
-                if size == 0 || offset + size > bits {
+                if offset + size > bits {
                     return ill(R::SPIRV_FRAGMENT_WITHIN_VARIABLE);
                 }
             }

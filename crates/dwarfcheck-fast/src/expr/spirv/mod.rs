@@ -97,13 +97,14 @@ fn run(evaluation: &Evaluation<'_>, expr: &SpirvExpression, s: &mut Scratch) -> 
     let no_blocks = Program::new();
     for (i, op) in expr.operations.iter().enumerate() {
         let stop = |fail| Stop { fail, at: Some(i as u64) };
-        if evaluation.avail(s) < pops(op.code) {
-            return Err(stop(Fail::IllFormed(R::SPIRV_STACK_UNDERFLOW)));
-        }
-        // As the DWARF loop counts an operation run.
+        // As the DWARF loop counts an operation run: the steps budget
+        // before anything else, then the stack depth.
         s.steps += 1;
         if s.steps > evaluation.budgets.steps {
             return Err(stop(Fail::Budget(BudgetKind::Steps)));
+        }
+        if evaluation.avail(s) < pops(op.code) {
+            return Err(stop(Fail::IllFormed(R::SPIRV_STACK_UNDERFLOW)));
         }
         let r = if op.code == code::FRAGMENT {
             match (op.operands.as_slice(), expr.variable_bits) {

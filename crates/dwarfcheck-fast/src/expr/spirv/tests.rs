@@ -353,10 +353,10 @@ fn fragment_bounds() {
     // spirv.context.variable-size: no size, an evaluation error at the Fragment.
     let e = SpirvExpression { variable_bits: None, ..declare(&[op(CONSTU, &[1]), op(FRAGMENT, &[0, 8])]) };
     assert_eq!(run(&e, &c), eval_error(R::SPIRV_CONTEXT_VARIABLE_SIZE, Some(1)));
-    // Without the size, the bounds cannot be checked at all: a zero size
-    // is also reported as the missing size (the check needs it first).
+    // A zero size is wrong whatever the variable: it comes before the
+    // missing size (catalogue order of checks).
     let e = SpirvExpression { variable_bits: None, ..declare(&[op(FRAGMENT, &[0, 0])]) };
-    assert_eq!(run(&e, &c), eval_error(R::SPIRV_CONTEXT_VARIABLE_SIZE, Some(0)));
+    assert_eq!(run(&e, &c), ill(R::SPIRV_FRAGMENT_WITHIN_VARIABLE, 0));
     // Negative: without a Fragment the size is not needed.
     let e = SpirvExpression { variable_bits: None, ..declare(&[op(BIT_PIECE, &[0, 8])]) };
     assert_eq!(run(&e, &c), composite(&[(8, rax())]));

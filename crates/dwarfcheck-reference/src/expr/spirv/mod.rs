@@ -108,10 +108,14 @@ impl Machine<'_> {
                 if insn.op == Op::BitPiece && after_stack_value {
                     self.rely_on(Some(id::SPIRV_BIT_PIECE_AFTER_STACK_VALUE));
                 }
+                // The address space number, below the address.
+                let aspace_nonzero = stack.len() >= 2
+                    && matches!(&stack[stack.len() - 2], Entry::Value(v) if v.bytes.iter().any(|b| *b != 0));
                 let r = self.step(insn, &[], 0, stack, 0).map(|_| ());
-                if insn.op == Op::Xderef && !xderef_pop_fault(&r) {
-                    // The number was taken as the target's DWARF address
-                    // space (spirv.xderef.address-space).
+                if insn.op == Op::Xderef && aspace_nonzero && !xderef_pop_fault(&r) {
+                    // A number other than 0 (the default address space,
+                    // whatever the mapping) was taken as the target's DWARF
+                    // address space (spirv.xderef.address-space).
                     self.rely_on(Some(id::SPIRV_XDEREF_ADDRESS_SPACE));
                 }
                 r
