@@ -2,11 +2,12 @@
 //! same ones the `expr_ops` and `cfi_ops` targets use): on generated
 //! contexts and programs the reference and the fast evaluator agree
 //! exactly, gimli differs only in a known class, and the row tables and
-//! unwinding of generated CFI agree. proptest shrinks a failure to the
+//! unwinding of generated CFI agree, and generated SPIR-V expressions
+//! agree with each other and with their lowering. proptest shrinks a failure to the
 //! fewest generator bytes.
 
 use arbitrary::Unstructured;
-use dwarfcheck::fuzzing::{check_cfi, check_expr_case, check_gimli, gen};
+use dwarfcheck::fuzzing::{check_cfi, check_expr_case, check_gimli, check_spirv_oracles, gen};
 use proptest::prelude::*;
 use std::sync::Arc;
 
@@ -20,6 +21,16 @@ proptest! {
         if let Ok((_, case)) = gen::fuzz_case(&mut Unstructured::new(&data)) {
             prop_assert_eq!(check_expr_case(&case), Ok(()));
             prop_assert_eq!(check_gimli(&case), Ok(()));
+        }
+    }
+
+    /// Generated SPIR-V expressions (issue 16): reference == fast, and the
+    /// direct interpretation == the reference's evaluation of the lowering
+    /// to DWARF operations.
+    #[test]
+    fn generated_spirv_expressions_agree(data in prop::collection::vec(any::<u8>(), 16..300)) {
+        if let Ok(case) = gen::spirv_case(&mut Unstructured::new(&data)) {
+            prop_assert_eq!(check_spirv_oracles(&case), Ok(()));
         }
     }
 

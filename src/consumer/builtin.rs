@@ -72,7 +72,11 @@ pub struct Reference;
 pub struct Fast;
 
 fn everything() -> Support {
-    Support { editions: vec![Edition::Dwarf5, Edition::Dwarf5Gnu, Edition::Hetero2020], expr: true, cfi: true }
+    Support {
+        editions: vec![Edition::Dwarf5, Edition::Dwarf5Gnu, Edition::Hetero2020, Edition::SpirvDebugInfo100],
+        expr: true,
+        cfi: true,
+    }
 }
 
 impl Consumer for Reference {

@@ -40,6 +40,8 @@ pub const REASON_FRAME_BASE: &str = "frame-base-not-dwarf5";
 pub const REASON_CALLEE: &str = "call-target-not-dwarf5";
 /// Rule: an attribute that only the extensions define.
 pub const REASON_EXTENSION_ATTRIBUTE: &str = "extension-attribute";
+/// A SPIR-V case ([`Edition::SpirvDebugInfo100`]).
+pub const REASON_SPIRV: &str = "spirv-debug-operations";
 
 /// How deep called DIEs are followed; deeper calls are classified
 /// hetero-2020 (undecodable), as the expression classifier does for nested
@@ -76,6 +78,9 @@ fn usage(case: &ExprCase) -> Option<Usage> {
 /// The edition of an expression case (module documentation).
 pub fn explain_case(case: &ExprCase) -> Classification {
     let ctx = &case.ctx;
+    if case.spirv.is_some() {
+        return Classification { edition: Edition::SpirvDebugInfo100, reason: Some(REASON_SPIRV), at: None };
+    }
     let Some(usage) = usage(case) else {
         return hetero(REASON_EXTENSION_ATTRIBUTE, None);
     };

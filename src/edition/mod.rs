@@ -27,6 +27,10 @@ pub enum Edition {
     Dwarf5Gnu,
     /// Needs the heterogeneous-debugging extensions.
     Hetero2020,
+    /// Not DWARF: a SPIR-V OpenCL.DebugInfo.100 expression (issue 16). Only
+    /// consumers that read SPIR-V debug operations are judged on it; DWARF
+    /// consumers would see only its lowering.
+    SpirvDebugInfo100,
 }
 
 /// An edition with the reason it is not narrower.

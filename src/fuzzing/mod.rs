@@ -108,9 +108,11 @@ pub fn gimli_verdict(case: &ExprCase) -> Option<(Verdict, Option<&'static str>, 
     Some(judge_gimli(case, &r, &relied))
 }
 
-/// Whether gimli is judged on `case`: DWARF 5 + GNU input only.
+/// Whether gimli is judged on `case`: DWARF 5 + GNU input only, and not
+/// a SPIR-V case (whose `expr` is a lowering that starts from the initial
+/// stack, which gimli's evaluation does not take).
 fn gimli_judges(case: &ExprCase) -> bool {
-    matches!(crate::edition::of_expr_case(case), Edition::Dwarf5 | Edition::Dwarf5Gnu)
+    case.spirv.is_none() && matches!(crate::edition::of_expr_case(case), Edition::Dwarf5 | Edition::Dwarf5Gnu)
 }
 
 /// [`gimli_verdict`] on a case gimli is judged on, given the reference's
@@ -133,6 +135,46 @@ pub fn check_gimli(case: &ExprCase) -> Result<(), Violation> {
         Some((Verdict::Disagree, None, m)) => Err(Violation::Gimli(m)),
         _ => Ok(()),
     }
+}
+
+/// The oracles of a SPIR-V case ([`ExprCase::spirv`]; issue 16): the
+/// reference and fast interpretations are equal, and the reference's
+/// evaluation of the lowering to DWARF (`crate::spirv::lower`), with the
+/// same initial stack and a location result, agrees with the direct
+/// interpretation: the same result when there is one, the same rule when
+/// the direct interpretation fails on a DWARF operation's rule (the fault
+/// is then at a byte offset, not an operation index, so `at` is not
+/// compared). Faults of the SPIR-V rules (`spirv.*`: placement, underflow
+/// counted on the list) and budgets (the lowering of a Fragment runs more
+/// operations) are not compared with the lowering.
+///
+/// Errors: [`Violation::Differ`] describing the disagreement.
+pub fn check_spirv_oracles(case: &ExprCase) -> Result<(), Violation> {
+    let Some(e) = &case.spirv else { return Ok(()) };
+    let (r, _) = crate::consumer::builtin::reference_outcome(case);
+    same_as_fast(case, &r)?;
+    let Ok(bytes) = crate::spirv::lower::lower(e) else { return Ok(()) };
+    let mut ctx = (*case.ctx).clone();
+    ctx.result_kind = Some(dwarfcheck_core::context::ResultKind::Location);
+    let lowered = expr_case(&bytes, &Arc::new(ctx));
+    let (l, _) = crate::consumer::builtin::reference_outcome(&lowered);
+    use dwarfcheck_core::outcome::Failure as F;
+    let agree = match (&r, &l) {
+        (Outcome::Value(_) | Outcome::Location(_), _) => r == l,
+        (Outcome::Failed(F::IllFormed { rule, .. } | F::EvalError { rule, .. }), _)
+            if !rule.as_str().starts_with("spirv.") =>
+        {
+            l.rule() == Some(rule)
+        }
+        _ => true,
+    };
+    if !agree {
+        return Err(Violation::Differ(format!(
+            "{}: SPIR-V {e} gives {r}, its lowering {:02x?} gives {l}",
+            case.name, &bytes
+        )));
+    }
+    Ok(())
 }
 
 /// The expression case of `expr` in `ctx`, named `fuzz`.

@@ -100,6 +100,7 @@ fn same_but_pc(a: &ExprCase, b: &ExprCase) -> bool {
     a.expr == b.expr
         && a.attribute == b.attribute
         && a.form == b.form
+        && a.spirv == b.spirv
         && (Arc::ptr_eq(&a.ctx, &b.ctx) || a.ctx.same_except_pc(&b.ctx))
 }
 
@@ -109,7 +110,8 @@ fn same_but_pc(a: &ExprCase, b: &ExprCase) -> bool {
 fn hint(case: &ExprCase) -> u64 {
     let c = &*case.ctx;
     let unit = c.cu.as_ref().map(|u| u.offset);
-    foldhash::fast::FixedState::default().hash_one((&*case.expr, c.frame_base.as_deref(), unit, case.attribute))
+    let spirv = case.spirv.as_deref();
+    foldhash::fast::FixedState::default().hash_one((&*case.expr, c.frame_base.as_deref(), unit, case.attribute, spirv))
 }
 
 /// A machine state answering as `inner` does, noting whether the pc was
@@ -271,6 +273,31 @@ mod tests {
         }
         // Rbp differs from r8: the frame bases' outcomes differ.
         assert_ne!(memo.evaluate(&other_fb, &Fast).reference, ea.reference);
+    }
+
+    #[test]
+    fn spirv_cases_with_one_lowering_are_not_shared() {
+        // `#10` and `Constu` (no operand) are both ill-formed before they
+        // run, so both lower to nothing; they fail on different rules
+        // (found by the bundled SPIR-V suite: the memo gave the second the
+        // first's outcome).
+        use dwarfcheck_core::encoding::spirv::{Applies, DebugOperation, SpirvExpression};
+        let t = Arc::new(dwarfcheck_core::target::presets::x86_64());
+        let ctx = context(0x10, &[], &t);
+        let spirv = |code| {
+            let e = SpirvExpression {
+                applies: Applies::Value,
+                operations: vec![DebugOperation { code, operands: vec![] }],
+                variable_bits: None,
+            };
+            ExprCase { spirv: Some(Arc::new(e)), ..case(&[], &ctx) }
+        };
+        let (a, b) = (spirv(10), spirv(8));
+        let memo = Memo::default();
+        let (ea, eb) = (memo.evaluate(&a, &Fast), memo.evaluate(&b, &Fast));
+        assert!(!Arc::ptr_eq(&ea, &eb));
+        assert_eq!(ea.reference.rule().map(|r| r.as_str()), Some("spirv.op.unknown-code"));
+        assert_eq!(eb.reference.rule().map(|r| r.as_str()), Some("spirv.op.operand-count"));
     }
 
     #[test]

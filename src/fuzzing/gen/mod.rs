@@ -11,12 +11,14 @@ mod context;
 mod encode;
 mod expr;
 mod palette;
+mod spirv;
 
 pub use cfi::cfi_section;
 pub use context::context;
 #[cfg(test)]
 pub(crate) use context::{EXEC_MASK_64, SGPR0, VGPR0};
 pub use expr::expression;
+pub use spirv::spirv_case;
 
 use crate::case::ExprCase;
 use crate::fuzzing::case::FuzzCase;
