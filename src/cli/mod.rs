@@ -9,6 +9,7 @@ mod eval;
 mod fuzz;
 mod matrix;
 mod run;
+mod spirv;
 mod synth;
 
 use clap::{Args, Parser, Subcommand};
@@ -63,6 +64,18 @@ enum Command {
         /// is left and the report says how many cases were not checked.
         #[arg(long, value_name = "SECS", default_value_t = 120.0, value_parser = parse_seconds)]
         time_budget: f64,
+        #[command(flatten)]
+        report: ReportArgs,
+    },
+    /// Check every DebugDeclare and DebugValue expression of SPIR-V
+    /// modules (OpenCL.DebugInfo.100) and the module rules
+    /// (specs/rules/spirv-module.yaml).
+    Spirv {
+        /// SPIR-V modules (.spv).
+        files: Vec<PathBuf>,
+        /// Seed of the synthetic machine state.
+        #[arg(long, default_value_t = 0x5eed)]
+        seed: u64,
         #[command(flatten)]
         report: ReportArgs,
     },
@@ -243,6 +256,7 @@ pub fn main() -> ExitCode {
             let time_budget = std::time::Duration::from_secs_f64(time_budget);
             elf::elf(elf::ElfArgs { files, seed, vendor, unwind_samples, strict_inputs, time_budget }, &report)
         }
+        Command::Spirv { files, seed, report } => spirv::spirv(spirv::SpirvArgs { files, seed }, &report),
         Command::Eval(args) => eval::eval(&args),
         Command::Minimize(args) => fuzz::minimize(&args),
         Command::ExportCorpus(args) => fuzz::export(&args),
