@@ -102,26 +102,6 @@ impl<'m> Index<'m> {
         }
     }
 
-    /// Whether `id` is the result of a constant instruction (`OpConstant*`,
-    /// `OpSpecConstant*`).
-    pub fn is_constant(&self, id: u32) -> bool {
-        self.def(id).is_some_and(|(_, i)| {
-            matches!(
-                i.class.opcode,
-                Op::Constant
-                    | Op::ConstantTrue
-                    | Op::ConstantFalse
-                    | Op::ConstantNull
-                    | Op::ConstantComposite
-                    | Op::SpecConstant
-                    | Op::SpecConstantTrue
-                    | Op::SpecConstantFalse
-                    | Op::SpecConstantComposite
-                    | Op::SpecConstantOp
-            )
-        })
-    }
-
     /// The storage class of the pointer `id`: an `OpVariable`'s, or that of
     /// the `OpTypePointer` that is `id`'s result type. `None` when `id` is
     /// no pointer (rule `spirv.module.declare-pointer`).

@@ -1,7 +1,9 @@
 //! Real SPIR-V modules (issue 16, item 5): every OpenCL.DebugInfo.100
 //! `DebugOperation`, `DebugExpression`, `DebugDeclare` and `DebugValue`
 //! of a module, with the variable each applies to, the rules of
-//! `specs/rules/spirv-module.yaml` checked at each instruction, and
+//! `specs/rules/spirv-module.yaml` checked at each instruction (all but
+//! `spirv.module.operation-literals`, which a binary cannot show: see
+//! `read`), and
 //! ([`cases`]) one expression case per `DebugDeclare`/`DebugValue`.
 //!
 //! Modules are decoded by the `rspirv` crate ([`load`]); this module only
