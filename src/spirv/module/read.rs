@@ -7,6 +7,8 @@ use super::load::{self, LoadError, Position};
 use super::{Application, Expression, Module, Operation, Variable, Violation};
 use dwarfcheck_core::encoding::spirv::{Applies, DebugOperation, SpirvExpression};
 use dwarfcheck_core::rules::id;
+use foldhash::HashMap;
+use foldhash::HashMapExt as _;
 
 /// Reads the module in `bytes`: its debug operations, expressions and the
 /// `DebugDeclare`s and `DebugValue`s with their variables, and the module
@@ -23,6 +25,10 @@ pub fn read(bytes: &[u8]) -> Result<Module, LoadError> {
     if !ix.has_debug_info() {
         return Ok(m);
     }
+    // Operations and expressions first, so that a DebugDeclare or
+    // DebugValue finds its expression (even one defined after it) read
+    // once; then the applications. Violations end up in module order.
+    let mut by_id: HashMap<u32, usize> = HashMap::new();
     for (pos, inst) in &insts {
         let Some(e) = ix.debug(inst) else { continue };
         let id = inst.result_id.unwrap_or(0);
@@ -30,12 +36,20 @@ pub fn read(bytes: &[u8]) -> Result<Module, LoadError> {
             op::OPERATION => operation(&mut m, *pos, id, &e),
             op::EXPRESSION => {
                 let operations = expression(&ix, &mut m, *pos, &e);
+                by_id.insert(id, m.expressions.len());
                 m.expressions.push(Expression { position: *pos, id, operations });
             }
-            op::DECLARE | op::VALUE => application(&ix, &mut m, *pos, id, &e),
             _ => {}
         }
     }
+    for (pos, inst) in &insts {
+        let Some(e) = ix.debug(inst) else { continue };
+        if matches!(e.number, op::DECLARE | op::VALUE) {
+            let x = e.words.get(2).and_then(|x| by_id.get(x)).map(|&i| m.expressions[i].operations.clone());
+            application(&ix, &mut m, *pos, inst.result_id.unwrap_or(0), &e, x);
+        }
+    }
+    m.violations.sort_by_key(|v| v.position);
     Ok(m)
 }
 
@@ -92,8 +106,17 @@ fn what(ix: &Index<'_>, w: u32, debug: Option<&ExtInst>) -> String {
 }
 
 /// A `DebugDeclare` or `DebugValue`: its variable, its expression, and the
-/// rules on its operands.
-fn application(ix: &Index<'_>, m: &mut Module, position: Position, id: u32, e: &ExtInst) {
+/// rules on its operands. `operations`: what its Expression operand reads
+/// as when that is a `DebugExpression` (`Some(None)`: one that cannot be
+/// read), `None` when it is no `DebugExpression`.
+fn application(
+    ix: &Index<'_>,
+    m: &mut Module,
+    position: Position,
+    id: u32,
+    e: &ExtInst,
+    operations: Option<Option<Vec<DebugOperation>>>,
+) {
     let applies = if e.number == op::DECLARE { Applies::Declare } else { Applies::Value };
     let [var_id, operand, expression_id, indexes @ ..] = e.words.as_slice() else {
         m.warnings.push(format!("{} %{id} at {position} has fewer than 3 operands", debuginfo::name(e.number)));
@@ -127,23 +150,13 @@ fn application(ix: &Index<'_>, m: &mut Module, position: Position, id: u32, e: &
             format!("{} Indexes on a variable whose type is not a composite", indexes.len()),
         );
     }
-    let expression = match ix.debug_def(*expression_id) {
-        Some(x) if x.number == op::EXPRESSION => {
-            // Its own violations are reported at the DebugExpression.
-            let operations = m.expressions.iter().find(|x| x.id == *expression_id).map(|x| x.operations.clone());
-            let operations = match operations {
-                Some(ops) => ops,
-                // Defined later in the module: read it here without
-                // reporting again.
-                None => expression(ix, &mut Module::default(), position, &x),
-            };
-            operations.map(|operations| SpirvExpression {
-                applies,
-                operations,
-                variable_bits: variable.as_ref().and_then(|v| v.bits),
-            })
-        }
-        other => {
+    let expression = match (operations, ix.debug_def(*expression_id)) {
+        (Some(operations), _) => operations.map(|operations| SpirvExpression {
+            applies,
+            operations,
+            variable_bits: variable.as_ref().and_then(|v| v.bits),
+        }),
+        (None, other) => {
             violate(
                 id::SPIRV_MODULE_EXPRESSION_IS_EXPRESSION,
                 format!("Expression %{expression_id} is {}", what(ix, *expression_id, other.as_ref())),
