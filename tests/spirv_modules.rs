@@ -343,3 +343,56 @@ fn initial_entries_are_deterministic_and_of_the_address_size() {
     assert!(addr % 8 == 0 && (0x1000_0000..0x2000_0000).contains(&addr), "{addr:#x}");
     assert!(c1[0].origin.starts_with("w: DebugDeclare %") && c1[0].origin.ends_with("'x' line 7"), "{}", c1[0].origin);
 }
+
+#[test]
+fn spirv_command_reports_cases_and_module_rules() {
+    let Some((_, asm)) = spirv_tools() else { return };
+    let dir = root().join("specs/cases/spirv-modules");
+    let tmp = TempDir::new().unwrap();
+    let mut inputs = Vec::new();
+    for stem in ["declare-pointer", "variable-is-local-variable"] {
+        let text = std::fs::read_to_string(dir.join("_prelude.spvasm")).unwrap()
+            + &std::fs::read_to_string(dir.join(format!("{stem}.spvasm"))).unwrap();
+        let (src, spv) = (tmp.path().join(format!("{stem}.spvasm")), tmp.path().join(format!("{stem}.spv")));
+        std::fs::write(&src, text).unwrap();
+        run(&asm, &[src.as_os_str(), OsStr::new("-o"), spv.as_os_str()]);
+        inputs.push(spv);
+    }
+    let missing = tmp.path().join("missing.spv");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_dwarfcheck"))
+        .args(["spirv", "--json", "--consumers", "none"])
+        .args(&inputs)
+        .arg(&missing)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let s = &v["summary"];
+    // One DebugDeclare, two DebugValues, each with an expression.
+    assert_eq!(s["expr_cases"], 3);
+    assert_eq!(s["verdicts"]["fast"]["agree"], 3);
+    let rules = s["module_rules"].as_object().unwrap();
+    assert_eq!(
+        rules.keys().collect::<Vec<_>>(),
+        ["spirv.module.declare-pointer", "spirv.module.variable-is-local-variable"]
+    );
+    let at = rules["spirv.module.variable-is-local-variable"].as_array().unwrap();
+    assert_eq!(at.len(), 2);
+    // Positions as `FILE: #INDEX (word W)`: DebugValues %v1 and %v2 are
+    // consecutive instructions.
+    let pos: Vec<(usize, usize)> = at
+        .iter()
+        .map(|p| {
+            let p = p.as_str().unwrap();
+            let (_, rest) = p.split_once(": #").unwrap();
+            let (index, rest) = rest.split_once(" (word ").unwrap();
+            let (word, _) = rest.split_once(')').unwrap();
+            (index.parse().unwrap(), word.parse().unwrap())
+        })
+        .collect();
+    // `%v = OpExtInst %void %1 DebugValue %var %value %expr`: 8 words.
+    assert_eq!((pos[1].0 - pos[0].0, pos[1].1 - pos[0].1), (1, 8), "{pos:?}");
+    let unreadable = s["unreadable_inputs"].as_array().unwrap();
+    assert_eq!(unreadable.len(), 1);
+    assert_eq!(unreadable[0]["input"], missing.display().to_string());
+}

@@ -211,6 +211,14 @@ impl ReportArgs {
         Ok(out)
     }
 
+    /// How `elf` and `spirv` run their real inputs' cases: the gates, a
+    /// progress bar unless the report is JSON, and 1,000 findings in full
+    /// (all of them in JSON).
+    fn real_input_options(&self) -> dwarfcheck::runner::Options {
+        let keep_details = if self.json { 0 } else { 1000 };
+        dwarfcheck::runner::Options { gates: self.gate.clone(), progress: !self.json, keep_details }
+    }
+
     /// Prints the report and returns the exit status.
     fn finish(&self, title: &str, s: &Summary) -> ExitCode {
         if self.json {
@@ -274,6 +282,15 @@ fn parse_seconds(s: &str) -> Result<f64, String> {
         Ok(v) if v.is_finite() && (0.0..=365.0 * 86400.0).contains(&v) => Ok(v),
         _ => Err(format!("`{s}` is not a number of seconds between 0 and one year")),
     }
+}
+
+/// When no input of `elf` or `spirv` could be read: prints why for each
+/// and returns exit status 2.
+fn no_input_read(unreadable: &[dwarfcheck::runner::InputNote]) -> ExitCode {
+    for n in unreadable {
+        eprintln!("dwarfcheck: {}: {}", n.input, n.reason);
+    }
+    input_error("no input could be read")
 }
 
 /// Prints an input/usage error and returns exit status 2.

@@ -6,7 +6,7 @@
 use super::ReportArgs;
 use dwarfcheck::case::Case;
 use dwarfcheck::consumer::builtin::{Fast, Reference};
-use dwarfcheck::runner::{self, InputNote, Options};
+use dwarfcheck::runner::{self, InputNote};
 use dwarfcheck::spirv::module::{self, cases, Module};
 use rayon::prelude::*;
 use std::collections::BTreeSet;
@@ -82,13 +82,9 @@ pub fn spirv(a: SpirvArgs, args: &ReportArgs) -> ExitCode {
         }
     }
     if lines.is_empty() {
-        for n in &notes {
-            eprintln!("dwarfcheck: {}: {}", n.input, n.reason);
-        }
-        return super::input_error("no input could be read");
+        return super::no_input_read(&notes);
     }
-    let keep_details = if args.json { 0 } else { 1000 };
-    let run = Options { gates: args.gate.clone(), progress: !args.json, keep_details };
+    let run = args.real_input_options();
     let mut summary = runner::run(&all, &Reference, &Fast, &others, &run);
     summary.unreadable_inputs = notes;
     summary.module_rules = module_rules;
