@@ -124,6 +124,38 @@ fn check_module(dis: &Path, spv: &Path, m: &Module) {
         t.strip_prefix("OpString \"").and_then(|s| s.strip_suffix('"')).unwrap_or_else(|| panic!("{t}")).to_string()
     };
     let op_text = |i: u32| ext(def(i)).filter(|(n, _)| *n == "DebugOperation").unwrap().1.join(" ");
+    // A debug type's size in bits as spirv-dis's text gives it: the Size
+    // constant of DebugTypeBasic and DebugTypeComposite, the address size
+    // for a pointer, through typedefs; vectors and arrays as their element
+    // times their counts (an array count of DebugInfoNone, which
+    // llvm-spirv-15 writes after each real one, leaves the size unknown).
+    let constant = |i: u32| {
+        let t = &def(i).tokens;
+        (t[0] == "OpConstant").then(|| t[2].parse::<u64>().unwrap())
+    };
+    let type_bits = |mut t: u32| -> Option<u64> {
+        let mut times = 1u64;
+        loop {
+            let (k, a) = ext(def(t)).unwrap();
+            match k {
+                "DebugTypedef" => t = id(&a[1]),
+                "DebugTypeVector" => {
+                    times *= a[1].parse::<u64>().unwrap();
+                    t = id(&a[0]);
+                }
+                "DebugTypeArray" => {
+                    for c in &a[1..] {
+                        times *= constant(id(c))?;
+                    }
+                    t = id(&a[0]);
+                }
+                "DebugTypeBasic" => return constant(id(&a[1])).map(|b| b * times),
+                "DebugTypeComposite" => return constant(id(&a[7])).map(|b| b * times),
+                "DebugTypePointer" => return m.address_bytes.map(|b| u64::from(b) * 8 * times),
+                _ => return None,
+            }
+        }
+    };
     let model = lines.iter().find(|l| l.tokens[0] == "OpMemoryModel").unwrap();
     let bytes = match model.tokens[1].as_str() {
         "Physical32" => Some(4),
@@ -163,6 +195,7 @@ fn check_module(dis: &Path, spv: &Path, m: &Module) {
         let v = a.variable.as_ref().unwrap();
         assert_eq!(v.name.as_deref(), Some(string(id(&vargs[0])).as_str()), "{name}: %{}", a.id);
         assert_eq!(v.line.map(|n| n.to_string()).as_deref(), Some(vargs[3].as_str()), "{name}: %{}", a.id);
+        assert_eq!(v.bits, type_bits(id(&vargs[1])), "{name}: %{}: size of '{:?}'", a.id, v.name);
         assert_eq!(a.operand, id(&args[1]));
         let indexes: Vec<u32> = args[3..].iter().map(|i| id(i)).collect();
         assert_eq!(a.indexes, indexes);
