@@ -17,6 +17,9 @@
 //! - [`consumer`]: the consumer trait, the two evaluators behind it, and
 //!   the third-party adapters; [`synth`]: executables and core files
 //!   synthesised from cases for the debuggers;
+//! - [`spirv`]: SPIR-V OpenCL.DebugInfo.100 debug operations (their
+//!   lowering sits below [`case`]; the module reader `spirv::module`
+//!   beside [`elf`]);
 //! - [`elf`]: cases from real binaries; [`runner`]: comparison and
 //!   reports; [`matrix`]: the rule × consumer conformance matrix;
 //!   [`fuzzing`]: fuzz targets' logic, minimisation and corpora.

@@ -9,7 +9,6 @@
 use super::ReportArgs;
 use dwarfcheck::consumer::builtin::{Fast, Reference};
 use dwarfcheck::runner::files::{Checked, FileChecker};
-use dwarfcheck::runner::Options;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -54,8 +53,7 @@ pub fn elf(a: ElfArgs, args: &ReportArgs) -> ExitCode {
     };
     let extract =
         dwarfcheck::elf::Options { seed: a.seed, vendor, unwind_samples: a.unwind_samples, ..Default::default() };
-    let keep_details = if args.json { 0 } else { 1000 };
-    let run = Options { gates: args.gate.clone(), progress: !args.json, keep_details };
+    let run = args.real_input_options();
     let checker =
         FileChecker { extract, budget: a.time_budget, reference: &Reference, fast: &Fast, others: &others, run };
     let Checked { files_read: read, counts: totals, summary, warnings, .. } = checker.check(&files);
@@ -63,10 +61,7 @@ pub fn elf(a: ElfArgs, args: &ReportArgs) -> ExitCode {
         eprintln!("{w}");
     }
     if read == 0 {
-        for n in &summary.unreadable_inputs {
-            eprintln!("dwarfcheck: {}: {}", n.input, n.reason);
-        }
-        return super::input_error("no input could be read");
+        return super::no_input_read(&summary.unreadable_inputs);
     }
     let split = if totals.split_units + totals.skeletons_without_split > 0 {
         format!(

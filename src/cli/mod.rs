@@ -9,6 +9,7 @@ mod eval;
 mod fuzz;
 mod matrix;
 mod run;
+mod spirv;
 mod synth;
 
 use clap::{Args, Parser, Subcommand};
@@ -63,6 +64,18 @@ enum Command {
         /// is left and the report says how many cases were not checked.
         #[arg(long, value_name = "SECS", default_value_t = 120.0, value_parser = parse_seconds)]
         time_budget: f64,
+        #[command(flatten)]
+        report: ReportArgs,
+    },
+    /// Check every DebugDeclare and DebugValue expression of SPIR-V
+    /// modules (OpenCL.DebugInfo.100) and the module rules
+    /// (specs/rules/spirv-module.yaml).
+    Spirv {
+        /// SPIR-V modules (.spv).
+        files: Vec<PathBuf>,
+        /// Seed of the synthetic machine state.
+        #[arg(long, default_value_t = 0x5eed)]
+        seed: u64,
         #[command(flatten)]
         report: ReportArgs,
     },
@@ -198,6 +211,14 @@ impl ReportArgs {
         Ok(out)
     }
 
+    /// How `elf` and `spirv` run their real inputs' cases: the gates, a
+    /// progress bar unless the report is JSON, and 1,000 findings in full
+    /// (all of them in JSON).
+    fn real_input_options(&self) -> dwarfcheck::runner::Options {
+        let keep_details = if self.json { 0 } else { 1000 };
+        dwarfcheck::runner::Options { gates: self.gate.clone(), progress: !self.json, keep_details }
+    }
+
     /// Prints the report and returns the exit status.
     fn finish(&self, title: &str, s: &Summary) -> ExitCode {
         if self.json {
@@ -243,6 +264,7 @@ pub fn main() -> ExitCode {
             let time_budget = std::time::Duration::from_secs_f64(time_budget);
             elf::elf(elf::ElfArgs { files, seed, vendor, unwind_samples, strict_inputs, time_budget }, &report)
         }
+        Command::Spirv { files, seed, report } => spirv::spirv(spirv::SpirvArgs { files, seed }, &report),
         Command::Eval(args) => eval::eval(&args),
         Command::Minimize(args) => fuzz::minimize(&args),
         Command::ExportCorpus(args) => fuzz::export(&args),
@@ -260,6 +282,15 @@ fn parse_seconds(s: &str) -> Result<f64, String> {
         Ok(v) if v.is_finite() && (0.0..=365.0 * 86400.0).contains(&v) => Ok(v),
         _ => Err(format!("`{s}` is not a number of seconds between 0 and one year")),
     }
+}
+
+/// When no input of `elf` or `spirv` could be read: prints why for each
+/// and returns exit status 2.
+fn no_input_read(unreadable: &[dwarfcheck::runner::InputNote]) -> ExitCode {
+    for n in unreadable {
+        eprintln!("dwarfcheck: {}: {}", n.input, n.reason);
+    }
+    input_error("no input could be read")
 }
 
 /// Prints an input/usage error and returns exit status 2.

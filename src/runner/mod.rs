@@ -156,6 +156,13 @@ pub struct Summary {
     /// Inputs checked only in part (a time budget ran out), in the order
     /// given.
     pub unfinished_inputs: Vec<InputNote>,
+    /// Rules of the input's container broken where it ties expressions to
+    /// variables (`spirv.module.*` of a SPIR-V module: `dwarfcheck
+    /// spirv`), by rule ID: each place, `FILE: #INDEX (word W): what`, in
+    /// input order. Faults of the producer, like
+    /// [`Summary::reference_rules`]: they do not fail the run.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub module_rules: BTreeMap<String, Vec<String>>,
 }
 
 /// What happened to one input that was not checked in full.
@@ -233,6 +240,9 @@ impl Summary {
         self.cfi_cases_not_checked += other.cfi_cases_not_checked;
         self.unreadable_inputs.extend(other.unreadable_inputs);
         self.unfinished_inputs.extend(other.unfinished_inputs);
+        for (rule, at) in other.module_rules {
+            self.module_rules.entry(rule).or_default().extend(at);
+        }
     }
 }
 

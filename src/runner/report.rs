@@ -106,6 +106,10 @@ pub fn text(title: &str, s: &Summary, show: usize) -> String {
     }
     let kinds: Vec<String> = s.reference_kinds.iter().map(|(k, n)| format!("{k} {n}")).collect();
     let _ = writeln!(out, "  reference outcomes: {}", kinds.join(", "));
+    if !s.module_rules.is_empty() {
+        let counts = s.module_rules.iter().map(|(r, at)| (r.clone(), at.len())).collect();
+        by_rule(&mut out, "module rules broken, by rule", &counts);
+    }
     by_rule(&mut out, "ill-formed input (reference), by rule", &s.reference_rules);
     by_rule(
         &mut out,

@@ -5,4 +5,9 @@
 //! `module`, beside `elf`.
 
 pub mod lower;
+/// The module reader: expressions, variables and module rules of real
+/// SPIR-V modules, and cases from them. It sits beside `elf` in the
+/// harness's layers (above `case`), while `lower` and `text` sit below
+/// `case`.
+pub mod module;
 pub mod text;
