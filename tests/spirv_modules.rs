@@ -276,46 +276,27 @@ fn module_cases_report_their_rules() {
     let dir = root().join("specs/cases/spirv-modules");
     let prelude = std::fs::read_to_string(dir.join("_prelude.spvasm")).unwrap();
     let tmp = TempDir::new().unwrap();
-    let mut covered = Vec::new();
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| {
-            p.extension().is_some_and(|x| x == "spvasm") && !p.file_name().unwrap().to_string_lossy().starts_with('_')
-        })
-        .collect();
-    files.sort();
-    for f in &files {
-        let text = std::fs::read_to_string(f).unwrap();
-        let stem = f.file_stem().unwrap().to_string_lossy().to_string();
+    let cases = dwarfcheck::spirv::module::suite::module_case_files(std::slice::from_ref(&dir));
+    assert!(cases.len() >= 7, "module cases: {cases:?}");
+    for c in &cases {
+        let stem = c.path.file_stem().unwrap().to_string_lossy().to_string();
         let src = tmp.path().join(format!("{stem}.spvasm"));
         let spv = tmp.path().join(format!("{stem}.spv"));
-        std::fs::write(&src, format!("{prelude}{text}")).unwrap();
+        std::fs::write(&src, format!("{prelude}{}", c.text)).unwrap();
         run(&asm, &[OsStr::new("--preserve-numeric-ids"), src.as_os_str(), OsStr::new("-o"), spv.as_os_str()]);
         let m = module::read_file(&spv).unwrap();
-        let mut want: Vec<String> = text
-            .lines()
-            .find_map(|l| l.strip_prefix("; expect-rules:"))
-            .unwrap_or_else(|| panic!("{stem}: no expect-rules line"))
-            .split(',')
-            .map(str::trim)
-            .filter(|r| !r.is_empty())
-            .map(str::to_string)
-            .collect();
+        let mut want = c.expect_rules.clone();
         let mut got: Vec<String> = m.violations.iter().map(|v| v.rule.to_string()).collect();
         want.sort();
         got.sort();
         assert_eq!(got, want, "{stem}: {:#?}", m.violations);
-        let expect: Vec<&str> = text.lines().filter_map(|l| l.strip_prefix("; expect: ")).collect();
         let described: Vec<String> = m.applications.iter().filter_map(describe).collect();
-        assert_eq!(described, expect, "{stem}");
-        covered.push(format!("spirv.module.{stem}"));
+        assert_eq!(described, c.expect, "{stem}");
     }
     // Every rule of the catalogue has its module case.
     let catalogue = std::fs::read_to_string(root().join("specs/rules/spirv-module.yaml")).unwrap();
     for rule in catalogue.lines().filter_map(|l| l.strip_prefix("- id: ")) {
-        assert!(covered.iter().any(|c| c == rule.trim()), "no module case for {rule}");
+        assert!(cases.iter().any(|c| c.rule == rule.trim()), "no module case for {rule}");
     }
 }
 

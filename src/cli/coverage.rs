@@ -50,12 +50,31 @@ fn has_expect(c: &Case) -> bool {
 }
 
 pub fn coverage(paths: Vec<PathBuf>, fail_uncovered: bool) -> ExitCode {
+    let paths = if paths.is_empty() { super::default_case_paths() } else { paths };
+    let module_cases = dwarfcheck::spirv::module::suite::module_case_files(&paths);
     let cases = match load_cases(paths) {
         Ok(c) => c,
         Err(code) => return code,
     };
     let cat = Catalogue::get();
     let mut by_rule: BTreeMap<&str, Vec<&Case>> = cat.rules.keys().map(|k| (k.as_str(), Vec::new())).collect();
+    // SPIR-V module cases (specs/cases/spirv-modules/*.spvasm): the rule
+    // each file is named after is exercised, its `expect-rules` are negative.
+    let mut module_names: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    let mut module_negative: BTreeMap<&str, bool> = BTreeMap::new();
+    for m in &module_cases {
+        let rules: std::collections::BTreeSet<&String> = std::iter::once(&m.rule).chain(&m.expect_rules).collect();
+        for r in rules {
+            if let Some((k, _)) = cat.rules.get_key_value(r.as_str()) {
+                module_names.entry(k.as_str()).or_default().push(m.name.as_str());
+            }
+        }
+        for r in &m.expect_rules {
+            if let Some((k, _)) = cat.rules.get_key_value(r.as_str()) {
+                module_negative.insert(k.as_str(), true);
+            }
+        }
+    }
     for c in &cases {
         for r in c.rules() {
             if let Some(v) = by_rule.get_mut(r.as_str()) {
@@ -75,11 +94,13 @@ pub fn coverage(paths: Vec<PathBuf>, fail_uncovered: bool) -> ExitCode {
     for (id, list) in &by_rule {
         let kind = cat.rules[*id].kind;
         let needs_negative = matches!(kind, RuleKind::IllFormed | RuleKind::EvaluationError | RuleKind::Unspecified);
-        let negative = list.iter().any(|c| match kind {
-            RuleKind::Unspecified => has_expect(c),
-            _ => negative_rules(c).iter().any(|r| r == id),
-        });
-        let status = if list.is_empty() {
+        let negative = module_negative.contains_key(id)
+            || list.iter().any(|c| match kind {
+                RuleKind::Unspecified => has_expect(c),
+                _ => negative_rules(c).iter().any(|r| r == id),
+            });
+        let modules = module_names.get(id).map_or(&[][..], Vec::as_slice);
+        let status = if list.is_empty() && modules.is_empty() {
             uncovered += 1;
             "UNCOVERED"
         } else if needs_negative && !negative {
@@ -91,14 +112,15 @@ pub fn coverage(paths: Vec<PathBuf>, fail_uncovered: bool) -> ExitCode {
         if needs_negative && negative {
             negatives += 1;
         }
-        let names: Vec<&str> = list.iter().take(4).map(|c| c.name()).collect();
-        let more = if list.len() > 4 { format!(" +{}", list.len() - 4) } else { String::new() };
-        println!("{status:<17} {id:<55} {:<17} {:>3}  {}{more}", format!("{kind:?}"), list.len(), names.join(", "));
+        let all: Vec<&str> = list.iter().map(|c| c.name()).chain(modules.iter().copied()).collect();
+        let names = &all[..all.len().min(4)];
+        let more = if all.len() > 4 { format!(" +{}", all.len() - 4) } else { String::new() };
+        println!("{status:<17} {id:<55} {:<17} {:>3}  {}{more}", format!("{kind:?}"), all.len(), names.join(", "));
     }
     println!(
         "{} rules, {} cases; {} rules uncovered, {} error/unspecified rules without a negative case, {} with one",
         by_rule.len(),
-        cases.len(),
+        cases.len() + module_cases.len(),
         uncovered,
         no_negative,
         negatives

@@ -15,6 +15,7 @@ pub mod debuginfo;
 pub mod index;
 pub mod load;
 mod read;
+pub mod suite;
 
 pub use load::{LoadError, Position};
 pub use read::read;
