@@ -48,11 +48,8 @@ pub(super) fn spirv_case(target: &Arc<Target>, c: CaseSpec, origin: String) -> R
     // An expression with no lowering (ill-formed before it runs) leaves
     // `expr` empty; third parties are then judged on nothing.
     let expr = crate::spirv::lower::lower(&e).unwrap_or_default();
-    let expect = match &c.expect {
-        None => None,
-        Some(y) => Some(expectation(y, &ctx)?),
-    };
     Ok(Case::Expr(ExprCase {
+        expect: c.expect.as_ref().map(|y| expectation(y, &ctx)).transpose()?,
         name: c.name,
         origin,
         expr: expr.into(),
@@ -61,6 +58,5 @@ pub(super) fn spirv_case(target: &Arc<Target>, c: CaseSpec, origin: String) -> R
         spirv: Some(Arc::new(e)),
         ctx: Arc::new(ctx),
         rules: c.rules,
-        expect,
     }))
 }
