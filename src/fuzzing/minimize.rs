@@ -145,9 +145,8 @@ pub fn minimize(input: Input, budget: usize) -> Result<Minimized, NothingToMinim
                 }
                 None => {
                     let ops = op_chunks(&fc);
-                    let ops = ddmin(ops, &mut left, &mut |o| {
-                        same(&Input::Expr(FuzzCase { expr: o.concat(), ..fc.clone() }))
-                    });
+                    let ops =
+                        ddmin(ops, &mut left, &mut |o| same(&Input::Expr(FuzzCase { expr: o.concat(), ..fc.clone() })));
                     FuzzCase { expr: ops.concat(), ..fc }
                 }
             };

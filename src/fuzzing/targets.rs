@@ -144,7 +144,9 @@ impl Target {
             Target::CaseYaml => std::str::from_utf8(data).map_or(Ok(()), check_case_yaml),
             // No marks: the reference's trace is of DWARF operations, and
             // the edges of the SPIR-V interpreters are coverage enough.
-            Target::SpirvExpr => gen::spirv_case(&mut Unstructured::new(data)).map_or(Ok(()), |c| check_spirv_oracles(&c)),
+            Target::SpirvExpr => {
+                gen::spirv_case(&mut Unstructured::new(data)).map_or(Ok(()), |c| check_spirv_oracles(&c))
+            }
         }
     }
 }

@@ -415,7 +415,8 @@ fn spirv_fuzz_cases_round_trip_through_yaml() {
         let loaded = fc.load().unwrap();
         assert_eq!(loaded.spirv, direct.spirv, "seed {seed}");
         let text = fc.to_yaml("s", "");
-        let cases = crate::case::yaml::load_str("s.yaml", &text).unwrap_or_else(|e| panic!("seed {seed}: {e:?}\n{text}"));
+        let cases =
+            crate::case::yaml::load_str("s.yaml", &text).unwrap_or_else(|e| panic!("seed {seed}: {e:?}\n{text}"));
         let crate::case::Case::Expr(e) = &cases[0] else { panic!("seed {seed}: not an expression case") };
         assert_eq!(e.spirv, direct.spirv, "seed {seed}\n{text}");
         assert_eq!(e.expr, direct.expr, "seed {seed}");
