@@ -450,3 +450,24 @@ fn written_spirv_regressions_load_and_replay() {
     assert!(results[0].1.is_ok(), "{results:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The minimiser shrinks a `spirv_expr` input by its SPIR-V operations:
+/// a case whose target preset does not exist fails to load whatever its
+/// operations and entries (hand-derived: every one of them can go).
+#[test]
+fn minimizer_drops_spirv_operations() {
+    let Some(targets::Input::Expr(mut fc)) = targets::Target::SpirvExpr.decode(&bytes(5, 512)) else {
+        panic!("seed 5 does not decode")
+    };
+    fc.target = "no-such-target".into();
+    let part = fc.spirv.as_mut().unwrap();
+    part.expression.operations = vec![
+        dwarfcheck_core::encoding::spirv::DebugOperation { code: 8, operands: vec![0] },
+        dwarfcheck_core::encoding::spirv::DebugOperation { code: 5, operands: vec![] },
+    ];
+    let m = minimize::minimize(targets::Input::Expr(fc), 1000).unwrap();
+    assert_eq!(m.failure.kind, "load");
+    let targets::Input::Expr(small) = &m.input else { panic!("not an expression input") };
+    assert_eq!(small.spirv.as_ref().unwrap().expression.operations, []);
+    assert!(small.entries.is_empty(), "{:?}", small.entries);
+}
