@@ -112,6 +112,7 @@ for t in "${targets[@]}"; do
     cfi_bytes) dict=cfi.dict max_len=8192 ;;
     cfi_ops) dict=cfi.dict max_len=2048 ;;
     case_yaml) dict=case_yaml.dict max_len=65536 ;;
+    spirv_expr) dict=expr.dict max_len=2048 ;;
     *)
       echo "fuzz/build.sh: no dictionary and length limit for target $t" >&2
       exit 1

@@ -13,7 +13,7 @@ pub struct MinimizeArgs {
     /// A fuzz input that fails (e.g. fuzz/artifacts/expr_ops/crash-...).
     input: PathBuf,
     /// The target it was found by (expr_bytes, expr_ops, cfi_bytes,
-    /// cfi_ops, case_yaml); default: the input's folder name.
+    /// cfi_ops, case_yaml, spirv_expr); default: the input's folder name.
     #[arg(long)]
     target: Option<String>,
     /// Where regressions go.
@@ -32,7 +32,7 @@ pub fn minimize(a: &MinimizeArgs) -> ExitCode {
         .or_else(|| a.input.parent().and_then(|p| p.file_name()).and_then(|n| n.to_str()).map(str::to_string));
     let Some(target) = name.as_deref().and_then(Target::by_name) else {
         return super::input_error(format!(
-            "which fuzz target found {}? give --target (expr_bytes, expr_ops, cfi_bytes, cfi_ops, case_yaml)",
+            "which fuzz target found {}? give --target (expr_bytes, expr_ops, cfi_bytes, cfi_ops, case_yaml, spirv_expr)",
             a.input.display()
         ));
     };
@@ -74,7 +74,8 @@ pub struct ExportArgs {
     /// At most this many expressions from each ELF file.
     #[arg(long, default_value_t = 2000)]
     per_file: usize,
-    /// Generator inputs tried for the seeds of expr_ops and cfi_ops (each
+    /// Generator inputs tried for the seeds of expr_ops, cfi_ops and
+    /// spirv_expr (each
     /// one kept that reaches an operation or instruction no earlier one
     /// reached).
     #[arg(long, default_value_t = 6000)]

@@ -321,7 +321,7 @@ pub fn all() -> [(&'static str, String); 3] {
 pub fn file_of(target: super::targets::Target) -> &'static str {
     use super::targets::Target::*;
     match target {
-        ExprBytes | ExprOps => "expr.dict",
+        ExprBytes | ExprOps | SpirvExpr => "expr.dict",
         CfiBytes | CfiOps => "cfi.dict",
         CaseYaml => "case_yaml.dict",
     }

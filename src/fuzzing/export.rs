@@ -12,7 +12,7 @@ use std::path::Path;
 /// Seeds gathered for each target, deduplicated: expressions, frame
 /// sections and case files for the byte-level targets (`expr_bytes`,
 /// `cfi_bytes`, `case_yaml`); for the structured targets (`expr_ops`,
-/// `cfi_ops`), whose bytes are generator choices that no real input maps
+/// `cfi_ops`, `spirv_expr`), whose bytes are generator choices that no real input maps
 /// back to, generated inputs chosen for what they reach
 /// ([`Seeds::add_generated`]).
 #[derive(Debug, Default)]
@@ -27,6 +27,8 @@ pub struct Seeds {
     pub expr_ops: BTreeSet<Vec<u8>>,
     /// `cfi_ops` inputs.
     pub cfi_ops: BTreeSet<Vec<u8>>,
+    /// `spirv_expr` inputs.
+    pub spirv_expr: BTreeSet<Vec<u8>>,
 }
 
 /// `n` deterministic pseudo-random bytes from `seed` (splitmix64): the
@@ -80,9 +82,15 @@ impl Seeds {
     /// [`pseudo_random`]`(s, 512)` for `s` below `tries`, each one whose
     /// reference evaluation reaches an operation (`expr_ops`, per vendor
     /// profile) or call frame instruction (`cfi_ops`, per machine) that no
-    /// input kept before it reaches (`fuzzing::stats::reach`).
+    /// input kept before it reaches (`fuzzing::stats::reach`); for
+    /// `spirv_expr`, the DWARF operations of the lowering that the
+    /// reference reaches.
     pub fn add_generated(&mut self, tries: u64) {
-        for (t, set) in [(Target::ExprOps, &mut self.expr_ops), (Target::CfiOps, &mut self.cfi_ops)] {
+        for (t, set) in [
+            (Target::ExprOps, &mut self.expr_ops),
+            (Target::CfiOps, &mut self.cfi_ops),
+            (Target::SpirvExpr, &mut self.spirv_expr),
+        ] {
             let mut seen: BTreeSet<(String, String)> = BTreeSet::new();
             for s in 0..tries {
                 let data = pseudo_random(s, 512);
@@ -108,6 +116,7 @@ impl Seeds {
             (Target::CfiBytes, &self.cfi_bytes),
             (Target::CfiOps, &self.cfi_ops),
             (Target::CaseYaml, &self.case_yaml),
+            (Target::SpirvExpr, &self.spirv_expr),
         ] {
             let d = dir.join(t.name());
             std::fs::create_dir_all(&d)?;

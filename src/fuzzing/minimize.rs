@@ -5,6 +5,7 @@
 use super::case::FuzzCase;
 use super::targets::{Input, Target};
 use dwarfcheck_core::context::MachineState;
+use dwarfcheck_core::encoding::spirv::DebugOperation;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
@@ -100,6 +101,15 @@ fn op_chunks(fc: &FuzzCase) -> Vec<Vec<u8>> {
         .collect()
 }
 
+/// `fc` with its SPIR-V expression's operations replaced by `ops`.
+fn with_operations(fc: &FuzzCase, ops: &[DebugOperation]) -> FuzzCase {
+    let mut fc = fc.clone();
+    if let Some(p) = &mut fc.spirv {
+        p.expression.operations = ops.to_vec();
+    }
+    fc
+}
+
 /// A minimised input and how it fails.
 #[derive(Debug, Clone)]
 pub struct Minimized {
@@ -111,9 +121,10 @@ pub struct Minimized {
     pub tries: usize,
 }
 
-/// Minimises `input`, which must fail: expression operations then context
-/// entries, section bytes, or text lines, keeping the failure's kind. At
-/// most `budget` oracle runs.
+/// Minimises `input`, which must fail: expression operations (DWARF, or
+/// SPIR-V for a `spirv_expr` case) then context entries, section bytes,
+/// or text lines, keeping the failure's kind. At most `budget` oracle
+/// runs.
 ///
 /// Errors: [`NothingToMinimize`] when the input does not fail.
 pub fn minimize(input: Input, budget: usize) -> Result<Minimized, NothingToMinimize> {
@@ -125,9 +136,20 @@ pub fn minimize(input: Input, budget: usize) -> Result<Minimized, NothingToMinim
     let same = |i: &Input| failure(i).is_some_and(|f| f.kind == kind);
     let input = match input {
         Input::Expr(fc) => {
-            let ops = op_chunks(&fc);
-            let ops = ddmin(ops, &mut left, &mut |o| same(&Input::Expr(FuzzCase { expr: o.concat(), ..fc.clone() })));
-            let fc = FuzzCase { expr: ops.concat(), ..fc };
+            let fc = match &fc.spirv {
+                Some(part) => {
+                    let ops = ddmin(part.expression.operations.clone(), &mut left, &mut |o| {
+                        same(&Input::Expr(with_operations(&fc, o)))
+                    });
+                    with_operations(&fc, &ops)
+                }
+                None => {
+                    let ops = op_chunks(&fc);
+                    let ops =
+                        ddmin(ops, &mut left, &mut |o| same(&Input::Expr(FuzzCase { expr: o.concat(), ..fc.clone() })));
+                    FuzzCase { expr: ops.concat(), ..fc }
+                }
+            };
             let entries = ddmin(fc.entries.clone(), &mut left, &mut |e| {
                 same(&Input::Expr(FuzzCase { entries: e.to_vec(), ..fc.clone() }))
             });
@@ -175,7 +197,10 @@ pub fn write(m: &Minimized, target: Target, dir: &Path) -> std::io::Result<PathB
     );
     let (path, bytes) = match &m.input {
         Input::Expr(fc) => {
-            let name = format!("{}-{}", target.name(), digest(&fc.expr));
+            // A SPIR-V case's `expr` is its lowering, often empty: name it
+            // by its `spirv:` text instead.
+            let key = fc.spirv.as_ref().map_or_else(|| fc.expr.clone(), |p| p.yaml("").into_bytes());
+            let name = format!("{}-{}", target.name(), digest(&key));
             (dir.join(format!("{name}.yaml")), fc.to_yaml(&name, &comment).into_bytes())
         }
         other => {

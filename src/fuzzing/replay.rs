@@ -14,7 +14,7 @@ pub fn bundled_dir() -> PathBuf {
 
 /// Runs every regression under `dir`: `*.yaml` case files through the
 /// `case_yaml` oracles plus gimli's known-class check on each expression
-/// case; files in a folder named after a target (`cfi_bytes/`,
+/// case and the `spirv_expr` oracles on each `spirv:` case; files in a folder named after a target (`cfi_bytes/`,
 /// `case_yaml/`, ...) through that target. Returns each file with its
 /// result, sorted by path.
 ///
@@ -59,6 +59,8 @@ fn replay_file(f: &Path) -> Result<(), Violation> {
     for c in &cases {
         if let Case::Expr(e) = c {
             super::check_gimli(e)?;
+            // A minimised `spirv_expr` finding: its lowering too.
+            super::check_spirv_oracles(e)?;
         }
     }
     Ok(())

@@ -1,12 +1,12 @@
-//! The five fuzz targets as plain functions over their input bytes: the one
+//! The six fuzz targets as plain functions over their input bytes: the one
 //! place each target's decoding and oracles live, called by the `fuzz/`
 //! binaries, `dwarfcheck minimize`, `export-corpus` statistics and the
 //! replay of `corpus/regressions/`.
 
 use super::case::{preset, FuzzCase};
 use super::{
-    check_case_yaml, check_cfi, check_cfi_section, check_expr_oracles, check_expr_oracles_marked, expr_case, gen,
-    rich_context, Violation,
+    check_case_yaml, check_cfi, check_cfi_section, check_expr_oracles, check_expr_oracles_marked, check_spirv_oracles,
+    expr_case, gen, rich_context, Violation,
 };
 use arbitrary::Unstructured;
 use dwarfcheck_core::cfi::{CfiSection, FrameKind};
@@ -27,10 +27,16 @@ pub enum Target {
     CfiOps,
     /// Case-file text.
     CaseYaml,
+    /// A generated context and a generated SPIR-V OpenCL.DebugInfo.100
+    /// expression (`gen::spirv_case`): reference == fast, and the direct
+    /// interpretation agrees with its lowering to DWARF
+    /// ([`check_spirv_oracles`]).
+    SpirvExpr,
 }
 
 /// Every target, in the order the campaign runs them.
-pub const ALL: [Target; 5] = [Target::ExprBytes, Target::ExprOps, Target::CfiBytes, Target::CfiOps, Target::CaseYaml];
+pub const ALL: [Target; 6] =
+    [Target::ExprBytes, Target::ExprOps, Target::CfiBytes, Target::CfiOps, Target::CaseYaml, Target::SpirvExpr];
 
 /// What one input of a target is, decoded.
 #[derive(Debug, Clone)]
@@ -59,6 +65,7 @@ impl Target {
             Target::CfiBytes => "cfi_bytes",
             Target::CfiOps => "cfi_ops",
             Target::CaseYaml => "case_yaml",
+            Target::SpirvExpr => "spirv_expr",
         }
     }
 
@@ -79,6 +86,7 @@ impl Target {
                 Some(Input::Cfi { kind: sec.kind, bytes: sec.bytes.to_vec(), target: sec.target.clone() })
             }
             Target::CaseYaml => std::str::from_utf8(data).ok().map(|t| Input::Yaml(t.to_string())),
+            Target::SpirvExpr => gen::spirv_fuzz_case(&mut Unstructured::new(data)).ok().map(Input::Expr),
         }
     }
 
@@ -134,6 +142,11 @@ impl Target {
             },
             Target::CfiBytes | Target::CfiOps => self.section(data).map_or(Ok(()), |s| check_cfi_section(&s)),
             Target::CaseYaml => std::str::from_utf8(data).map_or(Ok(()), check_case_yaml),
+            // No marks: the reference's trace is of DWARF operations, and
+            // the edges of the SPIR-V interpreters are coverage enough.
+            Target::SpirvExpr => {
+                gen::spirv_case(&mut Unstructured::new(data)).map_or(Ok(()), |c| check_spirv_oracles(&c))
+            }
         }
     }
 }
@@ -142,10 +155,14 @@ impl Input {
     /// The oracles of the input's target: reference == fast everywhere,
     /// gimli in a known class on expressions, the loader never panics.
     ///
+    /// SPIR-V cases (`spirv_expr`) get [`check_spirv_oracles`] instead
+    /// of gimli.
+    ///
     /// Errors: the [`Violation`]. A case that does not load is a generator
     /// error for `Expr` ([`Violation::Load`]) and fine for `Yaml`.
     pub fn check(&self) -> Result<(), Violation> {
         match self {
+            Input::Expr(fc) if fc.spirv.is_some() => check_spirv_oracles(&fc.load()?),
             Input::Expr(fc) => check_expr_oracles(&fc.load()?),
             Input::Cfi { kind, bytes, target } => check_cfi(*kind, bytes, target.clone()),
             Input::Yaml(text) => check_case_yaml(text),
@@ -155,9 +172,11 @@ impl Input {
     /// The input as the bytes of the plain target that takes it: expression
     /// bytes for `expr_bytes` (the expression only: the context is the
     /// rich one), a selector byte and the section for `cfi_bytes`, UTF-8
-    /// for `case_yaml`. `None` for a CFI target this encoding cannot name.
+    /// for `case_yaml`. `None` for a CFI target this encoding cannot name,
+    /// and for a SPIR-V case (DWARF bytes cannot hold one).
     pub fn raw(&self) -> Option<(Target, Vec<u8>)> {
         match self {
+            Input::Expr(fc) if fc.spirv.is_some() => None,
             Input::Expr(fc) => Some((Target::ExprBytes, fc.expr.clone())),
             Input::Cfi { kind, bytes, target } => {
                 let t = match target.name.as_str() {

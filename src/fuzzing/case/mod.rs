@@ -5,9 +5,11 @@
 
 mod entry;
 pub(crate) mod rich;
+mod spirv;
 
 pub use entry::{Caller, DieShape, Entry, Expr, RegValue, Rule, Section};
 pub use rich::{rich_entries, standard_unit};
+pub use spirv::SpirvPart;
 
 use super::LoadError;
 use crate::case::ExprCase;
@@ -33,6 +35,10 @@ pub struct FuzzCase {
     /// The rule IDs the case lists (a case names at least one):
     /// `expr.eval.runs-to-end` unless a minimiser knows better.
     pub rules: Vec<String>,
+    /// A SPIR-V expression and its initial entry: the case is then a
+    /// `spirv:` case, whose `expr` is ignored (it is the lowering, made
+    /// again by [`FuzzCase::load`]).
+    pub spirv: Option<SpirvPart>,
 }
 
 /// The target preset called `name`, built once per process.
@@ -57,6 +63,7 @@ impl FuzzCase {
             entries: rich_entries(),
             expr,
             rules: default_rules(),
+            spirv: None,
         }
     }
 
@@ -101,7 +108,12 @@ impl FuzzCase {
         }
         list(&mut s, "base_types", "        ", of(Section::BaseType), false);
         list(&mut s, "dies", "        ", of(Section::Die), false);
-        let _ = writeln!(s, "    expr_bytes: \"{}\"", hex(&self.expr));
+        match &self.spirv {
+            Some(p) => s.push_str(&p.yaml("    ")),
+            None => {
+                let _ = writeln!(s, "    expr_bytes: \"{}\"", hex(&self.expr));
+            }
+        }
         s
     }
 
@@ -124,18 +136,25 @@ impl FuzzCase {
     }
 
     /// The case as an expression case named `fuzz`, in
-    /// [`FuzzCase::context`].
+    /// [`FuzzCase::context`]; with a SPIR-V part, the SPIR-V case the
+    /// case loader makes of [`FuzzCase::to_yaml`]'s `spirv:` (its initial
+    /// entry in the context, `expr` its lowering).
     ///
     /// Errors: as [`FuzzCase::context`].
     pub fn load(&self) -> Result<ExprCase, LoadError> {
+        let mut ctx = self.context()?;
+        let (expr, spirv) = match &self.spirv {
+            Some(p) => p.apply(&mut ctx),
+            None => (self.expr.as_slice().into(), None),
+        };
         Ok(ExprCase {
             name: "fuzz".into(),
             origin: "fuzz".into(),
-            expr: self.expr.as_slice().into(),
+            expr,
             attribute: None,
             form: None,
-            spirv: None,
-            ctx: Arc::new(self.context()?),
+            spirv,
+            ctx: Arc::new(ctx),
             rules: self.rules.clone(),
             expect: None,
         })

@@ -120,5 +120,6 @@ fn amdgpu(u: &mut Unstructured) -> Result<FuzzCase> {
         entries: e,
         expr: Vec::new(),
         rules: default_rules(),
+        spirv: None,
     })
 }

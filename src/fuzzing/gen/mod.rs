@@ -18,7 +18,7 @@ pub use context::context;
 #[cfg(test)]
 pub(crate) use context::{EXEC_MASK_64, SGPR0, VGPR0};
 pub use expr::expression;
-pub use spirv::spirv_case;
+pub use spirv::{spirv_case, spirv_fuzz_case};
 
 use crate::case::ExprCase;
 use crate::fuzzing::case::FuzzCase;

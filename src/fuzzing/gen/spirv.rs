@@ -5,12 +5,9 @@
 
 use super::{context, int, rare};
 use crate::case::ExprCase;
+use crate::fuzzing::case::{Entry as CaseEntry, FuzzCase, SpirvPart};
 use arbitrary::{Result, Unstructured};
-use dwarfcheck_core::context::{Entry, MachineState};
 use dwarfcheck_core::encoding::spirv::{code, operand_count, Applies, DebugOperation, SpirvExpression};
-use dwarfcheck_core::encoding::VendorProfile;
-use dwarfcheck_core::outcome::Value;
-use std::sync::Arc;
 
 /// At most this many operations: enough for the producers' shapes (six)
 /// and a few stack games around them.
@@ -21,25 +18,33 @@ const MAX_OPERATIONS: usize = 10;
 /// one generic value (an address the memory may hold, or a small number),
 /// vendor profile hetero-2020 (what the lowering is written in), and a
 /// generated [`SpirvExpression`] in [`ExprCase::spirv`]; `expr` is its
-/// lowering (`crate::spirv::lower`), empty when there is none.
+/// lowering (`crate::spirv::lower`), empty when there is none. The
+/// [`spirv_fuzz_case`] of the same bytes, loaded.
 ///
 /// Errors: `arbitrary`'s, when the bytes run out early. A context that
 /// does not build is a generator bug and panics.
 pub fn spirv_case(u: &mut Unstructured) -> Result<ExprCase> {
-    let fc = context(u)?;
+    let fc = spirv_fuzz_case(u)?;
     let mut case = fc.load().unwrap_or_else(|e| panic!("a generated context does not build: {e}"));
-    let mut ctx = (*case.ctx).clone();
-    ctx.vendor = VendorProfile::by_name("hetero-2020").expect("a built-in profile");
-    ctx.result_kind = None;
-    let generic = ctx.generic_type();
-    let entry = if u.ratio(3u8, 4)? { address(u)? } else { int(u)? as u64 };
-    ctx.initial_stack = vec![Entry::Value(Value::from_u128(generic, u128::from(entry)))];
-    let e = expression(u)?;
-    case.expr = crate::spirv::lower::lower(&e).unwrap_or_default().into();
-    case.spirv = Some(Arc::new(e));
-    case.ctx = Arc::new(ctx);
     case.name = "spirv".into();
     Ok(case)
+}
+
+/// The case of [`spirv_case`] as a [`FuzzCase`] with a [`SpirvPart`]
+/// (what `dwarfcheck minimize` shrinks and writes as a `spirv:` case): the
+/// generated context's entries without a required result kind (a SPIR-V
+/// case's result is a location), vendor hetero-2020.
+///
+/// Errors: as [`spirv_case`].
+pub fn spirv_fuzz_case(u: &mut Unstructured) -> Result<FuzzCase> {
+    let mut fc = context(u)?;
+    fc.vendor = "hetero-2020".into();
+    fc.entries.retain(|e| !matches!(e, CaseEntry::Result(_)));
+    let entry = if u.ratio(3u8, 4)? { address(u)? } else { int(u)? as u64 };
+    let expression = expression(u)?;
+    fc.expr.clear();
+    fc.spirv = Some(SpirvPart { expression, entry });
+    Ok(fc)
 }
 
 /// An address near the rich context's memory (0x1000..0x3000, some
