@@ -471,3 +471,21 @@ fn minimizer_drops_spirv_operations() {
     assert_eq!(small.spirv.as_ref().unwrap().expression.operations, []);
     assert!(small.entries.is_empty(), "{:?}", small.entries);
 }
+
+/// Every bundled SPIR-V case (hand-derived expectations, specs/cases/spirv/)
+/// meets the SPIR-V oracles: reference == fast, and the direct
+/// interpretation == the reference's evaluation of the lowering.
+#[test]
+fn bundled_spirv_cases_agree_with_their_lowering() {
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("specs/cases/spirv");
+    let files = crate::case::yaml::find_case_files(&[dir]).expect("case files");
+    let mut lowered = 0;
+    for f in files {
+        for c in crate::case::yaml::load_file(&f).expect("loads") {
+            let Case::Expr(e) = c else { continue };
+            assert_eq!(check_spirv_oracles(&e), Ok(()), "{}", e.name);
+            lowered += usize::from(!e.expr.is_empty());
+        }
+    }
+    assert!(lowered > 60, "only {lowered} bundled SPIR-V cases have a lowering");
+}

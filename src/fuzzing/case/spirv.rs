@@ -4,7 +4,7 @@
 //! "SPIR-V cases").
 
 use dwarfcheck_core::context::{Context, Entry as StackEntry, MachineState};
-use dwarfcheck_core::encoding::spirv::{name, Applies, DebugOperation, SpirvExpression};
+use dwarfcheck_core::encoding::spirv::{Applies, DebugOperation, SpirvExpression};
 use dwarfcheck_core::outcome::Value;
 use std::fmt::Write;
 use std::sync::Arc;
@@ -49,17 +49,9 @@ impl SpirvPart {
     }
 }
 
-/// `ops` in the spelling `crate::spirv::text::parse` reads back: each
-/// operation's name (`#N` for a code the seed does not define: a bare
-/// number would read as an operand of the operation before it), then its
-/// operands, comma-separated.
+/// `ops` in the spelling `crate::spirv::text::parse` reads back
+/// (`DebugOperation`'s display: `#N` for a code the seed does not
+/// define), comma-separated.
 fn spirv_text(ops: &[DebugOperation]) -> String {
-    let one = |op: &DebugOperation| {
-        let mut s = name(op.code).map_or_else(|| format!("#{}", op.code), str::to_string);
-        for w in &op.operands {
-            let _ = write!(s, " {w}");
-        }
-        s
-    };
-    ops.iter().map(one).collect::<Vec<_>>().join(", ")
+    ops.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
 }

@@ -80,12 +80,14 @@ pub struct DebugOperation {
 }
 
 impl std::fmt::Display for DebugOperation {
-    /// spirv-dis spelling: `Constu 0`, `Fragment 32 32`; an unknown code as
-    /// its number.
+    /// spirv-dis spelling: `Constu 0`, `Fragment 32 32`; a code the seed
+    /// does not define as `#N` (a bare number would read as an operand of
+    /// the operation before it), the spelling the harness's case text reads
+    /// back.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match name(self.code) {
             Some(n) => write!(f, "{n}")?,
-            None => write!(f, "{}", self.code)?,
+            None => write!(f, "#{}", self.code)?,
         }
         for w in &self.operands {
             write!(f, " {w}")?;
@@ -175,6 +177,6 @@ mod tests {
             ],
             variable_bits: Some(64),
         };
-        assert_eq!(e.to_string(), "DebugValue [PlusUconst 1, 34, Fragment 32 32]");
+        assert_eq!(e.to_string(), "DebugValue [PlusUconst 1, #34, Fragment 32 32]");
     }
 }
