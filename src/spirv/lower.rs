@@ -33,7 +33,9 @@
 //! implicit location, as `spirv.value.empty-expression` does.
 
 use dwarfcheck_core::encoding::leb128::write_uleb;
+use dwarfcheck_core::encoding::op::{encoding_of, Op};
 use dwarfcheck_core::encoding::spirv::{code, operand_count, Applies, SpirvExpression};
+use dwarfcheck_core::encoding::VendorProfile;
 
 /// Why an expression has no lowering.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -52,19 +54,15 @@ pub enum Unlowerable {
     },
 }
 
-const DW_OP_DEREF: u8 = 0x06;
-const DW_OP_CONSTU: u8 = 0x10;
-const DW_OP_PICK: u8 = 0x15;
-const DW_OP_SWAP: u8 = 0x16;
-const DW_OP_XDEREF: u8 = 0x18;
-const DW_OP_MINUS: u8 = 0x1c;
-const DW_OP_PLUS: u8 = 0x22;
-const DW_OP_PLUS_UCONST: u8 = 0x23;
-const DW_OP_BIT_PIECE: u8 = 0x9d;
-const DW_OP_STACK_VALUE: u8 = 0x9f;
-/// hetero-2020 vendor profile encodings.
-const DW_OP_LLVM_UNDEFINED: u8 = 0xe7;
-const DW_OP_LLVM_PIECE_END: u8 = 0xea;
+/// The opcode byte of `op` under the hetero-2020 vendor profile, from the
+/// core crate's operation table (`encoding::op`): every operation the
+/// lowering writes has a one-byte encoding there.
+fn opcode(op: Op) -> u8 {
+    match encoding_of(&VendorProfile::hetero_2020(), op) {
+        Some((byte, None, _)) => byte,
+        _ => unreachable!("{op:?} has a one-byte hetero-2020 encoding"),
+    }
+}
 
 /// The DWARF operation bytes (hetero-2020 vendor profile) for `e`, to be
 /// evaluated with the same initial stack and a location result.
@@ -87,25 +85,25 @@ pub fn lower(e: &SpirvExpression) -> Result<Vec<u8>, Unlowerable> {
     let has_bit_piece = ops.iter().any(|o| o.code == code::BIT_PIECE);
     let mut out = Vec::new();
     if e.applies == Applies::Value && ops.is_empty() {
-        out.push(DW_OP_STACK_VALUE);
+        out.push(opcode(Op::StackValue));
         return Ok(out);
     }
     for (i, op) in ops.iter().enumerate() {
         let w = |k: usize| u64::from(op.operands[k]);
         match op.code {
-            code::DEREF => out.push(DW_OP_DEREF),
-            code::PLUS => out.push(DW_OP_PLUS),
-            code::MINUS => out.push(DW_OP_MINUS),
+            code::DEREF => out.push(opcode(Op::Deref)),
+            code::PLUS => out.push(opcode(Op::Plus)),
+            code::MINUS => out.push(opcode(Op::Minus)),
             code::PLUS_UCONST => {
-                out.push(DW_OP_PLUS_UCONST);
+                out.push(opcode(Op::PlusUconst));
                 write_uleb(&mut out, w(0));
             }
             code::BIT_PIECE => bit_piece(&mut out, w(1), w(0)),
-            code::SWAP => out.push(DW_OP_SWAP),
-            code::XDEREF => out.push(DW_OP_XDEREF),
-            code::STACK_VALUE => out.push(DW_OP_STACK_VALUE),
+            code::SWAP => out.push(opcode(Op::Swap)),
+            code::XDEREF => out.push(opcode(Op::Xderef)),
+            code::STACK_VALUE => out.push(opcode(Op::StackValue)),
             code::CONSTU => {
-                out.push(DW_OP_CONSTU);
+                out.push(opcode(Op::Constu));
                 write_uleb(&mut out, w(0));
             }
             code::FRAGMENT => {
@@ -133,7 +131,7 @@ pub fn lower(e: &SpirvExpression) -> Result<Vec<u8>, Unlowerable> {
 
 /// `DW_OP_bit_piece size offset` (both ULEB128, in bits).
 fn bit_piece(out: &mut Vec<u8>, size: u64, offset: u64) {
-    out.push(DW_OP_BIT_PIECE);
+    out.push(opcode(Op::BitPiece));
     write_uleb(out, size);
     write_uleb(out, offset);
 }
@@ -142,16 +140,16 @@ fn bit_piece(out: &mut Vec<u8>, size: u64, offset: u64) {
 /// the location on top, `after` undefined bits (module documentation).
 fn fragment(out: &mut Vec<u8>, before: u64, size: u64, after: u64) {
     if before > 0 {
-        out.push(DW_OP_LLVM_UNDEFINED);
+        out.push(opcode(Op::LlvmUndefined));
         bit_piece(out, before, 0);
-        out.extend([DW_OP_PICK, 1]);
+        out.extend([opcode(Op::Pick), 1]);
     }
     bit_piece(out, size, 0);
     if after > 0 {
-        out.push(DW_OP_LLVM_UNDEFINED);
+        out.push(opcode(Op::LlvmUndefined));
         bit_piece(out, after, 0);
     }
-    out.push(DW_OP_LLVM_PIECE_END);
+    out.push(opcode(Op::LlvmPieceEnd));
 }
 
 #[cfg(test)]
