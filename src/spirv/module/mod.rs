@@ -10,6 +10,7 @@
 //! reads the words of the debug instructions it decodes (seed
 //! `opencl-debuginfo-100.txt` §2 "Binary Form", §4).
 
+pub mod build;
 pub mod cases;
 pub mod debuginfo;
 pub mod index;
