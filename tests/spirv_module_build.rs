@@ -11,36 +11,24 @@
 //!   (`Fragment 0 16` becomes `DW_OP_LLVM_fragment, 0, 16`; `BitPiece 0 16`
 //!   crashes it with SIGSEGV; `Deref 7` fails the verifier).
 //!
-//! Every tool runs contained (`consumer::external::process`: time and
-//! output budgets) under `ulimit -v 4000000`. Without spirv-tools or
+//! Every tool runs contained (`consumer::spirv::tools`: time, output and
+//! address-space budgets). Without spirv-tools or
 //! llvm-spirv-15 the tests are skipped, or fail when `CI` is set.
 
 use dwarfcheck::case::Case;
-use dwarfcheck::consumer::external::process::{self, RunBudget, RunFault, RunOutput, TempDir};
+use dwarfcheck::consumer::external::process::TempDir;
+use dwarfcheck::consumer::spirv::tools::{self, Failure};
 use dwarfcheck::spirv::module::{self, build::module_text};
 use dwarfcheck_core::encoding::spirv::{Applies, DebugOperation, SpirvExpression};
-use std::ffi::OsStr;
-use std::path::{Path, PathBuf};
-use std::time::Duration;
-
-const BUDGET: RunBudget = RunBudget { time: Duration::from_secs(60), output_bytes: 16 << 20 };
+use std::path::PathBuf;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// `program args...` in `dir`, contained, under `ulimit -v 4000000`.
-fn run(dir: &Path, program: &str, args: &[&str]) -> Result<RunOutput, RunFault> {
-    let script = "ulimit -v 4000000; exec \"$0\" \"$@\"";
-    let mut all: Vec<&OsStr> = vec![OsStr::new("-c"), OsStr::new(script), OsStr::new(program)];
-    all.extend(args.iter().map(OsStr::new));
-    process::run(Path::new("/bin/bash"), &all, dir, BUDGET)
-}
-
 /// The tools, or `None` (skip) when one is missing.
 fn tools() -> Option<()> {
-    let all =
-        ["spirv-as", "spirv-val", "llvm-spirv-15", "llvm-dis-15"].iter().all(|t| dwarfcheck::testing::have_tool(t));
+    let all = tools::installed(&["spirv-as", "spirv-val", "llvm-spirv-15", "llvm-dis-15"]);
     dwarfcheck::testing::needed("spirv-tools, llvm-spirv-15 and llvm-dis-15", all.then_some(()))
 }
 
@@ -60,10 +48,7 @@ impl std::fmt::Display for Reverse {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Reverse::Expression(x) => write!(f, "{x}"),
-            Reverse::Failed(rc, text) => {
-                let why = text.lines().find(|l| l.contains("Fails to verify")).map(str::to_string);
-                write!(f, "rc {rc}: {}", why.unwrap_or_else(|| first_line(text)))
-            }
+            Reverse::Failed(rc, text) => write!(f, "rc {rc}: {}", tools::reason_line(text)),
             Reverse::Signal(s) => write!(f, "signal: {s}"),
         }
     }
@@ -86,31 +71,22 @@ fn first_line(s: &str) -> String {
 fn judge(what: &str, e: &SpirvExpression) -> Judged {
     let dir = TempDir::new().unwrap();
     let d = dir.path();
-    std::fs::write(d.join("k.spvasm"), module_text(e)).unwrap();
-    let out = run(d, "spirv-as", &["--target-env", "spv1.4", "k.spvasm", "-o", "k.spv"]).unwrap();
-    assert_eq!(out.code, 0, "{what}: spirv-as refuses the module: {}\n{}", out.text, module_text(e));
-    let m = module::read_file(&d.join("k.spv")).unwrap_or_else(|err| panic!("{what}: {err}"));
+    let spv = tools::assemble(d, "k", &module_text(e))
+        .unwrap_or_else(|f| panic!("{what}: spirv-as refuses the module: {f}\n{}", module_text(e)));
+    let m = module::read_file(&spv).unwrap_or_else(|err| panic!("{what}: {err}"));
     assert_eq!(m.applications.len(), 1, "{what}: {:?}", m.applications);
     let a = &m.applications[0];
     assert_eq!(a.expression.as_ref(), Some(e), "{what}: read back differently");
     assert_eq!(a.variable.as_ref().and_then(|v| v.name.as_deref()), Some("v"), "{what}");
-    let out = run(d, "spirv-val", &["k.spv"]).unwrap();
+    let out = tools::run(d, "spirv-val", &["k.spv"]).unwrap();
     let val = (out.code, first_line(&out.text));
-    let reverse = match run(d, "llvm-spirv-15", &["-r", "k.spv", "-o", "k.bc"]) {
-        Err(RunFault::Signal(s)) => Reverse::Signal(s),
-        Err(f) => panic!("{what}: llvm-spirv-15 -r: {f}"),
-        Ok(o) if o.code != 0 => Reverse::Failed(o.code, o.text),
-        Ok(_) => {
-            let dis = run(d, "llvm-dis-15", &["k.bc", "-o", "-"]).unwrap();
-            assert_eq!(dis.code, 0, "{what}: llvm-dis-15: {}", dis.text);
-            let line = dis
-                .text
-                .lines()
-                .find(|l| l.contains("call void @llvm.dbg."))
-                .unwrap_or_else(|| panic!("{what}: no llvm.dbg call in {}", dis.text));
-            let start = line.find("!DIExpression(").unwrap_or_else(|| panic!("{what}: {line}"));
-            let end = start + line[start..].find(')').unwrap();
-            Reverse::Expression(line[start..=end].to_string())
+    let reverse = match tools::reverse_translate(d, "k") {
+        Err(Failure::Fault(dwarfcheck::consumer::external::process::RunFault::Signal(s))) => Reverse::Signal(s),
+        Err(Failure::Fault(f)) => panic!("{what}: llvm-spirv-15 -r: {f}"),
+        Err(Failure::Refused(rc, text)) => Reverse::Failed(rc, text),
+        Ok(ir) => {
+            let x = tools::first_dbg_expression(&ir).unwrap_or_else(|| panic!("{what}: no llvm.dbg call in {ir}"));
+            Reverse::Expression(x.to_string())
         }
     };
     Judged { val, reverse }

@@ -160,6 +160,7 @@ pub mod gimli;
 pub mod health;
 pub mod libunwind;
 pub mod protocol;
+pub mod spirv;
 pub mod stderr;
 pub(crate) mod unwinding;
 
