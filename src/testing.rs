@@ -31,8 +31,9 @@ pub fn bundled_cfi_cases() -> Vec<crate::case::Case> {
 }
 
 /// A consumer's verdict counts over `cases` (the runner's, against the
-/// reference and fast) and each case it disagrees with, by name, with the
-/// class [`crate::consumer::Consumer::failure_class`] gives it (`None`:
+/// reference and fast) and each case it disagrees with or gives no answer
+/// to (a fault), by name, with the class
+/// [`crate::consumer::Consumer::failure_class`] gives it (`None`:
 /// unclassified), in failure order.
 pub type Judged = (std::collections::BTreeMap<crate::runner::compare::Verdict, usize>, Vec<(String, Option<String>)>);
 
@@ -50,12 +51,20 @@ pub fn judged(consumer: Box<dyn crate::consumer::Consumer>, cases: &[crate::case
     let classes = s
         .failures
         .iter()
-        .filter(|f| matches!(f.finding, Finding::Consumer { .. }))
+        .filter(|f| matches!(f.finding, Finding::Consumer { .. } | Finding::ConsumerFault { .. }))
         .map(|f| {
-            let Some(Case::Cfi(c)) = cases.iter().find(|c| c.name() == f.case) else { return (f.case.clone(), None) };
-            let case = Case::Cfi(c.clone());
-            let (r, a) = (reference_table(c), k.frame_table(c));
-            (f.case.clone(), k.failure_class(&case, Answer::Cfi(&r), Answer::Cfi(&a)).map(|x| x.id))
+            let class = match cases.iter().find(|c| c.name() == f.case) {
+                Some(case @ Case::Cfi(c)) => {
+                    let (r, a) = (reference_table(c), k.frame_table(c));
+                    k.failure_class(case, Answer::Cfi(&r), Answer::Cfi(&a))
+                }
+                Some(case @ Case::Expr(c)) => {
+                    let (r, a) = (crate::consumer::builtin::reference_outcome(c).0, k.evaluate(c));
+                    k.failure_class(case, Answer::Expr(&r), Answer::Expr(&a))
+                }
+                None => None,
+            };
+            (f.case.clone(), class.map(|x| x.id))
         })
         .collect();
     (s.verdicts.get(&name).cloned().unwrap_or_default(), classes)

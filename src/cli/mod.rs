@@ -91,7 +91,8 @@ enum Command {
     /// turns into a result, and which operations/instructions they hold.
     FuzzStats(fuzz::StatsArgs),
     /// Write the executable and core file the gdb and lldb adapters load
-    /// for one expression case (docs/debuggers.md).
+    /// for one expression case (docs/debuggers.md), or the SPIR-V module
+    /// the SPIR-V tools are given for a `spirv:` case (docs/consumers.md).
     Synth(synth::SynthArgs),
     /// Run the suite against every available consumer and write the
     /// rule x consumer conformance matrix (docs/conformance.md).

@@ -1,5 +1,6 @@
 //! `dwarfcheck synth`: writes the executable and core file the debugger
-//! adapters use for one case, to look at or load by hand.
+//! adapters use for one case, or for a `spirv:` case the SPIR-V module the
+//! SPIR-V tools are given, to look at or load by hand.
 
 use super::load_cases;
 use dwarfcheck::case::Case;
@@ -38,6 +39,9 @@ pub fn synth(args: &SynthArgs) -> ExitCode {
     }) else {
         return super::input_error(format!("no expression case `{}` in {}", args.case, args.file.display()));
     };
+    if let Some(e) = case.spirv.as_deref() {
+        return synth_spirv(args, &case.name, e);
+    }
     let reference = dwarfcheck::consumer::builtin::reference_outcome(case).0;
     let shape = observe::plan(case, &reference);
     let d = match dwarfcheck::synth::synthesise(case, shape) {
@@ -54,6 +58,27 @@ pub fn synth(args: &SynthArgs) -> ExitCode {
     println!("as the debugger sees it: {}", observe::view(case, &reference));
     println!("gdb-multiarch -nx -batch -ex 'core-file {}' -ex 'print v' {}", core.display(), exe.display());
     println!("lldb-19 --batch -c {} -o 'frame variable v' {}", core.display(), exe.display());
+    ExitCode::SUCCESS
+}
+
+/// The module text of a `spirv:` case: `<case>.spvasm` (every word as is,
+/// as spirv-dis, spirv-val and llvm-spirv are given it) and
+/// `<case>.names.spvasm` (operation names, as spirv-as is given it), with
+/// the commands that run the tools on it.
+fn synth_spirv(args: &SynthArgs, name: &str, e: &dwarfcheck_core::encoding::spirv::SpirvExpression) -> ExitCode {
+    use dwarfcheck::spirv::module::build::{module_text_as, Spelling};
+    let words = args.out.join(format!("{name}.spvasm"));
+    let names = args.out.join(format!("{name}.names.spvasm"));
+    let written = std::fs::write(&words, module_text_as(e, Spelling::Words))
+        .and_then(|_| std::fs::write(&names, module_text_as(e, Spelling::Names)));
+    if let Err(err) = written {
+        return super::input_error(format!("cannot write into {}: {err}", args.out.display()));
+    }
+    let spv = args.out.join(format!("{name}.spv"));
+    println!("expression: {e}");
+    println!("spirv-as --target-env spv1.4 {} -o {}", words.display(), spv.display());
+    println!("spirv-dis --raw-id {0}; spirv-val {0}", spv.display());
+    println!("llvm-spirv-15 -r {} -o - | llvm-dis-15", spv.display());
     ExitCode::SUCCESS
 }
 

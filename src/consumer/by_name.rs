@@ -8,7 +8,7 @@ use super::gimli::Gimli;
 use super::{Consumer, ConsumerError};
 
 /// Every third-party consumer name, in report order.
-pub const KNOWN: [&str; 15] = [
+pub const KNOWN: [&str; 19] = [
     "gimli",
     "llvm-dwarfdump",
     "readelf",
@@ -24,6 +24,10 @@ pub const KNOWN: [&str; 15] = [
     "lldb-unwind",
     "lldb-rows",
     "eu-stack",
+    "spirv-as",
+    "spirv-dis",
+    "spirv-val",
+    "llvm-spirv",
 ];
 
 /// Limits handed to the consumers that run other programs.
@@ -73,6 +77,10 @@ pub fn consumer(name: &str, budgets: &Budgets) -> Result<Box<dyn Consumer>, Cons
         "lldb-unwind" => Box::new(DebuggerUnwind::new(Kind::Lldb, budgets.debugger)?.down_after(budgets.down_after)),
         "lldb-rows" => Box::new(super::debugger::rows::LldbRows::new(budgets.debugger)?.down_after(budgets.down_after)),
         "eu-stack" => Box::new(super::debugger::eu_stack::EuStack::new(budgets.tool)?),
+        name @ ("spirv-as" | "spirv-dis" | "spirv-val" | "llvm-spirv") => {
+            let tool = super::spirv::Tool::by_name(name).expect("a SPIR-V tool name");
+            Box::new(super::spirv::SpirvTool::new(tool)?)
+        }
         other => return Err(ConsumerError::Unknown { name: other.to_string() }),
     })
 }

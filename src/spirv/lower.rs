@@ -138,7 +138,7 @@ fn bit_piece(out: &mut Vec<u8>, size: u64, offset: u64) {
 
 /// The composite of a `Fragment`: `before` undefined bits, `size` bits of
 /// the location on top, `after` undefined bits (module documentation).
-fn fragment(out: &mut Vec<u8>, before: u64, size: u64, after: u64) {
+pub fn fragment(out: &mut Vec<u8>, before: u64, size: u64, after: u64) {
     if before > 0 {
         out.push(opcode(Op::LlvmUndefined));
         bit_piece(out, before, 0);

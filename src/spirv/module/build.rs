@@ -10,21 +10,42 @@
 //! `DebugInfoNone`), `DebugFunction` has no Declaration operand, and the
 //! entry point has no `LinkageAttributes`.
 //!
-//! Every `DebugOperation` is written with spirv-as's `!N` immediate form
-//! (the word as is), its code and each operand: spirv-as refuses a code the
-//! seed does not define when spelled as a number, and checks the operand
-//! count of a named one, while a case may hold any code with any number of
-//! operands (`spirv.op.unknown-code`, `spirv.op.operand-count`).
+//! By default every `DebugOperation` is written with spirv-as's `!N`
+//! immediate form (the word as is), its code and each operand: spirv-as
+//! refuses a code the seed does not define when spelled as a number, and
+//! checks the operand count of a named one, while a case may hold any code
+//! with any number of operands (`spirv.op.unknown-code`,
+//! `spirv.op.operand-count`). [`Spelling::Names`] writes names instead, for
+//! judging spirv-as's own reading of them.
 
-use dwarfcheck_core::encoding::spirv::{Applies, SpirvExpression};
+use dwarfcheck_core::encoding::spirv::{name, Applies, DebugOperation, SpirvExpression};
 use std::fmt::Write as _;
 
 /// The value a `DebugValue` applies its expression to (`OpConstant` of
 /// 64-bit integer type).
 pub const VALUE: u64 = 5;
 
+/// How each `DebugOperation` is spelled in the module text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Spelling {
+    /// Every word with spirv-as's `!N` form: the code and operands exactly
+    /// as the expression holds them, whatever they are.
+    Words,
+    /// As a person writes it and spirv-dis prints it: a defined code by its
+    /// name (`DebugOperation PlusUconst 8`), an undefined one by its number
+    /// (`DebugOperation 10 32 5`), operands as plain literals. spirv-as
+    /// then reads the names and checks the operands itself.
+    Names,
+}
+
+/// [`module_text_as`] with [`Spelling::Words`].
+pub fn module_text(e: &SpirvExpression) -> String {
+    module_text_as(e, Spelling::Words)
+}
+
 /// spirv-as text (`--target-env spv1.4`) of a module whose one kernel `k`
-/// applies `e` to one local variable `v`.
+/// applies `e` to one local variable `v`, each operation spelled as
+/// `spelling` says.
 ///
 /// - `v`'s type is a `DebugTypeBasic` of size `e.variable_bits` **bits**
 ///   (an `OpConstant` of 32-bit integer type, 64-bit when it does not fit);
@@ -37,7 +58,7 @@ pub const VALUE: u64 = 5;
 ///   [`Applies::Value`]: `DebugValue` of the constant [`VALUE`].
 /// - The `DebugExpression` has one `DebugOperation` per operation of `e`,
 ///   in order, with exactly its code and operand words.
-pub fn module_text(e: &SpirvExpression) -> String {
+pub fn module_text_as(e: &SpirvExpression, spelling: Spelling) -> String {
     let mut t = String::new();
     t.push_str(HEADER);
     if let Some(bits) = e.variable_bits {
@@ -58,11 +79,7 @@ pub fn module_text(e: &SpirvExpression) -> String {
     let mut ids = Vec::with_capacity(e.operations.len());
     for (i, op) in e.operations.iter().enumerate() {
         let id = format!("%op{i}");
-        let _ = write!(t, "{id} = OpExtInst %void %dbg DebugOperation !{}", op.code);
-        for w in &op.operands {
-            let _ = write!(t, " !{w}");
-        }
-        t.push('\n');
+        let _ = writeln!(t, "{id} = OpExtInst %void %dbg DebugOperation {}", operation_words(op, spelling));
         ids.push(id);
     }
     let _ = writeln!(t, "   %expr = OpExtInst %void %dbg DebugExpression {}", ids.join(" "));
@@ -72,6 +89,22 @@ pub fn module_text(e: &SpirvExpression) -> String {
         Applies::Value => t.push_str("  %apply = OpExtInst %void %dbg DebugValue %var %value %expr\n"),
     }
     t.push_str(TAIL);
+    t
+}
+
+/// The words after `DebugOperation`, spelled as `spelling` says.
+fn operation_words(op: &DebugOperation, spelling: Spelling) -> String {
+    let mut t = match (spelling, name(op.code)) {
+        (Spelling::Words, _) => format!("!{}", op.code),
+        (Spelling::Names, Some(n)) => n.to_string(),
+        (Spelling::Names, None) => op.code.to_string(),
+    };
+    for w in &op.operands {
+        let _ = match spelling {
+            Spelling::Words => write!(t, " !{w}"),
+            Spelling::Names => write!(t, " {w}"),
+        };
+    }
     t
 }
 
