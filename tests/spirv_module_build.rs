@@ -155,6 +155,18 @@ fn every_bundled_case_builds_reads_back_and_is_judged() {
         judged["consumers/llvm-spirv-extra-code-10"].reverse,
         Reverse::Expression("!DIExpression(DW_OP_LLVM_convert, 32, DW_ATE_signed, DW_OP_stack_value)".into())
     );
+    // Code 34 is DW_OP_shl in llvm-spirv's extended table.
+    let shl = judged["consumers/llvm-spirv-extra-code-34"].reverse.to_string();
+    assert!(shl.starts_with("!DIExpression(DW_OP_constu, 8, DW_OP_shl"), "{shl}");
+    // `Constu` without its literal, then code 34: llvm-spirv 15 writes
+    // `DW_OP_constu 36`, a literal no word of the module holds.
+    let constu = judged["operations/order-list-order-operand-count-first"].reverse.to_string();
+    assert!(constu.contains("DW_OP_constu, 36"), "{constu}");
+    // A stack underflow passes the translator and LLVM's verifier.
+    assert_eq!(
+        judged["operations/underflow-after-a-sum"].reverse,
+        Reverse::Expression("!DIExpression(DW_OP_constu, 1, DW_OP_plus, DW_OP_plus)".into())
+    );
     let high = &judged["fragment/fragment-high-half"];
     assert_eq!(high.reverse, Reverse::Expression("!DIExpression(DW_OP_LLVM_fragment, 32, 32)".into()));
 }

@@ -126,7 +126,8 @@ struct ReportArgs {
     /// Third-party consumers to run, comma-separated: gimli,
     /// llvm-dwarfdump, readelf, pyelftools, libdw, libdw-loclist, framehop,
     /// libunwind, gdb, lldb, delve, gdb-unwind, lldb-unwind, lldb-rows,
-    /// eu-stack (default: gimli). `none` runs only reference and fast.
+    /// eu-stack, spirv-as, spirv-dis, spirv-val, llvm-spirv (default:
+    /// gimli). `none` runs only reference and fast.
     /// llvm-dwarfdump, readelf, pyelftools and libdw build CFI row tables
     /// only; libdw-loclist selects location-list entries (location-list
     /// cases only); framehop and libunwind unwind only (cases with an
@@ -136,7 +137,10 @@ struct ReportArgs {
     /// lldb-unwind and eu-stack unwind only, through a synthesised
     /// executable and core file per unwinding case; lldb-rows builds
     /// x86-64 CFI row tables only (LLDB's `image show-unwind`, through a
-    /// synthesised executable and core file per case).
+    /// synthesised executable and core file per case); spirv-as,
+    /// spirv-dis, spirv-val and llvm-spirv (llvm-spirv-15 -r) take `spirv:`
+    /// cases only, through a minimal SPIR-V module per case
+    /// (docs/consumers.md "SPIR-V tools as consumers").
     #[arg(long, value_delimiter = ',', default_value = "gimli")]
     consumers: Vec<String>,
     /// A consumer speaking the process protocol (docs/protocol.md):
