@@ -119,13 +119,16 @@ fn ate(s: &str) -> Option<u8> {
 }
 
 /// The DWARF expression bytes of `ops` for `ctx`, and `ctx` with the
-/// base types they need (`DW_OP_LLVM_convert`) added to its unit.
+/// base types they need (`DW_OP_LLVM_convert`) added to its unit and the
+/// hetero-2020 vendor profile (the one `spirv::lower` writes for).
 /// `variable_bits` is the variable's size in **bits**, which a
 /// `DW_OP_LLVM_fragment` needs.
 ///
 /// Errors: [`DiError`] for an operation that cannot be written.
 pub fn to_dwarf(ops: &[DiOp], ctx: &Context, variable_bits: Option<u64>) -> Result<(Vec<u8>, Context), DiError> {
     let mut ctx = ctx.clone();
+    // The fragment composite is written with hetero-2020's operations.
+    ctx.vendor = dwarfcheck_core::encoding::VendorProfile::hetero_2020();
     let address_bytes = ctx.target.address_bytes();
     let big_endian = ctx.target.endian == dwarfcheck_core::target::Endian::Big;
     let mut text = Vec::new();
