@@ -69,3 +69,35 @@ pub fn judged(consumer: Box<dyn crate::consumer::Consumer>, cases: &[crate::case
         .collect();
     (s.verdicts.get(&name).cloned().unwrap_or_default(), classes)
 }
+
+/// The SPIR-V fixture modules (`target/fixtures/spirv/*.spv`, from the
+/// kernels of `specs/fixtures/spirv/` at -O0, -O2 and -O2 for 32-bit
+/// `spir`), built by `.ci/fixtures-spirv` when one is missing or older than
+/// its source; `None` (skip, or a panic under `CI`) without clang-15 and
+/// llvm-spirv-15.
+pub fn spirv_fixture_modules() -> Option<Vec<std::path::PathBuf>> {
+    use std::path::Path;
+    let tools = ["clang-15", "llvm-spirv-15"].iter().all(|t| have_tool(t));
+    needed("clang-15 and llvm-spirv-15 (SPIR-V fixtures)", tools.then_some(()))?;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let (src, out) = (root.join("specs/fixtures/spirv"), root.join("target/fixtures/spirv"));
+    let mut list = Vec::new();
+    for e in std::fs::read_dir(&src).expect("specs/fixtures/spirv").flatten() {
+        let p = e.path();
+        if p.extension().is_some_and(|x| x == "cl") {
+            let stem = p.file_stem().unwrap_or_default().to_string_lossy().to_string();
+            for v in ["O0", "O2", "O2-32"] {
+                list.push((p.clone(), out.join(format!("{stem}-{v}.spv"))));
+            }
+        }
+    }
+    list.sort();
+    let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    if list.iter().any(|(s, o)| modified(o).is_none() || modified(o) < modified(s)) {
+        let st = std::process::Command::new("bash").arg(root.join(".ci/fixtures-spirv")).output();
+        let st = st.expect("bash runs .ci/fixtures-spirv");
+        assert!(st.status.success(), ".ci/fixtures-spirv failed: {}", String::from_utf8_lossy(&st.stderr));
+    }
+    assert!(list.len() >= 9, "expected at least 3 kernels, found {list:?}");
+    Some(list.into_iter().map(|(_, o)| o).collect())
+}

@@ -47,31 +47,8 @@ fn spirv_tools() -> Option<(PathBuf, PathBuf)> {
     dwarfcheck::testing::needed("spirv-tools (spirv-dis, spirv-as)", found)
 }
 
-/// The fixture modules, built by `.ci/fixtures-spirv` when one is missing
-/// or older than its source; `None` (skip) without the tools.
 fn fixtures() -> Option<Vec<PathBuf>> {
-    let tools = ["clang-15", "llvm-spirv-15"].iter().all(|t| dwarfcheck::testing::have_tool(t));
-    dwarfcheck::testing::needed("clang-15 and llvm-spirv-15 (SPIR-V fixtures)", tools.then_some(()))?;
-    let src = root().join("specs/fixtures/spirv");
-    let out = root().join("target/fixtures/spirv");
-    let mut list = Vec::new();
-    for e in std::fs::read_dir(&src).unwrap().flatten() {
-        let p = e.path();
-        if p.extension().is_some_and(|x| x == "cl") {
-            let stem = p.file_stem().unwrap().to_string_lossy().to_string();
-            for v in ["O0", "O2", "O2-32"] {
-                list.push((p.clone(), out.join(format!("{stem}-{v}.spv"))));
-            }
-        }
-    }
-    list.sort();
-    let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
-    if list.iter().any(|(s, o)| modified(o).is_none() || modified(o) < modified(s)) {
-        let st = std::process::Command::new("bash").arg(root().join(".ci/fixtures-spirv")).output().unwrap();
-        assert!(st.status.success(), ".ci/fixtures-spirv failed: {}", String::from_utf8_lossy(&st.stderr));
-    }
-    assert!(list.len() >= 9, "expected at least 3 kernels, found {list:?}");
-    Some(list.into_iter().map(|(_, o)| o).collect())
+    dwarfcheck::testing::spirv_fixture_modules()
 }
 
 /// One instruction line of `spirv-dis --raw-id --offsets --no-header`.
