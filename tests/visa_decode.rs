@@ -229,3 +229,33 @@ fn ocloc_containers_carry_debug_elfs() {
         other => panic!("{}: {other:?}", bin.display()),
     }
 }
+
+/// GenX_IR on blobs our decoder refuses: each behaviour is one class of
+/// `genx::class`, and it exits 0 every time.
+#[test]
+fn genx_failures_are_classified() {
+    if !genx_available() {
+        return;
+    }
+    let minimal: Vec<u8> = [&[0x10, 0xd0, 0xad, 0xde, 1, 0, 1, 0, b'k'][..], &[0; 4 * 4 + 2 + 2 + 3 + 4][..]].concat();
+    let mut vt3 = minimal[..0x15].to_vec();
+    vt3.extend([1, 0, 0, 0, 2, 0, b'V', b'1', 1, 0, 0, 0, 2, 0, 3, 2, 3, 0, 0, 0]);
+    vt3.extend([0; 2 + 2 + 3 + 4]);
+    let mut trailing = minimal.clone();
+    trailing.push(0xff);
+    let cut = committed("stackcall-tgllp-O2.dbg")[..40].to_vec();
+    let dir = process::TempDir::new().unwrap();
+    for (name, bytes, rule, class) in [
+        ("vt3.dbg", vt3, "visa.interval.type-codes", genx::class::UNKNOWN_TYPE_CONTINUES),
+        ("trailing.dbg", trailing, "visa.trailing-bytes", genx::class::TRAILING_IGNORED),
+        ("cut.dbg", cut, "visa.truncated", genx::class::TRUNCATED_SILENT),
+    ] {
+        let f = decode(&bytes, Layout::Igc2022).unwrap_err();
+        assert_eq!(f.rule.as_str(), rule, "{name}: {f}");
+        let path = dir.path().join(name);
+        std::fs::write(&path, &bytes).unwrap();
+        let d = genx::run(&path, Platform::Tgllp, RunBudget::default()).unwrap();
+        assert_eq!(genx::classify(&f, &d), Some(class), "{name}: {d:?}");
+    }
+    assert!(decode(&minimal, Layout::Igc2022).is_ok());
+}

@@ -111,7 +111,7 @@ pub fn parse_hex(text: &str) -> Result<Vec<u8>, String> {
         .flat_map(|l| l.bytes())
         .filter(|c| !c.is_ascii_whitespace())
         .collect();
-    if digits.len() % 2 != 0 {
+    if !digits.len().is_multiple_of(2) {
         return Err(format!("{} hex digits: not whole bytes", digits.len()));
     }
     digits

@@ -408,6 +408,33 @@ fn list<T>(
     }
 }
 
+/// How GenX_IR fails on a blob that breaks a framing rule: class IDs
+/// (docs/consumers.md, "GenX_IR"). It exits 0 in every class.
+pub mod class {
+    /// An unknown virtual or physical type code: it prints a diagnostic in
+    /// the middle of the interval's line and goes on reading.
+    pub const UNKNOWN_TYPE_CONTINUES: &str = "genx.unknown-type-continues";
+    /// A blob that ends early (or a count or name longer than the rest):
+    /// the dump stops where a read fails, with no end marker and no error.
+    pub const TRUNCATED_SILENT: &str = "genx.truncated-silent";
+    /// Bytes after the last object: not read, not reported.
+    pub const TRAILING_IGNORED: &str = "genx.trailing-ignored";
+}
+
+/// The class of GenX_IR's behaviour on a blob our decoder refused with
+/// `fault`, given the dump it printed; `None` when it is none of
+/// [`class`]'s.
+pub fn classify(fault: &super::read::Fault, dump: &Dump) -> Option<&'static str> {
+    match fault.rule.as_str() {
+        "visa.interval.type-codes" => Some(class::UNKNOWN_TYPE_CONTINUES),
+        "visa.truncated" | "visa.name.length" | "visa.header.object-count" if !dump.complete => {
+            Some(class::TRUNCATED_SILENT)
+        }
+        "visa.trailing-bytes" if dump.complete => Some(class::TRAILING_IGNORED),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
