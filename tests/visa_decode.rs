@@ -259,3 +259,24 @@ fn genx_failures_are_classified() {
     }
     assert!(decode(&minimal, Layout::Igc2022).is_ok());
 }
+
+/// `dwarfcheck visa`: the JSON summary of a committed blob carries the
+/// counts read above, a forced wrong layout exits 1 with the fault, an
+/// unknown file kind exits 2.
+#[test]
+fn visa_command_summarises_and_fails() {
+    let exe = env!("CARGO_BIN_EXE_dwarfcheck");
+    let blob = root().join("specs/fixtures/intel/stackcall-tgllp-O2.dbg");
+    let o = std::process::Command::new(exe).args(["visa", "--json"]).arg(&blob).output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v[0]["layout"], "igc-2022");
+    assert_eq!(v[0]["counts"]["variables"], 38);
+    assert_eq!(v[0]["counts"]["subroutines"], 2);
+    let o = std::process::Command::new(exe).args(["visa", "--layout", "igc-current"]).arg(&blob).output().unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("visa.truncated"));
+    let o =
+        std::process::Command::new(exe).arg("visa").arg(root().join("specs/fixtures/intel/lanes.cl")).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+}
