@@ -140,14 +140,14 @@ fn dumped() -> Option<Vec<(PathBuf, Platform)>> {
     Some(v)
 }
 
-fn agree_with_genx(path: &Path, platform: Platform) -> usize {
+fn agree_with_genx(path: &Path, platform: Platform) -> dwarfcheck::visa::model::Blob {
     let bytes = std::fs::read(path).unwrap();
     let blob = detect(&bytes).chosen().unwrap_or_else(|f| panic!("{}: {f}", path.display()));
     let theirs = genx::run(path, platform, RunBudget::default()).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     assert!(theirs.complete, "{}: GenX_IR stopped early", path.display());
     let d = genx::compare(&genx::render(&blob, platform), &theirs);
     assert!(d.is_empty(), "{}: {} disagreement(s), first {:?}", path.display(), d.len(), d.first());
-    blob.counts().intervals
+    blob
 }
 
 #[test]
@@ -184,11 +184,31 @@ fn every_dumped_blob_agrees_with_genx() {
     if !genx_available() {
         return;
     }
-    let mut intervals = 0;
+    let (mut intervals, mut absolute, mut off_befp, mut subs) = (0, 0, 0, 0);
     for (p, platform) in &blobs {
-        intervals += agree_with_genx(p, *platform);
+        let b = agree_with_genx(p, *platform);
+        intervals += b.counts().intervals;
+        subs += b.counts().subroutines;
+        for o in &b.objects {
+            let frame = [&o.frame.befp, &o.frame.caller_befp, &o.frame.ret_addr];
+            let all = o.variables.iter().flat_map(|v| &v.intervals).chain(frame.into_iter().flatten().flatten());
+            for iv in all {
+                match iv.location {
+                    Location::Memory { absolute: true, .. } => absolute += 1,
+                    Location::Memory { absolute: false, .. } => off_befp += 1,
+                    _ => {}
+                }
+            }
+        }
     }
+    // The comparison met every kind of location and subroutines: the
+    // spill kernel's scratch slots (absolute), the stack calls' frame
+    // slots (off BE_FP).
     assert!(intervals > 1000, "{intervals} intervals over {} blobs", blobs.len());
+    assert!(
+        absolute > 100 && off_befp > 0 && subs > 0,
+        "absolute {absolute}, off BE_FP {off_befp}, subroutines {subs}"
+    );
 }
 
 #[test]
