@@ -300,3 +300,28 @@ fn visa_command_summarises_and_fails() {
         std::process::Command::new(exe).arg("visa").arg(root().join("specs/fixtures/intel/lanes.cl")).output().unwrap();
     assert_eq!(o.status.code(), Some(2));
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 512, ..Default::default() })]
+    /// Bytes of a real blob overwritten at random places, under every
+    /// layout: decoding and validation end without panicking, and a blob
+    /// that decodes has no bytes left over (decoding it again gives the
+    /// same objects).
+    #[test]
+    fn mutated_blobs_never_panic(edits in proptest::collection::vec((0usize..1160, proptest::prelude::any::<u8>()), 1..8)) {
+        let mut b = committed("stackcall-tgllp-O2.dbg");
+        for (at, v) in edits {
+            let i = at % b.len();
+            b[i] = v;
+        }
+        for l in Layout::ALL {
+            if let Ok(blob) = decode(&b, l) {
+                for p in Platform::ALL {
+                    let _ = validate::validate(&blob, p);
+                }
+                proptest::prop_assert_eq!(decode(&b, l).unwrap(), blob);
+            }
+        }
+        let _ = container::identify(&b);
+    }
+}

@@ -281,7 +281,7 @@ fn intervals(v: &[Interval]) -> Vec<DumpInterval> {
 }
 
 fn saves(v: &[SaveAtIp], p: Platform) -> Vec<(u32, Vec<String>)> {
-    let w = u32::from(p.grf_bytes() as u16);
+    let w = p.grf_bytes();
     v.iter()
         .map(|ip| {
             let e = ip
