@@ -105,3 +105,34 @@ impl std::fmt::Display for Layout {
         f.write_str(self.name())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Memory words read by hand under both bit orders.
+    #[test]
+    fn memory_word_bit_orders() {
+        // 0x0000000c: IGC reads 12 off BE_FP; the seed's order 6 off BE_FP.
+        assert_eq!(Layout::Igc2022.memory_word(0xc), (false, 12));
+        assert_eq!(Layout::Seed.memory_word(0xc), (false, 6));
+        // 0x80000000: IGC reads absolute 0; the seed's order BE_FP - 2^30.
+        assert_eq!(Layout::IgcCurrent.memory_word(0x8000_0000), (true, 0));
+        assert_eq!(Layout::Seed.memory_word(0x8000_0000), (false, -(1 << 30)));
+        // 0x7ffffff4: bit 30 set, so IGC's 31-bit offset is -12, off BE_FP.
+        assert_eq!(Layout::Igc2022.memory_word(0x7fff_fff4), (false, -12));
+        // 0xffffffe9: the seed's flag bit 0 (absolute) and offset -12.
+        assert_eq!(Layout::Seed.memory_word(0xffff_ffe9), (true, -12));
+    }
+
+    #[test]
+    fn names_round_trip() {
+        for l in Layout::ALL {
+            assert_eq!(Layout::parse(l.name()), Some(l));
+        }
+        assert_eq!(Layout::parse("igc"), None);
+        assert_eq!(Layout::Seed.min_object_bytes(), 28);
+        assert_eq!(Layout::Igc2022.min_object_bytes(), 29);
+        assert_eq!(Layout::IgcCurrent.min_object_bytes(), 35);
+    }
+}
