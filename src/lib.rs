@@ -22,7 +22,9 @@
 //!   beside [`elf`]);
 //! - [`elf`]: cases from real binaries; [`runner`]: comparison and
 //!   reports; [`matrix`]: the rule × consumer conformance matrix;
-//!   [`fuzzing`]: fuzz targets' logic, minimisation and corpora.
+//!   [`fuzzing`]: fuzz targets' logic, minimisation and corpora;
+//! - [`visa`]: Intel vISA debug info (beside [`elf`]): decoding, layout
+//!   detection, validation, ocloc's containers, the GenX_IR oracle.
 
 #![warn(missing_docs)]
 
@@ -39,3 +41,4 @@ pub mod runner;
 pub mod spirv;
 pub mod synth;
 pub mod testing;
+pub mod visa;

@@ -52,6 +52,7 @@ fn has_expect(c: &Case) -> bool {
 pub fn coverage(paths: Vec<PathBuf>, fail_uncovered: bool) -> ExitCode {
     let paths = if paths.is_empty() { super::default_case_paths() } else { paths };
     let module_cases = dwarfcheck::spirv::module::suite::module_case_files(&paths);
+    let visa_paths = paths.clone();
     let cases = match load_cases(paths) {
         Ok(c) => c,
         Err(code) => return code,
@@ -71,6 +72,25 @@ pub fn coverage(paths: Vec<PathBuf>, fail_uncovered: bool) -> ExitCode {
         }
         for r in &m.expect_rules {
             if let Some((k, _)) = cat.rules.get_key_value(r.as_str()) {
+                module_negative.insert(k.as_str(), true);
+            }
+        }
+    }
+    // vISA cases (specs/cases/visa/*.visa): the rules each names are
+    // exercised; a rule whose fault a case expects has a negative case.
+    let visa_cases: Vec<dwarfcheck::visa::cases::VisaCase> = dwarfcheck::visa::cases::case_files(&visa_paths)
+        .iter()
+        .filter_map(|f| dwarfcheck::visa::cases::load(f).map_err(|e| eprintln!("{e}")).ok())
+        .flat_map(|f| f.cases)
+        .collect();
+    for c in &visa_cases {
+        for r in &c.rules {
+            if let Some((k, _)) = cat.rules.get_key_value(r.as_str()) {
+                module_names.entry(k.as_str()).or_default().push(c.name.as_str());
+            }
+        }
+        for f in &c.expect.faults {
+            if let Some((k, _)) = cat.rules.get_key_value(f.rule.as_str()) {
                 module_negative.insert(k.as_str(), true);
             }
         }
@@ -120,7 +140,7 @@ pub fn coverage(paths: Vec<PathBuf>, fail_uncovered: bool) -> ExitCode {
     println!(
         "{} rules, {} cases; {} rules uncovered, {} error/unspecified rules without a negative case, {} with one",
         by_rule.len(),
-        cases.len() + module_cases.len(),
+        cases.len() + module_cases.len() + visa_cases.len(),
         uncovered,
         no_negative,
         negatives

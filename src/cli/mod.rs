@@ -11,6 +11,7 @@ mod matrix;
 mod run;
 mod spirv;
 mod synth;
+mod visa;
 
 use clap::{Args, Parser, Subcommand};
 use dwarfcheck::consumer::debugger::Limits;
@@ -79,6 +80,10 @@ enum Command {
         #[command(flatten)]
         report: ReportArgs,
     },
+    /// Decode, validate and summarise Intel vISA debug info blobs (layout
+    /// detected or --layout), list what INTC containers and zebin ELFs
+    /// carry, and with --genx compare each blob with GenX_IR -decodedbg.
+    Visa(visa::VisaArgs),
     /// Evaluate one expression and print the stack after each operation.
     Eval(eval::EvalArgs),
     /// Shrink a failing fuzz input (delta debugging over operations and
@@ -270,6 +275,7 @@ pub fn main() -> ExitCode {
             elf::elf(elf::ElfArgs { files, seed, vendor, unwind_samples, strict_inputs, time_budget }, &report)
         }
         Command::Spirv { files, seed, report } => spirv::spirv(spirv::SpirvArgs { files, seed }, &report),
+        Command::Visa(args) => visa::visa(&args),
         Command::Eval(args) => eval::eval(&args),
         Command::Minimize(args) => fuzz::minimize(&args),
         Command::ExportCorpus(args) => fuzz::export(&args),

@@ -1,0 +1,159 @@
+//! The vISA case files of `specs/cases/visa/` (`*.visa`, YAML; format in
+//! docs/case-format.md, "vISA debug info cases"): a blob in hex, the layout
+//! and platform to read it with, and what decoding and validation must
+//! give. Run by `tests/visa_cases.rs`, counted by `dwarfcheck coverage`.
+
+use super::detect::decode_with;
+use super::layout::Layout;
+use super::model::Counts;
+use super::platform::Platform;
+use super::validate::validate;
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+/// A case file.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CaseFile {
+    /// Platform of every case without its own (default tgllp).
+    #[serde(default)]
+    pub platform: Option<String>,
+    /// The cases.
+    pub cases: Vec<VisaCase>,
+}
+
+/// One case.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VisaCase {
+    /// Unique in its file.
+    pub name: String,
+    /// Rule IDs the case exercises.
+    pub rules: Vec<String>,
+    /// `seed`, `igc-2022`, `igc-current`, or `auto` (the default):
+    /// detection.
+    #[serde(default)]
+    pub layout: Option<String>,
+    /// `skl`, `tgllp`, `dg2`, `pvc` (default: the file's).
+    #[serde(default)]
+    pub platform: Option<String>,
+    /// The blob: hex byte pairs, whitespace anywhere, `#` starts a comment
+    /// to the end of the line.
+    pub hex: String,
+    /// What must come out.
+    pub expect: Expect,
+}
+
+/// A case's expectation.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Expect {
+    /// The faults, in order: the decoding fault alone when decoding fails,
+    /// else every validation fault (empty: a clean blob).
+    pub faults: Vec<ExpectFault>,
+    /// The layout the blob decodes under (checks detection).
+    #[serde(default)]
+    pub layout: Option<String>,
+    /// The decoded counts.
+    #[serde(default)]
+    pub counts: Option<Counts>,
+}
+
+/// An expected fault.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExpectFault {
+    /// Rule ID.
+    pub rule: String,
+    /// Byte offset.
+    pub at: usize,
+}
+
+/// Every `*.visa` file under `paths` (directories recursively, at most
+/// 100,000 entries visited), sorted.
+pub fn case_files(paths: &[PathBuf]) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut stack = paths.to_vec();
+    let mut visited = 0usize;
+    while let Some(p) = stack.pop() {
+        visited += 1;
+        if visited > 100_000 {
+            break;
+        }
+        if p.is_dir() {
+            if let Ok(rd) = std::fs::read_dir(&p) {
+                stack.extend(rd.flatten().map(|e| e.path()));
+            }
+        } else if p.extension().is_some_and(|x| x == "visa") {
+            files.push(p);
+        }
+    }
+    files.sort();
+    files
+}
+
+/// Reads one case file.
+///
+/// Errors: the file cannot be read or is not a case file (with serde's
+/// message).
+pub fn load(path: &Path) -> Result<CaseFile, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    yaml_serde::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Parses a case's hex text.
+///
+/// Errors: a character that is not a hex digit, or an odd digit count.
+pub fn parse_hex(text: &str) -> Result<Vec<u8>, String> {
+    let digits: Vec<u8> = text
+        .lines()
+        .map(|l| l.split('#').next().unwrap_or(""))
+        .flat_map(|l| l.bytes())
+        .filter(|c| !c.is_ascii_whitespace())
+        .collect();
+    if !digits.len().is_multiple_of(2) {
+        return Err(format!("{} hex digits: not whole bytes", digits.len()));
+    }
+    digits
+        .chunks(2)
+        .map(|p| {
+            let s = std::str::from_utf8(p).map_err(|_| "not ASCII".to_string())?;
+            u8::from_str_radix(s, 16).map_err(|_| format!("`{s}` is not a hex byte"))
+        })
+        .collect()
+}
+
+/// Runs one case; `default_platform` is its file's.
+///
+/// Errors: what differs from the expectation, in words.
+pub fn run(c: &VisaCase, default_platform: Option<&str>) -> Result<(), String> {
+    let bytes = parse_hex(&c.hex)?;
+    let layout = match c.layout.as_deref() {
+        None | Some("auto") => None,
+        Some(l) => Some(Layout::parse(l).ok_or_else(|| format!("unknown layout `{l}`"))?),
+    };
+    let pname = c.platform.as_deref().or(default_platform).unwrap_or("tgllp");
+    let platform = Platform::parse(pname).ok_or_else(|| format!("unknown platform `{pname}`"))?;
+    let (got, blob) = match decode_with(&bytes, layout) {
+        Ok(b) => (validate(&b, platform), Some(b)),
+        Err(f) => (vec![f], None),
+    };
+    let got_faults: Vec<ExpectFault> = got.iter().map(|f| ExpectFault { rule: f.rule.to_string(), at: f.at }).collect();
+    if got_faults != c.expect.faults {
+        let said: Vec<String> = got.iter().map(ToString::to_string).collect();
+        return Err(format!("faults {:?}, expected {:?} ({})", got_faults, c.expect.faults, said.join("; ")));
+    }
+    if let Some(want) = &c.expect.layout {
+        let have = blob.as_ref().map_or("none", |b| b.layout.name());
+        if have != want {
+            return Err(format!("layout {have}, expected {want}"));
+        }
+    }
+    if let Some(want) = &c.expect.counts {
+        let have = blob.as_ref().map(|b| b.counts());
+        if have.as_ref() != Some(want) {
+            return Err(format!("counts {have:?}, expected {want:?}"));
+        }
+    }
+    Ok(())
+}

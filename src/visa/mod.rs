@@ -1,0 +1,27 @@
+//! Intel vISA debug information (issue 17): the binary that IGC's vISA
+//! finaliser emits beside a kernel (magic 0xdeadd010), decoded under a
+//! named layout, validated against `specs/rules/visa-debuginfo.yaml`, found
+//! inside ocloc's containers, and compared with IGC's own decoder.
+//!
+//! Modules, bottom first: [`platform`] (register files per GPU family),
+//! [`layout`] (the three layout variants), [`read`] (the bounded byte
+//! reader and its faults), [`model`] (what a blob holds), [`decode`]
+//! (bytes to model under one layout), [`detect`] (which layout a blob is
+//! in), [`validate`] (the rules that are not about framing), [`container`]
+//! (INTC containers and zebin), [`genx`] (the `GenX_IR -decodedbg`
+//! oracle), [`cases`] (the case files of `specs/cases/visa/`).
+
+pub mod cases;
+pub mod container;
+pub mod decode;
+pub mod detect;
+pub mod genx;
+pub mod layout;
+pub mod model;
+pub mod platform;
+pub mod read;
+pub mod validate;
+
+pub use layout::Layout;
+pub use platform::Platform;
+pub use read::Fault;

@@ -1,0 +1,59 @@
+//! The vISA case files of `specs/cases/visa/` (`*.visa`): each blob,
+//! written byte by byte by hand with its offsets in comments, must give
+//! exactly the faults (rule and byte offset), layout and counts its
+//! `expect` states; and every rule of `specs/rules/visa-debuginfo.yaml`
+//! has a case, a negative one when it is an error or unspecified rule.
+
+use dwarfcheck::catalogue::{Catalogue, RuleKind};
+use dwarfcheck::visa::cases;
+use std::path::PathBuf;
+
+fn files() -> Vec<PathBuf> {
+    cases::case_files(&[PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("specs/cases/visa")])
+}
+
+#[test]
+fn every_case_gives_its_expectation() {
+    let mut failures = Vec::new();
+    let mut n = 0;
+    for f in files() {
+        let file = cases::load(&f).unwrap();
+        let mut names = std::collections::BTreeSet::new();
+        for c in &file.cases {
+            assert!(names.insert(c.name.clone()), "{}: case {} twice", f.display(), c.name);
+            n += 1;
+            if let Err(e) = cases::run(c, file.platform.as_deref()) {
+                failures.push(format!("{}: {}: {e}", f.display(), c.name));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} of {n} case(s) failed:\n{}", failures.len(), failures.join("\n"));
+    assert!(n >= 25, "{n} cases");
+}
+
+#[test]
+fn every_visa_rule_has_a_negative_case() {
+    let cat = Catalogue::get();
+    let all: Vec<cases::VisaCase> = files().iter().flat_map(|f| cases::load(f).unwrap().cases).collect();
+    for (id, rule) in cat.rules.iter().filter(|(k, _)| k.starts_with("visa.")) {
+        assert!(all.iter().any(|c| c.rules.iter().any(|r| r == id)), "{id}: no case");
+        if matches!(rule.kind, RuleKind::IllFormed | RuleKind::Unspecified) {
+            assert!(
+                all.iter().any(|c| c.expect.faults.iter().any(|f| &f.rule == id)),
+                "{id}: no case expecting its fault"
+            );
+        }
+    }
+    for c in &all {
+        for r in c.rules.iter().chain(c.expect.faults.iter().map(|f| &f.rule)) {
+            assert!(cat.rules.contains_key(r), "{}: unknown rule {r}", c.name);
+        }
+    }
+}
+
+#[test]
+fn hex_comments_and_spacing() {
+    assert_eq!(cases::parse_hex("10 d0 # magic\n ad\tde").unwrap(), vec![0x10, 0xd0, 0xad, 0xde]);
+    assert!(cases::parse_hex("1").is_err());
+    assert!(cases::parse_hex("zz").is_err());
+}
