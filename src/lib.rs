@@ -23,7 +23,8 @@
 //! - [`elf`]: cases from real binaries; [`runner`]: comparison and
 //!   reports; [`matrix`]: the rule × consumer conformance matrix;
 //!   [`fuzzing`]: fuzz targets' logic, minimisation and corpora;
-//! - [`visa`]: Intel vISA debug info (beside [`elf`]): decoding, layout
+//! - [`visa`]: Intel vISA debug info (above [`consumer`], whose contained
+//!   process runner drives GenX_IR): decoding, layout
 //!   detection, validation, ocloc's containers, the GenX_IR oracle.
 
 #![warn(missing_docs)]
