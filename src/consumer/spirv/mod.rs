@@ -3,4 +3,5 @@
 //! built into a minimal module (`spirv::module::build`) and handed to the
 //! tool.
 
+pub mod chain;
 pub mod tools;
