@@ -364,6 +364,30 @@ fn hand_checked_expressions() {
     }
 }
 
+/// SC4's minimal module: llc-15 for amdgcn dies on an escaping alloca of
+/// address space 0.
+#[test]
+fn sc4_minimal_module_crashes_llc() {
+    if tools_present().is_none() {
+        return;
+    }
+    let dir = root().join("specs/cases/spirv-chain");
+    let out = tools::run(
+        &dir,
+        "llc-15",
+        &["-O0", "-filetype=obj", "-mcpu=gfx900", "sc4-escaping-alloca-amdgcn.ll", "-o", "/dev/null"],
+    );
+    let f = compile::StageFailure {
+        stage: compile::Stage::Llc,
+        failure: match out {
+            Ok(o) => tools::Failure::Refused(o.code, o.text),
+            Err(f) => tools::Failure::Fault(f),
+        },
+    };
+    assert!(f.to_string().contains("SIGSEGV"), "{f}");
+    assert_eq!(classes::classify_failure(Arch::Amdgcn, &f, &[]), Some("SC4"));
+}
+
 mod generated {
     //! Item 7's module generator: well-formed expressions llvm-spirv
     //! carries (`classes::carried`) from `fuzzing::gen::spirv`, each in
