@@ -351,6 +351,8 @@ fn hand_checked_expressions() {
         // SC3: DebugValue [PlusUconst 8] gets a DW_OP_stack_value it did not have.
         let e = expr(Applies::Value, &[(PLUS_UCONST, &[8])], None);
         assert_eq!(dwarf_of(&e, arch).unwrap(), "35 23 08 9f");
+        // SC13: DebugValue [Deref] of 5 loses its Deref: DW_OP_lit5 alone.
+        assert_eq!(dwarf_of(&expr(Applies::Value, &[(DEREF, &[])], Some(64)), arch).unwrap(), "35");
         // SC1: BitPiece after StackValue crashes llvm-spirv-15 -r.
         let e = expr(Applies::Value, &[(STACK_VALUE, &[]), (BIT_PIECE, &[0, 16])], Some(32));
         let f = dwarf_of(&e, arch).unwrap_err();

@@ -26,9 +26,10 @@ pub const CLASSES: &[(&str, &str, Option<&str>)] = &[
     ),
     (
         "SC3",
-        "a DebugValue whose expression does not end in StackValue: LLVM reads a dbg.value's DIExpression as \
-         computing the variable's value and llc appends DW_OP_stack_value (an implicit location), where the \
-         seed, like DWARF, takes the result as the variable's address (a memory location)",
+        "a DebugValue of a constant whose expression does not end in StackValue: llc-15 writes the constant \
+         (DW_OP_litN, DW_OP_consts N), the operations and an added DW_OP_stack_value (an implicit location), \
+         where the seed, like DWARF, takes the result as the variable's address (a memory location); for a \
+         value in a register llc writes DW_OP_bregR 0 and the operations without it, and agrees",
         None,
     ),
     (
@@ -94,6 +95,14 @@ pub const CLASSES: &[(&str, &str, Option<&str>)] = &[
          address or the value",
         None,
     ),
+    (
+        "SC13",
+        "a DebugValue whose expression ends in Deref (no StackValue): llc-15 drops that last DW_OP_deref (LLVM \
+         reads a final deref of a dbg.value as \"the variable is in memory at this address\", which a DWARF \
+         memory location already says), one dereference fewer than the seed: DebugValue [Deref] of 5 becomes \
+         DW_OP_lit5, memory at 5, where the seed reads memory at 5 and locates the variable at what it read",
+        None,
+    ),
 ];
 
 /// The explanation of class `id`.
@@ -147,7 +156,8 @@ pub fn classify(j: &Judgement) -> Option<&'static str> {
 
 /// The signatures: SC3, a `DebugValue` not ending in `StackValue` (before
 /// a last `Fragment`) whose DWARF outcome is an implicit location while
-/// the SPIR-V one is not; SC5, SC8, SC9: the SPIR-V outcome fails by the
+/// the SPIR-V one is not; SC13, a `DebugValue` ending in `Deref` whose
+/// DWARF has one `DW_OP_deref` fewer; SC5, SC8, SC9: the SPIR-V outcome fails by the
 /// rule the class names while the DWARF one is a location.
 fn classify_pair(p: &Pair, e: &SpirvExpression) -> Option<&'static str> {
     use dwarfcheck_core::outcome::location::{SingleLocation, Source};
@@ -171,6 +181,11 @@ fn classify_pair(p: &Pair, e: &SpirvExpression) -> Option<&'static str> {
             Some("spirv.context.variable-size") => Some("SC9"),
             _ => None,
         };
+    }
+    let derefs = e.operations.iter().filter(|o| o.code == code::DEREF).count();
+    let dwarf_derefs = p.dwarf_ops.iter().filter(|o| **o == dwarfcheck_core::encoding::op::Op::Deref).count();
+    if e.applies == Applies::Value && ops.last() == Some(&code::DEREF) && dwarf_derefs < derefs {
+        return Some("SC13");
     }
     let no_stack_value = ops.last() != Some(&code::STACK_VALUE);
     (e.applies == Applies::Value && no_stack_value && implicit(&p.dwarf_outcome) && !implicit(&p.spirv_outcome))

@@ -42,6 +42,8 @@ pub struct Compare {
 pub struct Pair {
     /// The DWARF expression's bytes.
     pub dwarf: Vec<u8>,
+    /// Its operations, decoded (up to a fault).
+    pub dwarf_ops: Vec<Op>,
     /// The initial entry its prefix gives (a generic value).
     pub entry: u128,
     /// The DWARF outcome, a composite padded to the variable's size.
@@ -185,7 +187,9 @@ fn pair(d: &ExprCase, e: &SpirvExpression, cmp: &Compare) -> Result<Pair, Judgem
     if !(cmp.same_evaluator)(&dr, &df) {
         return Err(Judgement::EvaluatorsDiffer(format!("DWARF {:02x?}: reference {dr}, fast {df}", &d.expr[..])));
     }
-    Ok(Pair { dwarf: d.expr.to_vec(), entry, dwarf_outcome: padded(dr, e.variable_bits), spirv_outcome: sr })
+    let (ops, _) = decode_all(&d.expr, &Params::for_context(&d.ctx));
+    let dwarf_ops = ops.iter().map(|o| o.spec.op).collect();
+    Ok(Pair { dwarf: d.expr.to_vec(), dwarf_ops, entry, dwarf_outcome: padded(dr, e.variable_bits), spirv_outcome: sr })
 }
 
 /// The generic value the prefix of `d`'s expression denotes: its first
