@@ -50,7 +50,7 @@ enum Ran {
     /// A stage failed.
     Failed(compile::StageFailure),
     /// The object's DWARF expressions and its variables, judged.
-    Judged(Vec<u8>, Vec<ExprCase>, Vec<judge::Variable>),
+    Judged(Vec<ExprCase>, Vec<judge::Variable>),
 }
 
 /// Counts for one input on one target.
@@ -110,7 +110,7 @@ fn run(dir: &Path, name: &str, m: &module::Module) -> Vec<(Arch, Ran)> {
                     let x = dwarfcheck::elf::extract_bytes(&obj, name, &opts).expect("elf reads the chain's object");
                     let vars = dies::variables(&obj).expect("gimli reads the chain's object");
                     let judged = judge::judge(&x.exprs, &vars, &applied, &COMPARE);
-                    Ran::Judged(obj, x.exprs, judged)
+                    Ran::Judged(x.exprs, judged)
                 }
             };
             (arch, ran)
@@ -126,7 +126,7 @@ fn count(c: &mut Counts, what: &str, arch: Arch, ran: &Ran, exprs: &[&SpirvExpre
             Some(id) => *c.per_class.entry(format!("{id}(module)")).or_default() += 1,
             None => c.unclassified.push(format!("{what} {}: {f}", arch.name())),
         },
-        Ran::Judged(_, _, vars) => {
+        Ran::Judged(_, vars) => {
             for v in vars {
                 c.variables += 1;
                 match &v.judgement {
@@ -220,7 +220,7 @@ fn every_bundled_case_through_the_chain() {
             count(c, name, *arch, r, &[e]);
             let line = match r {
                 Ran::Failed(f) => format!("{f}"),
-                Ran::Judged(_, x, v) => format!(
+                Ran::Judged(x, v) => format!(
                     "{} | {}",
                     x.iter()
                         .filter(|c| c.name.ends_with(".loc") || c.name.contains(".loc."))
@@ -271,7 +271,7 @@ fn every_fixture_module_through_the_chain() {
         for (arch, r) in &ran {
             count(per.entry(*arch).or_default(), &name, *arch, r, &exprs);
             count(all.entry(*arch).or_default(), &name, *arch, r, &exprs);
-            if let Ran::Judged(_, _, vars) = r {
+            if let Ran::Judged(_, vars) = r {
                 for v in vars.iter().filter(|v| !matches!(v.judgement, judge::Judgement::Agree)) {
                     println!("  {name} {} {:?} line {:?}: {:?}", arch.name(), v.die.name, v.die.line, v.judgement);
                 }
@@ -289,12 +289,11 @@ fn dwarf_of(e: &SpirvExpression, arch: Arch) -> Result<String, String> {
     let (_dir, ran, _) = chain_of(e);
     match &ran.iter().find(|(a, _)| *a == arch).unwrap().1 {
         Ran::Failed(f) => Err(f.to_string()),
-        Ran::Judged(obj, x, vars) => {
+        Ran::Judged(x, vars) => {
             let v = vars.iter().find(|v| v.die.name.as_deref() == Some("v")).expect("a DIE for v");
             if let Some(n) = v.die.const_value {
                 return Ok(format!("const:{n}"));
             }
-            let _ = obj;
             let c = x.iter().find(|c| judge::die_of(&c.name) == Some((v.die.offset, "loc"))).expect("a location");
             Ok(c.expr.iter().map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(" "))
         }
