@@ -18,7 +18,12 @@
 //! A tool that refuses the module (a non-zero exit) answers ill-formed,
 //! with the rule `TOOL:<its reason>`; one that crashes or runs out of its
 //! budget ([`tools`]) answers a consumer fault.
+//!
+//! [`chain`] goes further than `llvm-spirv`: it compiles the translated IR
+//! with `llc-15` for x86_64 and amdgcn and judges the DWARF of each variable
+//! (docs/consumers.md "The llvm-spirv → llc chain").
 
+pub mod chain;
 pub mod classes;
 pub mod diexpression;
 pub mod llvm_spirv;
