@@ -237,27 +237,12 @@ fn every_bundled_case_through_the_chain() {
     assert_classified(&per);
 }
 
-/// The `.spv` fixtures (`bash .ci/fixtures-spirv`).
-fn fixtures() -> Vec<PathBuf> {
-    let dir = root().join("target/fixtures/spirv");
-    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .map(|rd| rd.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "spv")).collect())
-        .unwrap_or_default();
-    v.sort();
-    v
-}
-
 #[test]
 fn every_fixture_module_through_the_chain() {
     if tools_present().is_none() {
         return;
     }
-    let files = fixtures();
-    if dwarfcheck::testing::needed("target/fixtures/spirv (bash .ci/fixtures-spirv)", (!files.is_empty()).then_some(()))
-        .is_none()
-    {
-        return;
-    }
+    let Some(files) = dwarfcheck::testing::spirv_fixture_modules() else { return };
     let mut all: BTreeMap<Arch, Counts> = BTreeMap::new();
     for f in &files {
         let m = module::read_file(f).unwrap();
@@ -352,14 +337,14 @@ fn hand_checked_expressions() {
         assert_eq!(dwarf_of(&e, arch).unwrap(), "35 23 08 9f");
         // SC13: DebugValue [Deref] of 5 loses its Deref: DW_OP_lit5 alone.
         assert_eq!(dwarf_of(&expr(Applies::Value, &[(DEREF, &[])], Some(64)), arch).unwrap(), "35");
-        // SC1: BitPiece after StackValue crashes llvm-spirv-15 -r.
+        // LS3: BitPiece after StackValue crashes llvm-spirv-15 -r.
         let e = expr(Applies::Value, &[(STACK_VALUE, &[]), (BIT_PIECE, &[0, 16])], Some(32));
         let f = dwarf_of(&e, arch).unwrap_err();
         assert!(f.starts_with("llvm-spirv-15 -r: ") && f.contains("SIGSEGV"), "{f}");
-        // SC11: a declared BitPiece fails the verifier instead.
+        // LS1: a declared BitPiece fails the verifier instead.
         let f = dwarf_of(&expr(Applies::Declare, &[(BIT_PIECE, &[0, 16])], Some(32)), arch).unwrap_err();
         assert!(f.contains("Fails to verify module: invalid expression"), "{f}");
-        // SC7: a Fragment of the whole variable is rejected by LLVM's verifier.
+        // LS2: a Fragment of the whole variable is rejected by LLVM's verifier.
         let f = dwarf_of(&expr(Applies::Declare, &[(FRAGMENT, &[0, 64])], Some(64)), arch).unwrap_err();
         assert!(f.contains("fragment covers entire variable"), "{f}");
     }
@@ -396,7 +381,18 @@ mod generated {
     use proptest::prelude::*;
 
     proptest! {
-        #![proptest_config(ProptestConfig { cases: 24, failure_persistence: None, ..ProptestConfig::default() })]
+        // A fixed seed unless PROPTEST_RNG_SEED says otherwise: the
+        // verdicts are third-party behaviour, so CI judges the same 24
+        // modules every run; set the variable to explore other shapes.
+        #![proptest_config(ProptestConfig {
+            cases: 24,
+            failure_persistence: None,
+            rng_seed: match ProptestConfig::default().rng_seed {
+                proptest::test_runner::RngSeed::Random => proptest::test_runner::RngSeed::Fixed(0x5eed_0016),
+                chosen => chosen,
+            },
+            ..ProptestConfig::default()
+        })]
         #[test]
         fn generated_modules_agree_or_are_classified(bytes in proptest::collection::vec(any::<u8>(), 256..1024)) {
             if tools_present().is_none() {

@@ -9,14 +9,12 @@ use crate::consumer::external::process::RunFault;
 use crate::consumer::spirv::tools::Failure;
 use dwarfcheck_core::encoding::spirv::{code, operand_count, Applies, SpirvExpression};
 
-/// Every class: `(id, explanation, public report)`.
+/// Every class of the chain's own: `(id, explanation, public report)`.
+/// What `llvm-spirv-15 -r` itself does wrong has the `llvm-spirv`
+/// consumer's classes (`consumer::spirv::classes`), so one behaviour has
+/// one ID: the chain's first numbering gave LS3 as SC1, LS4 as SC6, LS2 as
+/// SC7 and LS1 as SC11, and those IDs are not reused.
 pub const CLASSES: &[(&str, &str, Option<&str>)] = &[
-    (
-        "SC1",
-        "llvm-spirv-15 -r dies (SIGSEGV) on an expression with a BitPiece (a valid DebugOperation BitPiece \
-         offset size): it never reaches llc",
-        None,
-    ),
     (
         "SC2",
         "llvm-spirv-15 -r writes an operation LLVM's DIExpression cannot hold (an undefined code or a wrong \
@@ -48,19 +46,6 @@ pub const CLASSES: &[(&str, &str, Option<&str>)] = &[
         None,
     ),
     (
-        "SC6",
-        "llvm-spirv-15 -r dies (SIGSEGV or SIGABRT) on an undefined operation code or an operation missing an \
-         operand: ill-formed input, but a crash rather than a diagnostic",
-        None,
-    ),
-    (
-        "SC7",
-        "LLVM's verifier rejects a Fragment that covers the whole variable (\"fragment covers entire variable\", \
-         rc 255), which the seed allows (spirv.fragment.within-variable holds): a well-formed module the chain \
-         cannot carry",
-        None,
-    ),
-    (
         "SC8",
         "a Fragment of size 0 (ill-formed, spirv.fragment.within-variable) is dropped on the way and llc writes \
          the location of the whole variable: ill-formed input accepted",
@@ -77,13 +62,6 @@ pub const CLASSES: &[(&str, &str, Option<&str>)] = &[
         "at -O2 input, the object has a DIE for the variable but no DW_AT_location or DW_AT_const_value, \
          where the module applies an expression (DebugValue of a kernel argument or a value LLVM's -O0 \
          instruction selection does not keep): the location is lost on the way",
-        None,
-    ),
-    (
-        "SC11",
-        "an expression with a BitPiece (well-formed in the seed when last, or after StackValue) fails \
-         llvm-spirv-15's verifier (\"invalid expression\", rc 255) when it does not crash it (SC1): LLVM's \
-         DIExpression has no DW_OP_bit_piece, only DW_OP_LLVM_fragment",
         None,
     ),
     (
@@ -105,16 +83,16 @@ pub const CLASSES: &[(&str, &str, Option<&str>)] = &[
     ),
 ];
 
-/// The explanation of class `id`.
+/// The explanation of class `id` (the chain's, or `llvm-spirv`'s `LS*`).
 pub fn explain(id: &str) -> Option<&'static str> {
-    CLASSES.iter().find(|c| c.0 == id).map(|c| c.1)
+    CLASSES.iter().find(|c| c.0 == id).map(|c| c.1).or_else(|| crate::consumer::spirv::classes::describe(id))
 }
 
 /// Whether `e` is well formed as llvm-spirv can carry it into LLVM: known
 /// codes with their operand counts, no `BitPiece`, `StackValue` only last
 /// or just before a last `Fragment`, `Fragment` only last, of non-zero size,
 /// inside a variable of known size and not all of it (LLVM's verifier
-/// rejects a fragment that covers the whole variable, SC7).
+/// rejects a fragment that covers the whole variable, LS2).
 pub fn carried(e: &SpirvExpression) -> bool {
     let ops = &e.operations;
     let n = ops.len();
@@ -131,11 +109,11 @@ pub fn carried(e: &SpirvExpression) -> bool {
 pub fn classify_failure(arch: Arch, f: &StageFailure, exprs: &[&SpirvExpression]) -> Option<&'static str> {
     let bit_piece = exprs.iter().any(|e| e.operations.iter().any(|o| o.code == code::BIT_PIECE));
     match (f.stage, &f.failure) {
-        (Stage::Reverse, Failure::Fault(RunFault::Signal(_))) if bit_piece => Some("SC1"),
-        (Stage::Reverse, Failure::Refused(255, t)) if t.contains("fragment covers entire variable") => Some("SC7"),
-        (Stage::Reverse, Failure::Refused(255, t)) if t.contains("Fails to verify module") && bit_piece => Some("SC11"),
+        (Stage::Reverse, Failure::Fault(RunFault::Signal(_))) if bit_piece => Some("LS3"),
+        (Stage::Reverse, Failure::Refused(255, t)) if t.contains("fragment covers entire variable") => Some("LS2"),
+        (Stage::Reverse, Failure::Refused(255, t)) if t.contains("Fails to verify module") && bit_piece => Some("LS1"),
         (Stage::Reverse, Failure::Refused(255, t)) if t.contains("Fails to verify module") => Some("SC2"),
-        (Stage::Reverse, Failure::Fault(RunFault::Signal(_))) if exprs.iter().any(|e| !carried(e)) => Some("SC6"),
+        (Stage::Reverse, Failure::Fault(RunFault::Signal(_))) if exprs.iter().any(|e| !carried(e)) => Some("LS4"),
         (Stage::Llc, Failure::Fault(RunFault::Signal(_))) if arch == Arch::Amdgcn => Some("SC4"),
         _ => None,
     }
