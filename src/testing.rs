@@ -101,3 +101,25 @@ pub fn spirv_fixture_modules() -> Option<Vec<std::path::PathBuf>> {
     assert!(list.len() >= 9, "expected at least 3 kernels, found {list:?}");
     Some(list.into_iter().map(|(_, o)| o).collect())
 }
+
+/// Every `spirv:` case of the `*.yaml` files under `dirs` (paths from the
+/// crate root, e.g. `specs/cases/spirv`), as `(file stem/case name,
+/// expression)`, in file then case order. Panics on a case file that does
+/// not load (the bundled suite must).
+pub fn spirv_expressions(dirs: &[&str]) -> Vec<(String, dwarfcheck_core::encoding::spirv::SpirvExpression)> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let paths: Vec<std::path::PathBuf> = dirs.iter().map(|d| root.join(d)).collect();
+    let mut all = Vec::new();
+    for f in crate::case::files::with_extension(&paths, "yaml") {
+        let cases = crate::case::yaml::load_file(&f).unwrap_or_else(|e| panic!("{}: {e:?}", f.display()));
+        let stem = f.file_stem().unwrap_or_default().to_string_lossy().to_string();
+        for c in cases {
+            if let crate::case::Case::Expr(c) = c {
+                if let Some(s) = &c.spirv {
+                    all.push((format!("{stem}/{}", c.name), (**s).clone()));
+                }
+            }
+        }
+    }
+    all
+}

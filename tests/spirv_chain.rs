@@ -13,7 +13,7 @@
 //! (`--nocapture`). Without the tools the tests are skipped, or fail when
 //! `CI` is set.
 
-use dwarfcheck::case::{Case, ExprCase};
+use dwarfcheck::case::ExprCase;
 use dwarfcheck::consumer::external::process::TempDir;
 use dwarfcheck::consumer::spirv::chain::{self, classes, compile, dies, judge, Arch};
 use dwarfcheck::consumer::spirv::tools;
@@ -169,25 +169,7 @@ fn chain_of(e: &SpirvExpression) -> (TempDir, Vec<(Arch, Ran)>, module::Module) 
 /// Every `spirv:` case of `specs/cases/spirv/*.yaml` and
 /// `specs/cases/spirv-chain/*.yaml`: (file/name, expression).
 fn bundled() -> Vec<(String, SpirvExpression)> {
-    let mut all = Vec::new();
-    for sub in ["specs/cases/spirv", "specs/cases/spirv-chain"] {
-        let Ok(rd) = std::fs::read_dir(root().join(sub)) else { continue };
-        let mut files: Vec<_> =
-            rd.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "yaml")).collect();
-        files.sort();
-        for f in files {
-            let cases = dwarfcheck::case::yaml::load_file(&f).unwrap_or_else(|e| panic!("{}: {e:?}", f.display()));
-            let stem = f.file_stem().unwrap().to_string_lossy().to_string();
-            for c in cases {
-                if let Case::Expr(c) = c {
-                    if let Some(s) = &c.spirv {
-                        all.push((format!("{stem}/{}", c.name), (**s).clone()));
-                    }
-                }
-            }
-        }
-    }
-    all
+    dwarfcheck::testing::spirv_expressions(&["specs/cases/spirv", "specs/cases/spirv-chain"])
 }
 
 fn report(title: &str, per: &BTreeMap<Arch, Counts>) {

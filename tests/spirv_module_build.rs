@@ -15,16 +15,10 @@
 //! address-space budgets). Without spirv-tools or
 //! llvm-spirv-15 the tests are skipped, or fail when `CI` is set.
 
-use dwarfcheck::case::Case;
 use dwarfcheck::consumer::external::process::TempDir;
 use dwarfcheck::consumer::spirv::tools::{self, Failure};
 use dwarfcheck::spirv::module::{self, build::module_text};
 use dwarfcheck_core::encoding::spirv::{Applies, DebugOperation, SpirvExpression};
-use std::path::PathBuf;
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
 
 /// The tools, or `None` (skip) when one is missing.
 fn tools() -> Option<()> {
@@ -102,26 +96,7 @@ fn expr(applies: Applies, ops: &[(u32, &[u32])], bits: Option<u64>) -> SpirvExpr
 
 /// Every `spirv:` case of `specs/cases/spirv/*.yaml`: (file/name, expression).
 fn bundled() -> Vec<(String, SpirvExpression)> {
-    let mut files: Vec<_> = std::fs::read_dir(root().join("specs/cases/spirv"))
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
-        .collect();
-    files.sort();
-    let mut all = Vec::new();
-    for f in files {
-        let cases = dwarfcheck::case::yaml::load_file(&f).unwrap_or_else(|e| panic!("{}: {e:?}", f.display()));
-        let stem = f.file_stem().unwrap().to_string_lossy().to_string();
-        for c in cases {
-            if let Case::Expr(c) = c {
-                if let Some(s) = &c.spirv {
-                    all.push((format!("{stem}/{}", c.name), (**s).clone()));
-                }
-            }
-        }
-    }
-    all
+    dwarfcheck::testing::spirv_expressions(&["specs/cases/spirv"])
 }
 
 #[test]

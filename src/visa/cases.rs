@@ -72,24 +72,7 @@ pub struct ExpectFault {
 /// Every `*.visa` file under `paths` (directories recursively, at most
 /// 100,000 entries visited), sorted.
 pub fn case_files(paths: &[PathBuf]) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    let mut stack = paths.to_vec();
-    let mut visited = 0usize;
-    while let Some(p) = stack.pop() {
-        visited += 1;
-        if visited > 100_000 {
-            break;
-        }
-        if p.is_dir() {
-            if let Ok(rd) = std::fs::read_dir(&p) {
-                stack.extend(rd.flatten().map(|e| e.path()));
-            }
-        } else if p.extension().is_some_and(|x| x == "visa") {
-            files.push(p);
-        }
-    }
-    files.sort();
-    files
+    crate::case::files::with_extension(paths, "visa")
 }
 
 /// Reads one case file.

@@ -44,24 +44,7 @@ pub fn parse(path: &Path, text: &str) -> Option<ModuleCase> {
 /// depth), sorted by path. Files that cannot be read or are no case are
 /// left out.
 pub fn module_case_files(paths: &[PathBuf]) -> Vec<ModuleCase> {
-    let mut files = Vec::new();
-    let mut stack = paths.to_vec();
-    // Bounded by the file tree; a cap on visits keeps symlink loops finite.
-    let mut visited = 0usize;
-    while let Some(p) = stack.pop() {
-        visited += 1;
-        if visited > 100_000 {
-            break;
-        }
-        if p.is_dir() {
-            if let Ok(rd) = std::fs::read_dir(&p) {
-                stack.extend(rd.flatten().map(|e| e.path()));
-            }
-        } else if p.extension().is_some_and(|x| x == "spvasm") {
-            files.push(p);
-        }
-    }
-    files.sort();
+    let files = crate::case::files::with_extension(paths, "spvasm");
     files.iter().filter_map(|f| parse(f, &std::fs::read_to_string(f).ok()?)).collect()
 }
 
