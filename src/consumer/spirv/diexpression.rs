@@ -106,14 +106,15 @@ pub fn parse(text: &str) -> Result<Vec<DiOp>, DiError> {
 
 /// `DW_ATE_*` by name (DWARF 5 §7.8), or a number.
 fn ate(s: &str) -> Option<u8> {
+    use dwarfcheck_core::encoding::ate;
     Some(match s {
-        "DW_ATE_address" => 0x01,
-        "DW_ATE_boolean" => 0x02,
-        "DW_ATE_float" => 0x04,
-        "DW_ATE_signed" => 0x05,
-        "DW_ATE_signed_char" => 0x06,
-        "DW_ATE_unsigned" => 0x07,
-        "DW_ATE_unsigned_char" => 0x08,
+        "DW_ATE_address" => ate::ADDRESS,
+        "DW_ATE_boolean" => ate::BOOLEAN,
+        "DW_ATE_float" => ate::FLOAT,
+        "DW_ATE_signed" => ate::SIGNED,
+        "DW_ATE_signed_char" => ate::SIGNED_CHAR,
+        "DW_ATE_unsigned" => ate::UNSIGNED,
+        "DW_ATE_unsigned_char" => ate::UNSIGNED_CHAR,
         other => return other.parse().ok(),
     })
 }
@@ -167,6 +168,12 @@ pub fn to_dwarf(ops: &[DiOp], ctx: &Context, variable_bits: Option<u64>) -> Resu
             .map_err(|e| DiError::Assemble(e.to_string()))?;
     bytes.extend(tail);
     Ok((bytes, ctx))
+}
+
+/// `DW_OP_stack_value` as `ctx`'s vendor profile encodes it.
+pub fn stack_value(ctx: &Context) -> Vec<u8> {
+    assemble("DW_OP_stack_value", &ctx.target, &ctx.vendor, dwarfcheck_core::encoding::Format::Dwarf32, 8)
+        .unwrap_or_default()
 }
 
 #[cfg(test)]

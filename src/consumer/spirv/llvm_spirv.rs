@@ -67,7 +67,7 @@ pub fn answer(case: &ExprCase, e: &SpirvExpression) -> Outcome {
         Err(err) => return Outcome::Failed(Failure::Unsupported { what: format!("{text}: {err}") }),
     };
     if call.contains("@llvm.dbg.value") && ops.is_empty() {
-        bytes.push(0x9f); // DW_OP_stack_value
+        bytes.extend(diexpression::stack_value(&ctx));
     }
     ctx.result_kind = Some(ResultKind::Location);
     let mut translated = case.clone();

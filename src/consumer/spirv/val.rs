@@ -12,12 +12,9 @@ use crate::spirv::module::build::module_text;
 use dwarfcheck_core::encoding::spirv::SpirvExpression;
 use dwarfcheck_core::outcome::{BaseType, Failure, Outcome, Value};
 
-/// `DW_ATE_boolean`: the type of [`accepted`].
-const DW_ATE_BOOLEAN: u8 = 0x02;
-
 /// The answer "spirv-val accepts the module": the 8-bit boolean value 1.
 pub fn accepted() -> Outcome {
-    Outcome::Value(Value::from_u128(BaseType::ate(DW_ATE_BOOLEAN, 8, false), 1))
+    Outcome::Value(Value::from_u128(BaseType::ate(dwarfcheck_core::encoding::ate::BOOLEAN, 8, false), 1))
 }
 
 /// The reference's `outcome` as a validator can show it (see the module
