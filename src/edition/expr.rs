@@ -56,7 +56,8 @@
 //!
 //! Operations: [`REASON_EXTENSION_OP`] for any hetero-2020 operation
 //! (`DW_OP_LLVM_*`, direct or `DW_OP_LLVM_user` form);
-//! [`REASON_GNU_OP`] for a GNU operation (edition [`Edition::Dwarf5Gnu`]).
+//! [`REASON_GNU_OP`] for a GNU operation (edition [`Edition::Dwarf5Gnu`]);
+//! [`REASON_INTEL_OP`] for an IGC `DW_OP_INTEL_*` operation.
 //!
 //! Undecodable input ([`REASON_UNDECODABLE`]): an expression that does not
 //! decode into whole operations under the vendor profile (unknown opcode,
@@ -76,6 +77,10 @@ use dwarfcheck_core::target::Endian;
 pub const REASON_UNDECODABLE: &str = "undecodable";
 /// Rule: a hetero-2020 extension operation is used.
 pub const REASON_EXTENSION_OP: &str = "extension-operation";
+/// Rule: an IGC vendor operation (`DW_OP_INTEL_*`, the `intel` profile) is
+/// used: outside DWARF 5, classified with the widest edition as undecodable
+/// input is, so that DWARF-5-only consumers are not judged on it.
+pub const REASON_INTEL_OP: &str = "intel-operation";
 /// Rule: a GNU vendor operation is used.
 pub const REASON_GNU_OP: &str = "gnu-operation";
 /// Rule: operations follow the last composition operation.
@@ -180,6 +185,17 @@ fn is_extension(op: Op) -> bool {
     )
 }
 
+fn is_intel(op: Op) -> bool {
+    matches!(
+        op,
+        Op::IntelRegs
+            | Op::IntelPushBitPieceStack
+            | Op::IntelPushSimdLane
+            | Op::IntelPieceStack
+            | Op::IntelBitPieceStack
+    )
+}
+
 fn is_register_location(op: Op) -> bool {
     matches!(op, Op::Reg(_) | Op::Regx)
 }
@@ -203,6 +219,9 @@ fn classify(bytes: &[u8], p: &Params, usage: Usage, depth: u32) -> Classificatio
         let op = o.op();
         if is_extension(op) {
             return hetero(REASON_EXTENSION_OP, o.offset);
+        }
+        if is_intel(op) {
+            return hetero(REASON_INTEL_OP, o.offset);
         }
         if matches!(op, Op::DerefSize | Op::XderefSize)
             && matches!(o.operands.first(), Some(OperandValue::Unsigned(n)) if *n > u64::from(p.address_size))

@@ -200,3 +200,14 @@ fn deref_size_over_the_address_size() {
     let c = explain_expr(&[0x71, 0x00, 0x94, 0x08, 0x9f], &p, Usage::Location);
     assert_eq!((c.edition, c.reason, c.at), (Edition::Hetero2020, Some(REASON_DEREF_SIZE_OVER_ADDRESS), Some(2)));
 }
+
+#[test]
+fn intel_operations_are_outside_dwarf5() {
+    let i = VendorProfile::intel();
+    // lit1 DW_OP_INTEL_push_simd_lane: the operation at offset 1.
+    let c = explain_with(&[0x31, 0xed], &i, Usage::Location);
+    assert_eq!((c.edition, c.reason, c.at), (Edition::Hetero2020, Some(REASON_INTEL_OP), Some(1)));
+    // The same bytes under gnu do not decode at all.
+    let c = explain_with(&[0x31, 0xed], &VendorProfile::gnu(), Usage::Location);
+    assert_eq!(c.reason, Some(REASON_UNDECODABLE));
+}

@@ -250,6 +250,9 @@ fn extract_at<F: fold::Fold>(
     }
     let mut target = target_of(&file, data)
         .map_err(|machine| ElfError::Machine { origin: origin.to_string(), machine: format!("{machine:?}") })?;
+    if let Some(v) = e_machine(data).and_then(vendor_for_machine) {
+        target.vendor = v;
+    }
     if let Some(v) = &opts.vendor {
         target.vendor = v.clone();
     }
@@ -338,6 +341,19 @@ impl ElfError {
 fn e_machine(data: &[u8]) -> Option<u16> {
     let b = [*data.get(18)?, *data.get(19)?];
     Some(if data.get(5) == Some(&2) { u16::from_be_bytes(b) } else { u16::from_le_bytes(b) })
+}
+
+/// Intel GPU `e_machine` values: 0xb6, which ocloc's `INTC` container
+/// kernels carry, and 205 (`EM_INTELGT`), which zebin files carry.
+pub const INTEL_GPU_MACHINES: [u16; 2] = [0xb6, 205];
+
+/// The vendor profile an ELF machine implies, over the preset's default:
+/// the `intel` profile for Intel GPU machines ([`INTEL_GPU_MACHINES`]),
+/// whose IGC-written DWARF uses `DW_OP_INTEL_*` at 0xeb–0xef
+/// (docs/ambiguities.md). `None`: keep the preset's profile. A `--vendor`
+/// option still overrides this choice.
+pub fn vendor_for_machine(machine: u16) -> Option<dwarfcheck_core::encoding::VendorProfile> {
+    INTEL_GPU_MACHINES.contains(&machine).then(dwarfcheck_core::encoding::VendorProfile::intel)
 }
 
 /// The target preset for the ELF machine, with the file's byte order.

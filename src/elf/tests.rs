@@ -185,3 +185,17 @@ fn survey() {
         }
     }
 }
+
+#[test]
+fn intel_gpu_machines_choose_the_intel_profile() {
+    // 0xb6: ocloc's INTC-container kernels; 205: EM_INTELGT (zebin).
+    for m in [0xb6u16, 205] {
+        let v = super::vendor_for_machine(m).expect("an Intel GPU machine");
+        assert_eq!(v.name, "intel");
+        assert!(v.intel && !v.hetero_2020);
+    }
+    // x86-64 (62), AArch64 (183), AMDGPU (224) keep their preset's profile.
+    for m in [62u16, 183, 224] {
+        assert_eq!(super::vendor_for_machine(m), None, "machine {m}");
+    }
+}

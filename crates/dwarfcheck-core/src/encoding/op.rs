@@ -1,6 +1,7 @@
 //! DWARF expression operation encodings: DWARF 5 Table 7.9, the GNU vendor
 //! operations GCC emits, the hetero-2020 direct opcodes 0xe1–0xec, and the
-//! newer `DW_OP_LLVM_user` (0xe9) sub-opcodes.
+//! newer `DW_OP_LLVM_user` (0xe9) sub-opcodes, and IGC's `DW_OP_INTEL_*`
+//! operations 0xeb–0xef (the `intel` profile).
 //!
 //! The table says which operation an opcode names and the *shape* of its
 //! operands. The vendor range 0xe0–0xff is ambiguous; [`VendorProfile`]
@@ -151,6 +152,12 @@ pub enum Op {
     LlvmPieceEnd,
     LlvmExtend,
     LlvmSelectBitPiece,
+    // Intel Graphics Compiler (IGC) vendor operations (the `intel` profile).
+    IntelRegs,
+    IntelPushBitPieceStack,
+    IntelPushSimdLane,
+    IntelPieceStack,
+    IntelBitPieceStack,
 }
 
 /// One row of an opcode table.
@@ -284,6 +291,24 @@ const HETERO_2020: &[(u8, OpSpec)] = &[
     (0xec, s(Op::LlvmSelectBitPiece, "DW_OP_LLVM_select_bit_piece", &[Uleb, Uleb])),
 ];
 
+/// IGC's vendor operations, 0xeb–0xef, as IGC defines them in
+/// `IGC/DebugInfo/DIE.hpp` (intel/intel-graphics-compiler). None carries an
+/// inline operand: IGC's emitter (`IGC/DebugInfo/DwarfCompileUnit.cpp`)
+/// writes each as the single opcode byte and passes its inputs on the
+/// stack — e.g. a register location, a bit offset and a bit size pushed
+/// with `DW_OP_const1u` before `DW_OP_INTEL_push_bit_piece_stack`, or a
+/// register number computed from `DW_OP_INTEL_push_simd_lane` before
+/// `DW_OP_INTEL_regs`. Two of them collide with hetero-2020's
+/// `DW_OP_LLVM_extend` (0xeb) and `DW_OP_LLVM_select_bit_piece` (0xec),
+/// which take two ULEB128 operands (docs/ambiguities.md).
+const INTEL: &[(u8, OpSpec)] = &[
+    (0xeb, s(Op::IntelRegs, "DW_OP_INTEL_regs", &[])),
+    (0xec, s(Op::IntelPushBitPieceStack, "DW_OP_INTEL_push_bit_piece_stack", &[])),
+    (0xed, s(Op::IntelPushSimdLane, "DW_OP_INTEL_push_simd_lane", &[])),
+    (0xee, s(Op::IntelPieceStack, "DW_OP_INTEL_piece_stack", &[])),
+    (0xef, s(Op::IntelBitPieceStack, "DW_OP_INTEL_bit_piece_stack", &[])),
+];
+
 const ASPACE_BREGX_SLEB: OpSpec = s(Op::LlvmAspaceBregx, "DW_OP_LLVM_aspace_bregx", &[Uleb, Sleb]);
 const ASPACE_BREGX_ULEB: OpSpec = s(Op::LlvmAspaceBregx, "DW_OP_LLVM_aspace_bregx", &[Uleb, Uleb]);
 
@@ -325,6 +350,11 @@ pub fn lookup(profile: &VendorProfile, opcode: u8) -> Decoded {
         LO_USER..=HI_USER => {
             if profile.llvm_user && opcode == LLVM_USER {
                 return Decoded::LlvmUser;
+            }
+            if profile.intel {
+                if let Some((_, spec)) = INTEL.iter().find(|(c, _)| *c == opcode) {
+                    return Decoded::Op(*spec);
+                }
             }
             if profile.hetero_2020 {
                 if let Some((_, spec)) = HETERO_2020.iter().find(|(c, _)| *c == opcode) {
@@ -372,6 +402,11 @@ pub fn encoding_of(profile: &VendorProfile, op: Op) -> Option<(u8, Option<u64>, 
             return Some((*c, None, *spec));
         }
     }
+    if profile.intel {
+        if let Some((c, spec)) = INTEL.iter().find(|(_, s)| s.op == op) {
+            return Some((*c, None, *spec));
+        }
+    }
     if profile.llvm_user {
         if let Some((sub, spec)) = LLVM_USER_SUBOPS.iter().find(|(_, s)| s.op == op) {
             return Some((LLVM_USER, Some(*sub), *spec));
@@ -398,7 +433,7 @@ pub fn op_by_name(name: &str) -> Option<Op> {
             }
         }
     }
-    DWARF5.iter().chain(GNU).chain(HETERO_2020).map(|(_, s)| s).find(|s| s.name == name).map(|s| s.op)
+    DWARF5.iter().chain(GNU).chain(HETERO_2020).chain(INTEL).map(|(_, s)| s).find(|s| s.name == name).map(|s| s.op)
 }
 
 /// The llvm-dwarfdump name of an operation.
@@ -411,6 +446,7 @@ pub fn name_of(op: Op) -> String {
             .iter()
             .chain(GNU)
             .chain(HETERO_2020)
+            .chain(INTEL)
             .map(|(_, s)| s)
             .find(|s| s.op == op)
             .map(|s| s.name.to_string())
@@ -465,6 +501,15 @@ mod tests {
         uleb.aspace_bregx_signed = false;
         assert!(matches!(lookup(&uleb, 0xe8), Decoded::Op(s) if s.operands == [Uleb, Uleb]));
         assert!(matches!(lookup(&h, 0xe8), Decoded::Op(s) if s.operands == [Uleb, Sleb]));
+        // IGC's operations share 0xeb/0xec with hetero-2020 but take no
+        // inline operands; 0xed–0xef are unknown to hetero-2020.
+        let i = VendorProfile::intel();
+        assert!(matches!(lookup(&h, 0xec), Decoded::Op(s) if s.op == Op::LlvmSelectBitPiece));
+        assert!(matches!(lookup(&i, 0xec), Decoded::Op(s) if s.op == Op::IntelPushBitPieceStack));
+        assert!(matches!(lookup(&h, 0xed), Decoded::Unknown));
+        assert!(matches!(lookup(&i, 0xef), Decoded::Op(s) if s.op == Op::IntelBitPieceStack));
+        assert!(matches!(lookup(&i, 0xea), Decoded::Unknown));
+        assert!(matches!(lookup(&i, 0xf3), Decoded::Op(s) if s.op == Op::GnuEntryValue));
     }
 
     #[test]
@@ -476,6 +521,15 @@ mod tests {
                 assert_eq!(op_by_name(&name), Some(spec.op), "{name}");
                 assert_eq!(encoding_of(&p, spec.op).map(|e| e.0), Some(c), "{name}");
             }
+        }
+        let i = VendorProfile::intel();
+        for c in 0xebu8..=0xef {
+            let Decoded::Op(spec) = lookup(&i, c) else { panic!("{c:#04x} unknown under intel") };
+            assert!(spec.operands.is_empty(), "{c:#04x}");
+            let name = name_of(spec.op);
+            assert!(name.starts_with("DW_OP_INTEL_"), "{name}");
+            assert_eq!(op_by_name(&name), Some(spec.op), "{name}");
+            assert_eq!(encoding_of(&i, spec.op).map(|e| e.0), Some(c), "{name}");
         }
         assert_eq!(op_by_name("DW_OP_lit32"), None);
         assert_eq!(op_by_name("DW_OP_reg07"), None);

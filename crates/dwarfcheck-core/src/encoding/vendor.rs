@@ -21,6 +21,10 @@ pub struct VendorProfile {
     /// or ULEB128 (the seed's encoding table). Rule
     /// `op.aspace-bregx.displacement-encoding` records the conflict.
     pub aspace_bregx_signed: bool,
+    /// IGC's `DW_OP_INTEL_*` operations 0xeb–0xef (Intel GPU targets:
+    /// ELF `e_machine` 0xb6 and 205, EM_INTELGT). They take precedence over
+    /// hetero-2020's readings of 0xeb/0xec when both are set.
+    pub intel: bool,
 }
 
 impl VendorProfile {
@@ -42,12 +46,21 @@ impl VendorProfile {
         Self::new("llvm-user", true, false, true)
     }
 
+    /// GNU plus IGC's `DW_OP_INTEL_*` operations 0xeb–0xef, as the Intel
+    /// Graphics Compiler writes them for Intel GPUs.
+    pub fn intel() -> Self {
+        let mut p = Self::new("intel", true, false, false);
+        p.intel = true;
+        p
+    }
+
     fn new(name: &str, gnu: bool, hetero_2020: bool, llvm_user: bool) -> Self {
-        VendorProfile { name: name.to_string(), gnu, hetero_2020, llvm_user, aspace_bregx_signed: true }
+        VendorProfile { name: name.to_string(), gnu, hetero_2020, llvm_user, aspace_bregx_signed: true, intel: false }
     }
 
     /// Looks a profile up by name: `dwarf5`, `gnu`, `hetero-2020`,
-    /// `hetero-2020-uleb` (ULEB128 `aspace_bregx` displacement), `llvm-user`.
+    /// `hetero-2020-uleb` (ULEB128 `aspace_bregx` displacement), `llvm-user`,
+    /// `intel`.
     pub fn by_name(name: &str) -> Option<Self> {
         Some(match name {
             "dwarf5" => Self::dwarf5(),
@@ -60,12 +73,14 @@ impl VendorProfile {
                 p
             }
             "llvm-user" => Self::llvm_user(),
+            "intel" => Self::intel(),
             _ => return None,
         })
     }
 
     /// All profile names [`VendorProfile::by_name`] accepts.
-    pub const NAMES: &'static [&'static str] = &["dwarf5", "gnu", "hetero-2020", "hetero-2020-uleb", "llvm-user"];
+    pub const NAMES: &'static [&'static str] =
+        &["dwarf5", "gnu", "hetero-2020", "hetero-2020-uleb", "llvm-user", "intel"];
 
     /// The profile a `DW_AT_LLVM_augmentation` string selects, if any:
     /// `[llvm:v0.0]` marks the hetero-2020 direct encoding; later versions

@@ -246,6 +246,7 @@ impl Encoding {
             | u8::from(vendor.hetero_2020) << 1
             | u8::from(vendor.llvm_user) << 2
             | u8::from(vendor.aspace_bregx_signed) << 3
+            | u8::from(vendor.intel) << 4
     }
 }
 
@@ -407,14 +408,15 @@ pub(super) fn kind_of(op: Op) -> Kind {
 /// (the shared table lookup is a linear search).
 fn table(key: u8) -> &'static [(Decoded, Kind); 256] {
     use std::sync::OnceLock;
-    static TABLES: [OnceLock<[(Decoded, Kind); 256]>; 16] = [const { OnceLock::new() }; 16];
-    TABLES[usize::from(key & 15)].get_or_init(|| {
+    static TABLES: [OnceLock<[(Decoded, Kind); 256]>; 32] = [const { OnceLock::new() }; 32];
+    TABLES[usize::from(key & 31)].get_or_init(|| {
         let profile = VendorProfile {
             name: String::new(),
             gnu: key & 1 != 0,
             hetero_2020: key & 2 != 0,
             llvm_user: key & 4 != 0,
             aspace_bregx_signed: key & 8 != 0,
+            intel: key & 16 != 0,
         };
         std::array::from_fn(|c| {
             let d = lookup(&profile, c as u8);

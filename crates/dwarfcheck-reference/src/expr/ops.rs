@@ -482,6 +482,14 @@ impl Machine<'_> {
             | Op::LlvmPieceEnd
             | Op::LlvmExtend
             | Op::LlvmSelectBitPiece => self.extension(insn, stack)?,
+
+            // ---- IGC vendor operations (the intel profile) -------------
+            // Decoded, never evaluated: no text defines them.
+            Op::IntelRegs
+            | Op::IntelPushBitPieceStack
+            | Op::IntelPushSimdLane
+            | Op::IntelPieceStack
+            | Op::IntelBitPieceStack => return Err(intel_undefined(insn.op, insn.name)),
         }
         Ok(Flow::Next)
     }
@@ -502,4 +510,19 @@ impl Machine<'_> {
             other => Ok(other),
         }
     }
+}
+
+/// The `Unsupported` stop for an IGC vendor operation, naming the catalogue
+/// rule (`op.intel.*.undefined`, kind unspecified) that records why it is
+/// not evaluated.
+fn intel_undefined(op: Op, name: &str) -> Stop {
+    use dwarfcheck_core::rules::id;
+    let rule = match op {
+        Op::IntelRegs => id::OP_INTEL_REGS_UNDEFINED,
+        Op::IntelPushBitPieceStack => id::OP_INTEL_PUSH_BIT_PIECE_STACK_UNDEFINED,
+        Op::IntelPushSimdLane => id::OP_INTEL_PUSH_SIMD_LANE_UNDEFINED,
+        Op::IntelPieceStack => id::OP_INTEL_PIECE_STACK_UNDEFINED,
+        _ => id::OP_INTEL_BIT_PIECE_STACK_UNDEFINED,
+    };
+    Stop::Unsupported(format!("{name}: no text defines its semantics (rule {rule})"))
 }
