@@ -20,10 +20,11 @@
 //! - absolute scratch memory becomes `DW_OP_consts off; DW_OP_constu 1;
 //!   DW_OP_LLVM_form_aspace_address`.
 //!
-//! Intervals are in vISA indices; the pc is the Gen offset the object's
-//! index map gives the interval's start, plus the object's relocation
-//! offset. An interval whose start the map lacks, or whose BE_FP is unknown
-//! at that pc, is not lowered ([`NotLowered`]).
+//! Intervals are in vISA indices (bounds inclusive); the pc is the Gen
+//! offset the object's index map gives the first vISA index of the interval
+//! that has one (vISA indices without Gen code are not in the map), plus
+//! the object's relocation offset. An interval with no mapped index, or
+//! whose BE_FP is unknown at that pc, is not lowered ([`NotLowered`]).
 
 use super::model::{Blob, Interval, Location, Object, RegFile};
 use super::platform::Platform;
@@ -41,8 +42,9 @@ pub const BE_FP_VALUE: u32 = 0x1000;
 /// Why an interval was not lowered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NotLowered {
-    /// The index map has no entry for the interval's start.
-    UnmappedStart,
+    /// The index map has no entry for any vISA index of the interval (no
+    /// Gen instruction inside it).
+    Unmapped,
     /// BE_FP-relative memory where no BE_FP interval in a GRF covers the pc.
     NoBeFp,
 }
@@ -131,10 +133,10 @@ pub fn lower(blob: &Blob, platform: Platform) -> Vec<LoweredInterval> {
         let map: std::collections::BTreeMap<u32, u32> = object.index_map.iter().map(|e| (e.visa, e.gen)).collect();
         for v in &object.variables {
             for iv in &v.intervals {
-                let case = map
-                    .get(&iv.start)
-                    .ok_or(NotLowered::UnmappedStart)
-                    .and_then(|&gen| lower_one(object, iv, gen, platform, &target));
+                let first = (iv.start <= iv.end).then(|| map.range(iv.start..=iv.end).next()).flatten();
+                let case = first
+                    .ok_or(NotLowered::Unmapped)
+                    .and_then(|(_, &gen)| lower_one(object, iv, gen, platform, &target));
                 out.push(LoweredInterval { object: oi, variable: v.name.clone(), interval: *iv, case });
             }
         }
