@@ -123,3 +123,35 @@ pub fn spirv_expressions(dirs: &[&str]) -> Vec<(String, dwarfcheck_core::encodin
     }
     all
 }
+
+/// The raw vISA debug info blobs `.ci/fixtures-intel` dumps under
+/// `target/fixtures/intel/*/dump/` (running it when fewer than 24 are
+/// there), each with the platform of its directory (`dg2` or `tgllp`),
+/// sorted by path; `None` (skip) without ocloc, a panic when `CI` is set.
+pub fn intel_fixture_blobs() -> Option<Vec<(std::path::PathBuf, crate::visa::Platform)>> {
+    use crate::visa::Platform;
+    use std::path::{Path, PathBuf};
+    needed("ocloc (intel-opencl-icd)", crate::consumer::external::process::find_program(&["ocloc"]))?;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = root.join("target/fixtures/intel");
+    let list = |out: &Path| -> Vec<(PathBuf, Platform)> {
+        let mut v = Vec::new();
+        for d in std::fs::read_dir(out).into_iter().flatten().flatten() {
+            let p = if d.file_name().to_string_lossy().contains("dg2") { Platform::Dg2 } else { Platform::Tgllp };
+            for f in std::fs::read_dir(d.path().join("dump")).into_iter().flatten().flatten() {
+                if f.path().extension().is_some_and(|x| x == "dbg") {
+                    v.push((f.path(), p));
+                }
+            }
+        }
+        v.sort_by(|a, b| a.0.cmp(&b.0));
+        v
+    };
+    if list(&out).len() < 24 {
+        let st = std::process::Command::new("bash").arg(root.join(".ci/fixtures-intel")).output().expect("bash");
+        assert!(st.status.success(), ".ci/fixtures-intel failed: {}", String::from_utf8_lossy(&st.stderr));
+    }
+    let v = list(&out);
+    assert!(v.len() >= 24, "3 kernels x 2 devices x 2 levels x 2 formats, found {}", v.len());
+    Some(v)
+}

@@ -112,32 +112,9 @@ fn genx_available() -> bool {
     dwarfcheck::testing::needed("GenX_IR (libigc-tools)", process::find_program(&["GenX_IR"])).is_some()
 }
 
-/// The blobs `.ci/fixtures-intel` dumps (run when none is there yet), with
-/// the platform of their directory; `None` (skip) without ocloc.
+/// The blobs `.ci/fixtures-intel` dumps, with their platforms.
 fn dumped() -> Option<Vec<(PathBuf, Platform)>> {
-    let ocloc = process::find_program(&["ocloc"]);
-    dwarfcheck::testing::needed("ocloc (intel-opencl-icd)", ocloc)?;
-    let out = root().join("target/fixtures/intel");
-    let list = |out: &Path| -> Vec<(PathBuf, Platform)> {
-        let mut v = Vec::new();
-        for d in std::fs::read_dir(out).into_iter().flatten().flatten() {
-            let p = if d.file_name().to_string_lossy().contains("dg2") { Platform::Dg2 } else { Platform::Tgllp };
-            for f in std::fs::read_dir(d.path().join("dump")).into_iter().flatten().flatten() {
-                if f.path().extension().is_some_and(|x| x == "dbg") {
-                    v.push((f.path(), p));
-                }
-            }
-        }
-        v.sort_by(|a, b| a.0.cmp(&b.0));
-        v
-    };
-    if list(&out).len() < 24 {
-        let st = std::process::Command::new("bash").arg(root().join(".ci/fixtures-intel")).output().unwrap();
-        assert!(st.status.success(), ".ci/fixtures-intel failed: {}", String::from_utf8_lossy(&st.stderr));
-    }
-    let v = list(&out);
-    assert!(v.len() >= 24, "3 kernels x 2 devices x 2 levels x 2 formats, found {}", v.len());
-    Some(v)
+    dwarfcheck::testing::intel_fixture_blobs()
 }
 
 fn agree_with_genx(path: &Path, platform: Platform) -> dwarfcheck::visa::model::Blob {

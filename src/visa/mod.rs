@@ -9,7 +9,9 @@
 //! (bytes to model under one layout), [`detect`] (which layout a blob is
 //! in), [`validate`] (the rules that are not about framing), [`container`]
 //! (INTC containers and zebin), [`genx`] (the `GenX_IR -decodedbg`
-//! oracle), [`cases`] (the case files of `specs/cases/visa/`).
+//! oracle), [`cases`] (the case files of `specs/cases/visa/`), [`target`]
+//! (the Intel GPU target preset), [`lower`] (intervals to DWARF location
+//! expressions).
 
 pub mod cases;
 pub mod container;
@@ -17,9 +19,11 @@ pub mod decode;
 pub mod detect;
 pub mod genx;
 pub mod layout;
+pub mod lower;
 pub mod model;
 pub mod platform;
 pub mod read;
+pub mod target;
 pub mod validate;
 
 pub use layout::Layout;
