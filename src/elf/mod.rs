@@ -369,6 +369,8 @@ fn target_of(file: &object::File<'_>, data: &[u8]) -> Result<Target, object::Arc
         object::Architecture::Aarch64 => presets::aarch64(),
         // `object` has no `Architecture` for AMD GPU code objects.
         _ if e_machine(data) == Some(object::elf::EM_AMDGPU.0) => presets::amdgpu_wave64(),
+        // Intel GPU kernels name no platform family: the widest register file.
+        _ if e_machine(data).is_some_and(|m| INTEL_GPU_MACHINES.contains(&m)) => presets::intel_gpu(),
         other => return Err(other),
     };
     if !file.is_little_endian() {

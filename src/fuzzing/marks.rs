@@ -13,7 +13,7 @@ use dwarfcheck_core::outcome::{Failure, Outcome};
 /// How many marks there are: 256 per vendor profile of
 /// `VendorProfile::NAMES`, one per leading opcode byte, with the
 /// `DW_OP_LLVM_user` sub-opcodes 0 to 31 in the unassigned 0xc0–0xdf.
-pub const MARKS: usize = 5 * 256;
+pub const MARKS: usize = 6 * 256;
 
 /// The mark of an operation with leading byte `opcode` (and `DW_OP_LLVM_user`
 /// sub-opcode `subop`) under the profile at `profile` in

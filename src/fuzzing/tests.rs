@@ -227,7 +227,8 @@ fn stats_count_results_and_reached_operations() {
 /// `dwarfcheck_core::encoding::op`: DWARF 5 has 0x03, 0x06, 0x08-0x2f
 /// (40), 0x90-0xa9 (26) and the lit/reg/breg families (3): 71; GNU adds
 /// 13; hetero-2020 adds the 12 direct extension opcodes; llvm-user adds
-/// the 11 `DW_OP_LLVM_user` sub-operations (no aspace_implicit_pointer).
+/// the 11 `DW_OP_LLVM_user` sub-operations (no aspace_implicit_pointer);
+/// intel is GNU plus IGC's five `DW_OP_INTEL_*` (0xeb-0xef).
 #[test]
 fn profiles_decode_the_operations_of_their_tables() {
     let n = |p: &str| stats::profile_ops(&dwarfcheck_core::encoding::VendorProfile::by_name(p).unwrap()).len();
@@ -236,6 +237,7 @@ fn profiles_decode_the_operations_of_their_tables() {
     assert_eq!(n("hetero-2020"), 96);
     assert_eq!(n("hetero-2020-uleb"), 96);
     assert_eq!(n("llvm-user"), 95);
+    assert_eq!(n("intel"), 89);
 }
 
 /// The `expr_ops` generator reaches every operation of every vendor

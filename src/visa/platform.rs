@@ -1,6 +1,8 @@
 //! GPU register files the vISA rules check registers against, per platform
 //! family (the `-platform` names GenX_IR accepts, lower-cased).
 
+use dwarfcheck_core::target::intel::{self, RegisterFile};
+
 /// A GPU platform family as IGC names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -41,28 +43,28 @@ impl Platform {
         }
     }
 
+    /// The platform family's register file (the core's Intel presets
+    /// hold the figures, from IGC's platform tables).
+    pub fn register_file(self) -> RegisterFile {
+        match self {
+            Platform::Pvc => intel::XE_HPC_256X64,
+            _ => intel::GEN_128X32,
+        }
+    }
+
     /// Number of general registers (r0 ..).
     pub fn grf_count(self) -> u32 {
-        match self {
-            Platform::Pvc => 256,
-            _ => 128,
-        }
+        self.register_file().grf_count
     }
 
     /// Width of one general register in bytes.
     pub fn grf_bytes(self) -> u32 {
-        match self {
-            Platform::Pvc => 64,
-            _ => 32,
-        }
+        self.register_file().grf_bytes
     }
 
     /// Number of flag registers (f0 ..), each 32 bits (4 bytes).
     pub fn flag_count(self) -> u32 {
-        match self {
-            Platform::Pvc => 4,
-            _ => 2,
-        }
+        self.register_file().flag_count
     }
 
     /// Number of address registers (a0 only), 16 sub-registers of 2 bytes.
@@ -72,7 +74,7 @@ impl Platform {
 
     /// Width of the address register in bytes.
     pub fn address_bytes(self) -> u32 {
-        32
+        intel::A0_BYTES
     }
 }
 

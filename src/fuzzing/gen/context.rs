@@ -33,17 +33,19 @@ fn bytes(u: &mut Unstructured, n: usize) -> Result<Vec<u8>> {
 /// A context to evaluate generated expressions in, as a [`FuzzCase`] with
 /// no expression yet: 2 in 3 the x86-64 rich context
 /// ([`FuzzCase::rich`]) with some register values changed and some entries
-/// dropped, else [`amdgpu`]. The vendor profile is 1 in 6 each
+/// dropped, else [`amdgpu`]. The vendor profile is 2 in 13 each
 /// `llvm-user` (the `DW_OP_LLVM_user` encoding), `dwarf5` (no vendor
-/// operations) and `hetero-2020-uleb`, on x86-64 1 in 4 `gnu` (DWARF 5 and
-/// GNU operations only), else `hetero-2020`.
+/// operations), `hetero-2020-uleb` and `intel` (GNU and IGC's
+/// `DW_OP_INTEL_*`), on x86-64 3 in 13 `gnu` (DWARF 5 and GNU operations
+/// only), else `hetero-2020`.
 pub fn context(u: &mut Unstructured) -> Result<FuzzCase> {
     let mut fc = if u.ratio(2u8, 3)? { x86_64(u)? } else { amdgpu(u)? };
-    match u.int_in_range(0u8..=11)? {
+    match u.int_in_range(0u8..=12)? {
         0..=1 => fc.vendor = "llvm-user".into(),
         2..=4 if fc.target == "x86_64" => fc.vendor = "gnu".into(),
         5..=6 => fc.vendor = "dwarf5".into(),
         7..=8 => fc.vendor = "hetero-2020-uleb".into(),
+        9..=10 => fc.vendor = "intel".into(),
         _ => {}
     }
     if u.ratio(1u8, 3)? {

@@ -128,7 +128,7 @@ fn one(u: &mut Unstructured, stack: &[Kind], p: &Palette) -> Result<Gen> {
     let e = &p.enc;
     let cfa_space = u64::from(p.cfa_is_loc);
     loop {
-        let o = match u.int_in_range(0u8..=66)? {
+        let o = match u.int_in_range(0u8..=67)? {
             0..=3 => val(e.one(O::Lit(u.int_in_range(0u8..=31)?), &[]), 0, 1),
             4 => val(e.one(O::Constu, &[Arg::U(int(u)?.unsigned_abs())]), 0, 1),
             5 => val(e.one(O::Consts, &[Arg::S(int(u)?)]), 0, 1),
@@ -321,6 +321,19 @@ fn one(u: &mut Unstructured, stack: &[Kind], p: &Palette) -> Result<Gen> {
                 10 => val(raw(&[0xfc, u.int_in_range(0u8..=1)?]), 0, 1),
                 _ => val(raw(&[0xfd, 0x40, 0, 0, 0]), 0, 1),
             },
+            // IGC's one-byte operations (the `intel` profile; no other
+            // profile encodes them). Their semantics are undefined, so
+            // the reference stops at the first one.
+            64 => {
+                let o = *u.choose(&[
+                    O::IntelRegs,
+                    O::IntelPushBitPieceStack,
+                    O::IntelPushSimdLane,
+                    O::IntelPieceStack,
+                    O::IntelBitPieceStack,
+                ])?;
+                val(e.one(o, &[]), 0, 1).need(Need::Any)
+            }
             _ => val(e.one(O::Lit(u.int_in_range(0u8..=31)?), &[]), 0, 1),
         };
         let top = stack.iter().rev().take(o.pops);

@@ -5,6 +5,7 @@
 //! [`presets`]; case files may also describe a target inline.
 
 pub mod amdgpu;
+pub mod intel;
 pub mod presets;
 
 use crate::encoding::VendorProfile;

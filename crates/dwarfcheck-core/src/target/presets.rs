@@ -6,7 +6,18 @@ use super::{AddressSpace, Arch, Endian, Register, Target};
 use crate::encoding::VendorProfile;
 
 /// Names accepted by [`by_name`].
-pub const NAMES: &[&str] = &["x86_64", "aarch64", "amdgpu-gfx90a", "amdgpu-wave64", "amdgpu-wave32"];
+pub const NAMES: &[&str] = &[
+    "x86_64",
+    "aarch64",
+    "amdgpu-gfx90a",
+    "amdgpu-wave64",
+    "amdgpu-wave32",
+    "intel-gpu",
+    "intel-gpu-skl",
+    "intel-gpu-tgllp",
+    "intel-gpu-dg2",
+    "intel-gpu-pvc",
+];
 
 /// Looks up a preset by name. Besides [`NAMES`], `x86-64` is accepted for
 /// `x86_64`, and `aarch64-vg<N>` (N even, 2–32) selects an SVE vector
@@ -22,6 +33,11 @@ pub fn by_name(name: &str) -> Option<Target> {
         "amdgpu-gfx90a" => Some(amdgpu_gfx90a()),
         "amdgpu-wave64" => Some(amdgpu_wave64()),
         "amdgpu-wave32" => Some(amdgpu_wave32()),
+        "intel-gpu" => Some(intel_gpu()),
+        "intel-gpu-skl" | "intel-gpu-tgllp" | "intel-gpu-dg2" => {
+            Some(super::intel::intel_gpu(name, super::intel::GEN_128X32))
+        }
+        "intel-gpu-pvc" => Some(super::intel::intel_gpu(name, super::intel::XE_HPC_256X64)),
         _ => None,
     }
 }
@@ -161,6 +177,15 @@ pub fn amdgpu_wave64() -> Target {
 /// registers); see [`super::amdgpu`].
 pub fn amdgpu_wave32() -> Target {
     super::amdgpu::wave32()
+}
+
+/// An Intel GPU whose platform family is not known (`intel-gpu`): the
+/// widest register file of [`super::intel`] (256 GRFs of 64 bytes, four
+/// flag registers), so every register number IGC writes resolves. The ELF
+/// reader uses it for `e_machine` 0xb6 and 205, which do not name the
+/// family; `intel-gpu-<family>` presets give the exact file.
+pub fn intel_gpu() -> Target {
+    super::intel::intel_gpu("intel-gpu", super::intel::XE_HPC_256X64)
 }
 
 #[cfg(test)]
