@@ -16,7 +16,8 @@ pub struct MatrixArgs {
     /// corpus/regressions, as `run` loads them).
     paths: Vec<PathBuf>,
     /// Third-party consumers, comma-separated (gimli, llvm-dwarfdump,
-    /// readelf, gdb, lldb; `none` for reference and fast only). Default: every one
+    /// readelf, gdb, lldb, ...; `genx-ir` for IGC's vISA decoder on the
+    /// `.visa` cases; `none` for reference and fast only). Default: every one
     /// available; a tool whose program is missing is skipped and the
     /// document says so. Named explicitly, a missing tool is an error.
     #[arg(long, value_delimiter = ',')]
@@ -47,7 +48,7 @@ fn consumers(
 ) -> Result<(Vec<Box<dyn Consumer>>, Skipped), String> {
     let explicit = wanted.is_some();
     let names: Vec<String> = match wanted {
-        Some(w) => w.iter().filter(|n| n.as_str() != "none").cloned().collect(),
+        Some(w) => w.iter().filter(|n| !matches!(n.as_str(), "none" | GENX)).cloned().collect(),
         None => by_name::KNOWN.iter().map(|s| s.to_string()).collect(),
     };
     let mut out: Vec<Box<dyn Consumer>> = Vec::new();
@@ -63,6 +64,26 @@ fn consumers(
         }
     }
     Ok((out, skipped))
+}
+
+/// The name that asks for IGC's vISA decoder in `--consumers`.
+const GENX: &str = "genx-ir";
+
+/// Whether to run GenX_IR on the `.visa` cases: by default when it is
+/// installed; named explicitly, it must be.
+///
+/// Errors: `genx-ir` named but GenX_IR is not on `PATH`.
+fn genx_wanted(wanted: Option<&[String]>) -> Result<bool, String> {
+    match wanted {
+        None => Ok(true),
+        Some(w) if w.iter().any(|n| n == GENX) => {
+            if dwarfcheck::consumer::external::process::find_program(&["GenX_IR"]).is_none() {
+                return Err(dwarfcheck::visa::genx::GenxError::Missing.to_string());
+            }
+            Ok(true)
+        }
+        Some(_) => Ok(false),
+    }
 }
 
 /// The default output: docs/conformance.md next to the crate's manifest.
@@ -94,6 +115,10 @@ pub fn matrix(args: &MatrixArgs) -> ExitCode {
             Err(e) => return input_error(e.to_string()),
         }
     }
+    let genx = match genx_wanted(args.consumers.as_deref()) {
+        Ok(g) => g,
+        Err(e) => return input_error(e),
+    };
     let sources: Vec<String> = if args.paths.is_empty() {
         super::default_case_paths().iter().map(|p| shown(p)).collect()
     } else {
@@ -119,7 +144,25 @@ pub fn matrix(args: &MatrixArgs) -> ExitCode {
         command.push_str(&format!(" --consumer-down-after {}", args.down.consumer_down_after));
     }
     let link_dir = out.parent().map(|p| if p.as_os_str().is_empty() { PathBuf::from(".") } else { p.to_path_buf() });
-    let text = matrix::render::markdown(&m, &RenderOptions { command, sources, link_dir });
+    let visa_paths = if args.paths.is_empty() { super::default_case_paths() } else { args.paths.clone() };
+    let budget = dwarfcheck::consumer::external::process::RunBudget {
+        time: std::time::Duration::from_secs(60),
+        output_bytes: 16 << 20,
+    };
+    let visa = matrix::visa::build(&visa_paths, genx, budget);
+    let link = |origin: &str| {
+        let (file, name) = origin.split_once('#').unwrap_or((origin, ""));
+        let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+        let target = match &link_dir {
+            Some(d) => matrix::render::relative(&canon(d), &canon(Path::new(file))),
+            None => file.to_string(),
+        };
+        format!("[{name}]({target})")
+    };
+    let mut text = matrix::render::markdown(&m, &RenderOptions { command, sources, link_dir: link_dir.clone() });
+    if !visa.rows.is_empty() || !visa.unreadable.is_empty() {
+        text.push_str(&matrix::visa::markdown(&visa, &link));
+    }
     let fails = m.failures.iter().filter(|f| f.column >= 2).count();
     eprintln!(
         "dwarfcheck matrix: {} cases, {} rules, {} consumers, {} third-party failures; {:.2} s",
@@ -130,7 +173,7 @@ pub fn matrix(args: &MatrixArgs) -> ExitCode {
         start.elapsed().as_secs_f64()
     );
     let mut code = ExitCode::SUCCESS;
-    if m.harness_failed() {
+    if m.harness_failed() || visa.harness_failed() {
         eprintln!("dwarfcheck matrix: the reference or fast fails a case (harness bug); see the Failures section");
         code = ExitCode::from(1);
     }

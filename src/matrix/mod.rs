@@ -42,6 +42,7 @@
 
 pub mod render;
 pub mod reports;
+pub mod visa;
 
 use crate::case::Case;
 use crate::consumer::{Answer, Consumer, FailureClass, Support};

@@ -5,8 +5,9 @@
 
 use super::detect::decode_with;
 use super::layout::Layout;
-use super::model::Counts;
+use super::model::{Blob, Counts};
 use super::platform::Platform;
+use super::read::Fault;
 use super::validate::validate;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
@@ -106,10 +107,27 @@ pub fn parse_hex(text: &str) -> Result<Vec<u8>, String> {
         .collect()
 }
 
-/// Runs one case; `default_platform` is its file's.
+/// What dwarfcheck's decoder makes of one case's blob.
+#[derive(Debug, Clone)]
+pub struct CaseOutcome {
+    /// The blob's bytes.
+    pub bytes: Vec<u8>,
+    /// The layout the case names (`None`: detection).
+    pub layout: Option<Layout>,
+    /// The platform it is validated for.
+    pub platform: Platform,
+    /// The decoding, when the blob decodes.
+    pub blob: Option<Blob>,
+    /// The decoding fault alone when it does not decode, else every
+    /// validation fault (empty: a clean blob).
+    pub faults: Vec<Fault>,
+}
+
+/// Decodes and validates one case's blob; `default_platform` is its
+/// file's.
 ///
-/// Errors: what differs from the expectation, in words.
-pub fn run(c: &VisaCase, default_platform: Option<&str>) -> Result<(), String> {
+/// Errors: the case itself is malformed (hex, layout or platform name).
+pub fn decode_case(c: &VisaCase, default_platform: Option<&str>) -> Result<CaseOutcome, String> {
     let bytes = parse_hex(&c.hex)?;
     let layout = match c.layout.as_deref() {
         None | Some("auto") => None,
@@ -117,10 +135,18 @@ pub fn run(c: &VisaCase, default_platform: Option<&str>) -> Result<(), String> {
     };
     let pname = c.platform.as_deref().or(default_platform).unwrap_or("tgllp");
     let platform = Platform::parse(pname).ok_or_else(|| format!("unknown platform `{pname}`"))?;
-    let (got, blob) = match decode_with(&bytes, layout) {
+    let (faults, blob) = match decode_with(&bytes, layout) {
         Ok(b) => (validate(&b, platform), Some(b)),
         Err(f) => (vec![f], None),
     };
+    Ok(CaseOutcome { bytes, layout, platform, blob, faults })
+}
+
+/// Runs one case; `default_platform` is its file's.
+///
+/// Errors: what differs from the expectation, in words.
+pub fn run(c: &VisaCase, default_platform: Option<&str>) -> Result<(), String> {
+    let CaseOutcome { blob, faults: got, .. } = decode_case(c, default_platform)?;
     let got_faults: Vec<ExpectFault> = got.iter().map(|f| ExpectFault { rule: f.rule.to_string(), at: f.at }).collect();
     if got_faults != c.expect.faults {
         let said: Vec<String> = got.iter().map(ToString::to_string).collect();

@@ -130,6 +130,18 @@ pub fn run(file: &Path, platform: Platform, budget: RunBudget) -> Result<Dump, G
     Ok(parse(&out.text))
 }
 
+/// The installed `libigc-tools` package version (GenX_IR prints none of
+/// its own), from `dpkg-query`, run contained; `None` where that fails.
+pub fn version() -> Option<String> {
+    let dpkg = process::find_program(&["dpkg-query"])?;
+    let dir = TempDir::new().ok()?;
+    let args: Vec<&std::ffi::OsStr> = vec!["-W".as_ref(), "-f=${Version}".as_ref(), "libigc-tools".as_ref()];
+    let budget = RunBudget { time: std::time::Duration::from_secs(10), output_bytes: 1 << 16 };
+    let out = process::run(&dpkg, &args, dir.path(), budget).ok()?;
+    let v = out.text.trim();
+    (out.code == 0 && !v.is_empty()).then(|| v.to_string())
+}
+
 #[derive(Clone, Copy, PartialEq)]
 enum Part {
     None,
@@ -408,7 +420,7 @@ fn list<T>(
     }
 }
 
-/// How GenX_IR fails on a blob that breaks a framing rule: class IDs
+/// How GenX_IR behaves on a blob that breaks a rule: class IDs
 /// (docs/consumers.md, "GenX_IR"). It exits 0 in every class.
 pub mod class {
     /// An unknown virtual or physical type code: it prints a diagnostic in
@@ -417,20 +429,54 @@ pub mod class {
     /// A blob that ends early (or a count or name longer than the rest):
     /// the dump stops where a read fails, with no end marker and no error.
     pub const TRUNCATED_SILENT: &str = "genx.truncated-silent";
+    /// A blob cut short within its last fields: the dump is complete, the
+    /// missing fields printed as zero (it reads past the end of what the
+    /// file holds without noticing).
+    pub const READS_PAST_END: &str = "genx.reads-past-end";
+    /// A name with a zero byte: printed up to the zero byte, no complaint.
+    pub const NAME_CUT_AT_NUL: &str = "genx.name-cut-at-nul";
     /// Bytes after the last object: not read, not reported.
     pub const TRAILING_IGNORED: &str = "genx.trailing-ignored";
+    /// A wrong magic number: reported in the text, the dump stops, and the
+    /// exit status is still 0.
+    pub const MAGIC_REPORTED_EXIT_0: &str = "genx.magic-reported-exit-0";
+    /// A blob that reads completely but breaks a rule of the catalogue
+    /// that needs more than reading (an object count of zero, a valid flag
+    /// other than 0/1, interval and subroutine bounds, map order, register
+    /// numbers, save entries against the frame): printed as read, with no
+    /// diagnostic. GenX_IR is a dumper, not a validator.
+    pub const NO_VALIDATION: &str = "genx.no-validation";
 }
 
-/// The class of GenX_IR's behaviour on a blob our decoder refused with
-/// `fault`, given the dump it printed; `None` when it is none of
-/// [`class`]'s.
+/// Rules a blob can break while still reading completely (the ones
+/// [`super::validate::validate`] checks, and the decoder's value checks).
+const VALUE_RULES: [&str; 9] = [
+    "visa.header.object-count",
+    "visa.frame.valid-flag",
+    "visa.interval.order",
+    "visa.interval.visa-index",
+    "visa.map.gen-order",
+    "visa.register.grf",
+    "visa.subroutine.range",
+    "visa.save.fits-frame",
+    "visa.name.length",
+];
+
+/// The class of GenX_IR's behaviour on a blob our decoder or validation
+/// refused with `fault`, given the dump it printed; `None` when it is none
+/// of [`class`]'s.
 pub fn classify(fault: &super::read::Fault, dump: &Dump) -> Option<&'static str> {
-    match fault.rule.as_str() {
+    let rule = fault.rule.as_str();
+    match rule {
         "visa.interval.type-codes" => Some(class::UNKNOWN_TYPE_CONTINUES),
         "visa.truncated" | "visa.name.length" | "visa.header.object-count" if !dump.complete => {
             Some(class::TRUNCATED_SILENT)
         }
+        "visa.truncated" => Some(class::READS_PAST_END),
+        "visa.name.length" => Some(class::NAME_CUT_AT_NUL),
         "visa.trailing-bytes" if dump.complete => Some(class::TRAILING_IGNORED),
+        "visa.header.magic" if !dump.complete && dump.objects.is_empty() => Some(class::MAGIC_REPORTED_EXIT_0),
+        _ if dump.complete && VALUE_RULES.contains(&rule) => Some(class::NO_VALIDATION),
         _ => None,
     }
 }
