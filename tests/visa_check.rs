@@ -1,7 +1,7 @@
 //! The lowering check (src/visa/check.rs) and `dwarfcheck visa` on it: the
 //! committed blobs report their counts and no disagreement, the point
 //! budget truncates, and the `visa_bytes` fuzz oracle passes every seed of
-//! corpus/visa_bytes.
+//! corpus/visa_bytes, some truncations and some byte flips of each.
 
 use dwarfcheck::visa::check::{check, fuzz_one, Budget};
 use dwarfcheck::visa::detect::detect;
@@ -14,9 +14,8 @@ fn root() -> &'static Path {
 
 #[test]
 fn committed_blob_report() {
-    let b = detect(&std::fs::read(root().join("specs/fixtures/intel/stackcall-tgllp-O0.dbg")).unwrap())
-        .chosen()
-        .unwrap();
+    let b =
+        detect(&std::fs::read(root().join("specs/fixtures/intel/stackcall-tgllp-O0.dbg")).unwrap()).chosen().unwrap();
     let r = check(&b, Platform::Tgllp, Budget::default());
     assert_eq!((r.objects, r.fdes), (3, 3));
     assert_eq!(r.disagreement_count, 0, "{:?}", r.disagreements);
@@ -35,6 +34,13 @@ fn fuzz_oracle_passes_every_seed() {
         // Truncations and single-byte flips of each seed.
         for cut in [0, 1, 6, bytes.len() / 2] {
             fuzz_one(&bytes[..cut.min(bytes.len())]).unwrap();
+        }
+        for k in 0..16 {
+            let mut b = bytes.clone();
+            if let Some(x) = b.get_mut((k * 7919 + 11) % bytes.len().max(1)) {
+                *x ^= 0xff;
+            }
+            fuzz_one(&b).unwrap_or_else(|m| panic!("{} flipped {k}: {m}", f.path().display()));
         }
         n += 1;
     }

@@ -163,9 +163,10 @@ fn hand_case_with_saves_derived_by_hand() {
 
 #[test]
 fn every_point_of_every_fde_agrees() {
-    let mut blobs: Vec<(String, Blob, Platform)> = ["stackcall-tgllp-O0.dbg", "stackcall-tgllp-O2.dbg", "lanes-tgllp-O2.dbg"]
-        .map(|n| (n.to_string(), committed(n), Platform::Tgllp))
-        .into();
+    let mut blobs: Vec<(String, Blob, Platform)> =
+        ["stackcall-tgllp-O0.dbg", "stackcall-tgllp-O2.dbg", "lanes-tgllp-O2.dbg"]
+            .map(|n| (n.to_string(), committed(n), Platform::Tgllp))
+            .into();
     blobs.push(("cfi.visa".into(), hand_case("function-with-saves"), Platform::Tgllp));
     if let Some(list) = dwarfcheck::testing::intel_fixture_blobs() {
         for (p, platform) in list {

@@ -69,7 +69,10 @@ fn check(name: &str, blob: &Blob, platform: Platform) -> (usize, usize, usize, u
             }
         }
     }
-    eprintln!("{name}: {} lists, {ranges} ranges, {n} points, {oracle} against the decoded location", lists.lists.len());
+    eprintln!(
+        "{name}: {} lists, {ranges} ranges, {n} points, {oracle} against the decoded location",
+        lists.lists.len()
+    );
     (lists.lists.len(), ranges, n, oracle)
 }
 
@@ -129,6 +132,9 @@ fn every_dumped_blob_agrees_at_every_point() {
         let (a, b, c, d) = check(&name, &blob(&path), platform);
         total = (total.0 + a, total.1 + b, total.2 + c, total.3 + d);
     }
-    eprintln!("total: {} lists, {} ranges, {} points, {} against the decoded location", total.0, total.1, total.2, total.3);
+    eprintln!(
+        "total: {} lists, {} ranges, {} points, {} against the decoded location",
+        total.0, total.1, total.2, total.3
+    );
     assert!(total.2 > 0 && total.3 > 0);
 }

@@ -34,7 +34,7 @@ pub struct VisaArgs {
     pub json: bool,
     /// Most points (location points plus unwinding points) evaluated per
     /// blob by the lowering check.
-    #[arg(long, value_name = "N", default_value_t = 200_000)]
+    #[arg(long, value_name = "N", default_value_t = check::Budget::default().points)]
     pub max_points: usize,
 }
 

@@ -18,13 +18,14 @@
 //! - callee- and caller-save entries, from their Gen IP on
 //!   (`DW_CFA_advance_loc4`): each whole GRF of `srcRegOff .. + numBytes`
 //!   gets the rule of its part of the destination. Partial registers are
-//!   skipped (counted in [`Lowered::skipped_saves`]).
+//!   skipped (counted in [`Lowered::skipped_saves`]); entries whose Gen IP
+//!   no FDE covers give no rule.
 //!
 //! Only the interval of each list (return address, caller BE_FP) that
 //! covers the FDE's start is used; the decoded fixtures have one each.
 
 use super::lower::{dwarf_register, expression, BE_FP_VALUE};
-use super::model::{Blob, Interval, Location, Object, RegFile, SaveDst};
+use super::model::{Blob, Interval, Location, Object, RegFile, RegSave, SaveAtIp, SaveDst};
 use super::platform::Platform;
 use super::target::{self, ASPACE_SCRATCH, IP};
 use crate::case::{CfiCase, UnwindCase};
@@ -41,8 +42,9 @@ pub const RA_VALUE: u32 = 0x2468;
 /// BE_FP slot.
 pub const CALLER_BE_FP_VALUE: u32 = 0x0800;
 
-/// The most FDEs lowered per blob (each is one BE_FP interval).
-pub const MAX_FDES: usize = 4096;
+/// The most FDEs lowered per blob (each is one BE_FP interval): each
+/// unwinding looks through all of them, so this bounds the work per point.
+pub const MAX_FDES: usize = 512;
 
 /// One FDE of the lowered section.
 #[derive(Debug, Clone)]
@@ -64,8 +66,10 @@ pub struct Lowered {
     pub section: Arc<CfiSection>,
     /// The FDEs in section order.
     pub fdes: Vec<LoweredFde>,
-    /// Save entries (one register range each) not lowered: not whole
-    /// GRFs, or outside every FDE.
+    /// Save entries (one register range each) inside an FDE not lowered:
+    /// not whole GRFs, or into a register at a non-zero sub-register.
+    /// (Entries whose Gen IP no FDE covers give no rule and are not
+    /// counted.)
     pub skipped_saves: usize,
 }
 
@@ -79,11 +83,12 @@ fn cie() -> Vec<u8> {
     entry(&body)
 }
 
-/// `body` with its 4-byte length in front, padded with `DW_CFA_nop` to a
-/// multiple of 4.
+/// `body` with its 4-byte length in front, padded with `DW_CFA_nop` so
+/// that the whole entry is a multiple of the address size, 8 bytes
+/// (DWARF 5 §6.4.1).
 fn entry(body: &[u8]) -> Vec<u8> {
     let mut b = body.to_vec();
-    while (b.len() + 4) % 4 != 0 {
+    while !(b.len() + 4).is_multiple_of(8) {
         b.push(0);
     }
     let mut out = (b.len() as u32).to_le_bytes().to_vec();
@@ -147,7 +152,7 @@ fn covering(list: &Option<Vec<Interval>>, gen: u32) -> Option<Location> {
 
 /// The rules of one save entry: every whole GRF in `src .. src + n`.
 /// Returns how many were skipped (0 or 1).
-fn save_rules(out: &mut Vec<u8>, e: &super::model::RegSave, size: u16, befp: (u16, u16), grf: u32) -> usize {
+fn save_rules(out: &mut Vec<u8>, e: &RegSave, size: u16, befp: (u16, u16), grf: u32) -> usize {
     let (src, n) = (u32::from(e.src_reg_off), u32::from(e.num_bytes));
     if grf == 0 || src % grf != 0 || n % grf != 0 || n == 0 {
         return 1;
@@ -159,7 +164,7 @@ fn save_rules(out: &mut Vec<u8>, e: &super::model::RegSave, size: u16, befp: (u1
             SaveDst::Memory { absolute, offset, raw } => {
                 Location::Memory { absolute, offset: offset.wrapping_add(part as i32), raw }
             }
-            SaveDst::Register { reg, sub } if sub == 0 => {
+            SaveDst::Register { reg, sub: 0 } => {
                 Location::Register { file: RegFile::Grf, reg: reg.wrapping_add(k as u16), sub: 0 }
             }
             SaveDst::Register { .. } => return 1,
@@ -171,8 +176,16 @@ fn save_rules(out: &mut Vec<u8>, e: &super::model::RegSave, size: u16, befp: (u1
     0
 }
 
-/// The FDE instructions of `object` over the BE_FP interval `[start, end)`.
-fn program(object: &Object, start: u32, end: u32, befp: (u16, u16), grf: u32, skipped: &mut usize) -> Vec<u8> {
+/// The FDE instructions of `object` over the BE_FP interval `[start, end)`;
+/// `saves` are its callee- and caller-save entries in Gen IP order.
+fn program(
+    object: &Object,
+    saves: &[&SaveAtIp],
+    (start, end): (u32, u32),
+    befp: (u16, u16),
+    grf: u32,
+    skipped: &mut usize,
+) -> Vec<u8> {
     let f = &object.frame;
     let mut out = Vec::new();
     let cfa = expression(&Location::Memory { absolute: false, offset: i32::from(f.size), raw: 0 }, Some(befp))
@@ -195,14 +208,9 @@ fn program(object: &Object, start: u32, end: u32, befp: (u16, u16), grf: u32, sk
             write_uleb(&mut out, dwarf_register(RegFile::Grf, befp.0));
         }
     }
-    let mut saves: Vec<&super::model::SaveAtIp> = f.callee_save.iter().chain(&f.caller_save).collect();
-    saves.sort_by_key(|s| s.gen_ip);
     let mut at = start;
-    for s in saves {
-        if s.gen_ip < start || s.gen_ip >= end {
-            *skipped += s.entries.len();
-            continue;
-        }
+    let first = saves.partition_point(|s| s.gen_ip < start);
+    for s in saves[first..].iter().take_while(|s| s.gen_ip < end) {
         if s.gen_ip > at {
             out.push(0x04);
             out.extend((s.gen_ip - at).to_le_bytes());
@@ -224,6 +232,8 @@ pub fn lower_frames(blob: &Blob, platform: Platform) -> Lowered {
     let mut bytes = cie();
     let (mut fdes, mut skipped) = (Vec::new(), 0);
     'objects: for (oi, object) in blob.objects.iter().enumerate() {
+        let mut saves: Vec<&SaveAtIp> = object.frame.callee_save.iter().chain(&object.frame.caller_save).collect();
+        saves.sort_by_key(|s| s.gen_ip);
         for iv in object.frame.befp.iter().flatten() {
             let Location::Register { file: RegFile::Grf, reg, sub } = iv.location else { continue };
             if iv.start >= iv.end {
@@ -237,7 +247,7 @@ pub fn lower_frames(blob: &Blob, platform: Platform) -> Lowered {
             let mut body = 0u32.to_le_bytes().to_vec();
             body.extend(range.0.to_le_bytes());
             body.extend((range.1 - range.0).to_le_bytes());
-            body.extend(program(object, iv.start, iv.end, (reg, sub), grf, &mut skipped));
+            body.extend(program(object, &saves, (iv.start, iv.end), (reg, sub), grf, &mut skipped));
             let fde_offset = bytes.len() as u64;
             bytes.extend(entry(&body));
             fdes.push(LoweredFde { object: oi, fde_offset, range, befp: (reg, sub) });

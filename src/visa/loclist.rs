@@ -179,12 +179,7 @@ pub fn lower_lists(blob: &Blob, platform: Platform) -> Lists {
     for l in &mut lists {
         l.offset += header;
     }
-    let cu = CompUnit {
-        version: 5,
-        address_size: 8,
-        debug_loclists: section.into(),
-        ..CompUnit::default()
-    };
+    let cu = CompUnit { version: 5, address_size: 8, debug_loclists: section.into(), ..CompUnit::default() };
     Lists { lists, cu, target }
 }
 
@@ -218,8 +213,10 @@ pub fn point_case(lists: &Lists, l: &VariableList, pc: u64, platform: Platform) 
     ctx.pc = Some(pc);
     ctx.cu = Some(lists.cu.clone());
     for (reg, sub) in covering(l, pc).filter_map(|e| e.befp) {
-        let bytes =
-            ctx.registers.entry(dwarf_register(RegFile::Grf, reg)).or_insert_with(|| vec![0u8; platform.grf_bytes() as usize]);
+        let bytes = ctx
+            .registers
+            .entry(dwarf_register(RegFile::Grf, reg))
+            .or_insert_with(|| vec![0u8; platform.grf_bytes() as usize]);
         let at = usize::from(sub);
         if let Some(slot) = bytes.get_mut(at..at + 4) {
             slot.copy_from_slice(&BE_FP_VALUE.to_le_bytes());
