@@ -188,8 +188,9 @@ fn program(
 ) -> Vec<u8> {
     let f = &object.frame;
     let mut out = Vec::new();
+    // With BE_FP given, `expression` does not fail.
     let cfa = expression(&Location::Memory { absolute: false, offset: i32::from(f.size), raw: 0 }, Some(befp))
-        .expect("BE_FP is given");
+        .unwrap_or_default();
     out.push(0x0f);
     write_uleb(&mut out, cfa.len() as u64);
     out.extend(cfa);
