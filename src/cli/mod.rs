@@ -81,8 +81,10 @@ enum Command {
         report: ReportArgs,
     },
     /// Decode, validate and summarise Intel vISA debug info blobs (layout
-    /// detected or --layout), list what INTC containers and zebin ELFs
-    /// carry, and with --genx compare each blob with GenX_IR -decodedbg.
+    /// detected or --layout), lower them to location lists and CFI and
+    /// evaluate both with the reference and fast evaluators (exit 1 on a
+    /// disagreement), list what INTC containers and zebin ELFs carry, and
+    /// with --genx compare each blob with GenX_IR -decodedbg.
     Visa(visa::VisaArgs),
     /// Evaluate one expression and print the stack after each operation.
     Eval(eval::EvalArgs),
