@@ -11,6 +11,7 @@ mod matrix;
 mod run;
 mod spirv;
 mod synth;
+mod igc;
 mod visa;
 
 use clap::{Args, Parser, Subcommand};
@@ -84,6 +85,10 @@ enum Command {
     /// detected or --layout), list what INTC containers and zebin ELFs
     /// carry, and with --genx compare each blob with GenX_IR -decodedbg.
     Visa(visa::VisaArgs),
+    /// Judge IGC's own DWARF: compare it with the lowering of the vISA blob
+    /// of the same compile, per ocloc compile directory, and run
+    /// llvm-dwarfdump, readelf, GDB and gimli over it.
+    IgcDwarf(igc::IgcArgs),
     /// Evaluate one expression and print the stack after each operation.
     Eval(eval::EvalArgs),
     /// Shrink a failing fuzz input (delta debugging over operations and
@@ -276,6 +281,7 @@ pub fn main() -> ExitCode {
         }
         Command::Spirv { files, seed, report } => spirv::spirv(spirv::SpirvArgs { files, seed }, &report),
         Command::Visa(args) => visa::visa(&args),
+        Command::IgcDwarf(args) => igc::igc_dwarf(&args),
         Command::Eval(args) => eval::eval(&args),
         Command::Minimize(args) => fuzz::minimize(&args),
         Command::ExportCorpus(args) => fuzz::export(&args),

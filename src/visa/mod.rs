@@ -18,6 +18,7 @@ pub mod container;
 pub mod decode;
 pub mod detect;
 pub mod genx;
+pub mod igc_dwarf;
 pub mod layout;
 pub mod lower;
 pub mod model;
