@@ -122,8 +122,9 @@ pub const CLASSES: &[Class] = &[
     (
         "IT6",
         Kind::ToolFailure,
-        "GDB reads no DWARF from the file (\"compiled without debugging\"): a zebin (e_machine 205) is not an \
-         object GDB 13 takes debug information from",
+        "GDB reads no DWARF from the file: `info scope` says the kernel \"contains no locals or arguments\" \
+         (and `info address`: \"compiled without debugging\"); a zebin (e_machine 205, relocatable) is not an object \
+         GDB 13 takes debug information from",
         None,
     ),
     (
@@ -131,6 +132,14 @@ pub const CLASSES: &[Class] = &[
         Kind::ToolFailure,
         "GDB finds the scope but stops at the first DW_OP_INTEL_* (\"Unrecognized DWARF opcode 0xNN\"): `info \
          scope` ends there, the locals after it are not listed",
+        None,
+    ),
+    (
+        "IT8",
+        Kind::ToolFailure,
+        "GDB names IGC's DW_OP_regx register \"$bad_register_number\" (it has no Intel GPU register map for the \
+         file) and calls the expression \"Corrupted DWARF2 expression\" at the DW_OP_INTEL_* after it; `info scope` \
+         ends there",
         None,
     ),
 ];

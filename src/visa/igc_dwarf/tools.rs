@@ -96,24 +96,27 @@ fn external(tool: Tool, bytes: &[u8], dwarf: &IgcDwarf, budget: RunBudget) -> Re
             *r.classes.entry(id).or_insert(0) += n;
         }
     };
+    let total: usize = dwarf.variables.iter().map(|v| v.entries.len()).sum();
     match tool {
         Tool::LlvmDwarfdump => {
-            add("IT1", count(t, "<decoding error>"));
+            // Location lists print twice (inline under .debug_info and in
+            // .debug_loc): count the .debug_info part only.
+            let info = t.split(".debug_loc contents:").next().unwrap_or("");
+            add("IT1", count(info, "<decoding error>"));
             add("IT2", count(t, "failed to compute relocation"));
+            r.decoded = (total.saturating_sub(count(info, "<decoding error>")), total);
         }
         Tool::Readelf => {
             add("IT3", count(t, "User defined location op"));
             add("IT4", count(t, "unsupported reloc type") + count(t, "Missing knowledge of"));
+            r.decoded = (total.saturating_sub(count(t, "User defined location op")), total);
         }
         _ => {
-            add("IT6", count(t, "compiled without debugging") + count(t, "No symbol table is loaded"));
+            add("IT6", count(t, "contains no locals or arguments") + count(t, "No symbol table is loaded"));
             add("IT7", count(t, "Unrecognized DWARF opcode"));
+            add("IT8", count(t, "Corrupted DWARF2 expression"));
             r.locals = t.lines().filter(|l| l.starts_with("Symbol ") && !l.contains("is a function")).count();
         }
-    }
-    if tool == Tool::LlvmDwarfdump {
-        let total: usize = dwarf.variables.iter().map(|v| v.entries.len()).sum();
-        r.decoded = (total.saturating_sub(count(t, "<decoding error>")), total);
     }
     Ok(r)
 }
