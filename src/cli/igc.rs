@@ -51,8 +51,13 @@ pub fn igc_dwarf(a: &IgcArgs) -> ExitCode {
     let mut reports = Vec::new();
     for c in &compiles {
         for e in &c.elfs {
-            let mut r =
-                ElfReport { compile: c.name.clone(), origin: e.origin.clone(), error: None, comparison: None, tools: vec![] };
+            let mut r = ElfReport {
+                compile: c.name.clone(),
+                origin: e.origin.clone(),
+                error: None,
+                comparison: None,
+                tools: vec![],
+            };
             match read::read(&e.bytes).and_then(|d| fixture::blob(&e.blob).map(|b| (d, b))) {
                 Ok((dwarf, blob)) => {
                     r.comparison = Some(compare::compare(&dwarf, &blob, c.platform));

@@ -7,11 +7,11 @@ mod coverage;
 mod elf;
 mod eval;
 mod fuzz;
+mod igc;
 mod matrix;
 mod run;
 mod spirv;
 mod synth;
-mod igc;
 mod visa;
 
 use clap::{Args, Parser, Subcommand};

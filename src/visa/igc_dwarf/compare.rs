@@ -102,9 +102,11 @@ pub fn compare(dwarf: &IgcDwarf, blob: &Blob, platform: Platform) -> Report {
     let igc_elf = dwarf.machine == 62;
     for var in &dwarf.variables {
         let who = format!("{}::{}", var.subprogram, var.name);
-        let object = blob.objects.iter().find(|o| o.name == var.subprogram).or_else(|| {
-            blob.objects.iter().find(|o| o.subroutines.iter().any(|s| s.name == var.subprogram))
-        });
+        let object = blob
+            .objects
+            .iter()
+            .find(|o| o.name == var.subprogram)
+            .or_else(|| blob.objects.iter().find(|o| o.subroutines.iter().any(|s| s.name == var.subprogram)));
         let Some(object) = object else {
             for e in &var.entries {
                 r.differences.push(diff("IG7", &who, None, &e.expr, "no blob object of that name".into()));

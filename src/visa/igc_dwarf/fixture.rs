@@ -87,7 +87,11 @@ pub fn compile(dir: &Path) -> Compile {
                     let (at, n) = k.visa_debug;
                     let Some(elf) = bytes.get(at..at + n).filter(|_| k.elf.is_some()) else { continue };
                     if let Some(blob) = pair(elf) {
-                        elfs.push(DwarfElf { origin: format!("{}#{}", f.display(), k.name), bytes: elf.to_vec(), blob });
+                        elfs.push(DwarfElf {
+                            origin: format!("{}#{}", f.display(), k.name),
+                            bytes: elf.to_vec(),
+                            blob,
+                        });
                     }
                 }
             }

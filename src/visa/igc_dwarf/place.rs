@@ -186,13 +186,9 @@ pub fn read(expr: &[u8]) -> Place {
                 let size = uleb!();
                 let off = uleb!();
                 match loc.take() {
-                    Some((regno, simd)) => pieces.push(RegPiece {
-                        regno,
-                        bit_offset: off,
-                        bit_size: Some(size),
-                        simd,
-                        usage: Use::Value,
-                    }),
+                    Some((regno, simd)) => {
+                        pieces.push(RegPiece { regno, bit_offset: off, bit_size: Some(size), simd, usage: Use::Value })
+                    }
                     None => return bad(i - 1, op),
                 }
             }
@@ -264,9 +260,10 @@ mod tests {
         let e = [0xed, 0x32, 0x25, 0x23, 0x2a, 0xeb, 0xed, 0x33, 0x1a, 0x08, 0x40, 0x1e, 0x08, 0x40, 0xec];
         let Place::Registers { pieces } = read(&e) else { panic!() };
         assert_eq!((pieces[0].regno, pieces[0].bit_size, pieces[0].usage), (42, Some(64), Use::Address));
-        assert_eq!(read(&[0x0e, 0, 0, 0, 0, 0, 0, 0, 9, 0xed, 0x33, 0x24, 0x22, 0x06]), Place::ConstAddress {
-            address: 0x0900_0000_0000_0000
-        });
+        assert_eq!(
+            read(&[0x0e, 0, 0, 0, 0, 0, 0, 0, 9, 0xed, 0x33, 0x24, 0x22, 0x06]),
+            Place::ConstAddress { address: 0x0900_0000_0000_0000 }
+        );
         assert_eq!(read(&[0x9e, 8, 4, 0, 0, 0, 0, 0, 0, 0]), Place::Constant);
         assert_eq!(read(&[0xff]), Place::Unreadable { at: 0, op: 0xff });
         assert!(matches!(read(&[0x0e, 1]), Place::Unreadable { .. }));

@@ -112,7 +112,11 @@ pub fn read(bytes: &[u8]) -> Result<IgcDwarf, String> {
 type R<'a> = EndianSlice<'a, RunTimeEndian>;
 
 /// The string of attribute `at` of `e`.
-fn name_of(dwarf: &gimli::Dwarf<R<'_>>, unit: &gimli::Unit<R<'_>>, e: &gimli::DebuggingInformationEntry<R<'_>>) -> String {
+fn name_of(
+    dwarf: &gimli::Dwarf<R<'_>>,
+    unit: &gimli::Unit<R<'_>>,
+    e: &gimli::DebuggingInformationEntry<R<'_>>,
+) -> String {
     e.attr_value(gimli::DW_AT_name)
         .and_then(|v| dwarf.attr_string(unit, v).ok())
         .map(|s| s.to_string_lossy().into_owned())
@@ -149,8 +153,7 @@ fn unit_variables(dwarf: &gimli::Dwarf<R<'_>>, unit: &gimli::Unit<R<'_>>, out: &
                 stack.push((depth, name, range));
             }
             gimli::DW_TAG_variable | gimli::DW_TAG_formal_parameter => {
-                let (subprogram, range) =
-                    stack.last().map(|(_, n, r)| (n.clone(), *r)).unwrap_or_default();
+                let (subprogram, range) = stack.last().map(|(_, n, r)| (n.clone(), *r)).unwrap_or_default();
                 let die = e.offset().to_debug_info_offset(&unit.header).map_or(0, |o| o.0 as u64);
                 let name = name_of(dwarf, unit, e);
                 let mut list = Vec::new();

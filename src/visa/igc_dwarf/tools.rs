@@ -53,7 +53,9 @@ pub struct ToolReport {
 pub fn run(tool: Tool, bytes: &[u8], dwarf: &IgcDwarf, budget: RunBudget) -> ToolReport {
     match tool {
         Tool::Gimli => gimli_ops(dwarf),
-        _ => external(tool, bytes, dwarf, budget).unwrap_or_else(|e| ToolReport { error: Some(e), ..Default::default() }),
+        _ => {
+            external(tool, bytes, dwarf, budget).unwrap_or_else(|e| ToolReport { error: Some(e), ..Default::default() })
+        }
     }
 }
 
