@@ -47,6 +47,10 @@ pub fn igc_dwarf(a: &IgcArgs) -> ExitCode {
             compiles.extend(fixture::compiles(d));
         }
     }
+    if compiles.iter().all(|c| c.elfs.is_empty()) {
+        eprintln!("igc-dwarf: no compile directory (out/ and dump/ with a DWARF ELF beside a vISA blob) found");
+        return ExitCode::from(1);
+    }
     let budget = RunBudget { time: std::time::Duration::from_secs(a.timeout), ..RunBudget::default() };
     let mut reports = Vec::new();
     for c in &compiles {

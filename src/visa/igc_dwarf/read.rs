@@ -136,10 +136,13 @@ fn pc_range(e: &gimli::DebuggingInformationEntry<R<'_>>) -> Option<(u64, u64)> {
     Some((lo, hi))
 }
 
+/// A subprogram being walked: its depth, name and pc range.
+type Scope = (isize, String, Option<(u64, u64)>);
+
 fn unit_variables(dwarf: &gimli::Dwarf<R<'_>>, unit: &gimli::Unit<R<'_>>, out: &mut IgcDwarf) -> gimli::Result<()> {
     let mut entries = unit.entries();
     // The subprogram at each depth of the walk.
-    let mut stack: Vec<(isize, String, Option<(u64, u64)>)> = Vec::new();
+    let mut stack: Vec<Scope> = Vec::new();
     while let Some(e) = entries.next_dfs()? {
         let depth = e.depth();
         stack.retain(|(d, _, _)| *d < depth);
