@@ -201,10 +201,10 @@ pub fn read(expr: &[u8]) -> Place {
             0x9f => pending_value = true,
             0x9e => {
                 let n = uleb!();
-                if expr.len() < i + n as usize {
-                    return bad(i, 0);
+                match usize::try_from(n).ok().and_then(|n| i.checked_add(n)).filter(|&e| e <= expr.len()) {
+                    Some(e) => i = e,
+                    None => return bad(i, 0),
                 }
-                i += n as usize;
                 constant = true;
             }
             0x06 => {
@@ -267,5 +267,11 @@ mod tests {
         assert_eq!(read(&[0x9e, 8, 4, 0, 0, 0, 0, 0, 0, 0]), Place::Constant);
         assert_eq!(read(&[0xff]), Place::Unreadable { at: 0, op: 0xff });
         assert!(matches!(read(&[0x0e, 1]), Place::Unreadable { .. }));
+        // An implicit_value length past the end (and past usize).
+        assert!(matches!(read(&[0x9e, 0x09, 0]), Place::Unreadable { .. }));
+        assert!(matches!(
+            read(&[0x9e, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01]),
+            Place::Unreadable { .. }
+        ));
     }
 }
