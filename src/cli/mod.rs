@@ -7,6 +7,7 @@ mod coverage;
 mod elf;
 mod eval;
 mod fuzz;
+mod igc;
 mod matrix;
 mod run;
 mod spirv;
@@ -86,6 +87,10 @@ enum Command {
     /// disagreement), list what INTC containers and zebin ELFs carry, and
     /// with --genx compare each blob with GenX_IR -decodedbg.
     Visa(visa::VisaArgs),
+    /// Judge IGC's own DWARF: compare it with the lowering of the vISA blob
+    /// of the same compile, per ocloc compile directory, and run
+    /// llvm-dwarfdump, readelf, GDB and gimli over it.
+    IgcDwarf(igc::IgcArgs),
     /// Evaluate one expression and print the stack after each operation.
     Eval(eval::EvalArgs),
     /// Shrink a failing fuzz input (delta debugging over operations and
@@ -278,6 +283,7 @@ pub fn main() -> ExitCode {
         }
         Command::Spirv { files, seed, report } => spirv::spirv(spirv::SpirvArgs { files, seed }, &report),
         Command::Visa(args) => visa::visa(&args),
+        Command::IgcDwarf(args) => igc::igc_dwarf(&args),
         Command::Eval(args) => eval::eval(&args),
         Command::Minimize(args) => fuzz::minimize(&args),
         Command::ExportCorpus(args) => fuzz::export(&args),

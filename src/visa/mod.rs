@@ -22,6 +22,7 @@ pub mod decode;
 pub mod detect;
 pub mod frame;
 pub mod genx;
+pub mod igc_dwarf;
 pub mod layout;
 pub mod loclist;
 pub mod lower;
