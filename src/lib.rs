@@ -9,6 +9,7 @@
 //! feeds them and judges them, its modules listed bottom layer first:
 //!
 //! - [`testing`]: support for tests whose oracle is an installed tool;
+//!   [`text`]: small text helpers ("did you mean");
 //! - [`catalogue`]: the rule catalogue's text;
 //! - [`asm`]: the text assembler/disassembler of expressions and CFI, and
 //!   frame sections built from a layout;
@@ -42,4 +43,5 @@ pub mod runner;
 pub mod spirv;
 pub mod synth;
 pub mod testing;
+pub mod text;
 pub mod visa;

@@ -2,7 +2,7 @@
 
 use super::decode::write_fixed;
 use dwarfcheck_core::encoding::leb128::{write_sleb, write_uleb};
-use dwarfcheck_core::encoding::op::{encoding_of, name_of, op_by_name};
+use dwarfcheck_core::encoding::op::{encoding_of, name_of, op_by_name, op_names};
 use dwarfcheck_core::encoding::Format;
 use dwarfcheck_core::encoding::{Op, Operand, VendorProfile};
 use dwarfcheck_core::target::Target;
@@ -198,7 +198,11 @@ impl Asm<'_> {
                 Some(r) => Ok(r),
                 None => self.err(
                     start,
-                    format!("expected a register: `{id}` is not a register name of target `{}`", self.target.name),
+                    format!(
+                        "expected a register: `{id}` is not a register name of target `{}`{}",
+                        self.target.name,
+                        crate::text::suggest::did_you_mean(&id, self.target.registers.iter().map(|r| &r.name))
+                    ),
                 ),
             };
         }
@@ -355,13 +359,21 @@ impl Asm<'_> {
         } else {
             match op_by_name(&name) {
                 Some(op) => (op, None),
-                None => return self.err(start, format!("unknown operation `{name}`")),
+                None => {
+                    let hint = crate::text::suggest::did_you_mean(&name, op_names());
+                    return self.err(start, format!("unknown operation `{name}`{hint}"));
+                }
             }
         };
         let Some((code, subop, spec)) = encoding_of(self.vendor, op) else {
             return self.err(
                 start,
-                format!("operation `{}` has no encoding under vendor profile `{}`", name_of(op), self.vendor.name),
+                format!(
+                    "operation `{}` has no encoding under vendor profile `{}`{}",
+                    name_of(op),
+                    self.vendor.name,
+                    profiles_encoding(op)
+                ),
             );
         };
         if let Some(at) = want_user {
@@ -488,5 +500,23 @@ impl Asm<'_> {
             Operand::Block => self.block(out, false),
             Operand::Block1 => self.block(out, true),
         }
+    }
+}
+
+/// `"; vendor profiles that encode it: ..."` naming every profile with an
+/// encoding of `op` (`--vendor` on the command line, `vendor:` in a case
+/// file), or the empty string when none has one.
+fn profiles_encoding(op: dwarfcheck_core::encoding::Op) -> String {
+    let names: Vec<&str> = VendorProfile::NAMES
+        .iter()
+        .copied()
+        .filter(|n| VendorProfile::by_name(n).is_some_and(|p| encoding_of(&p, op).is_some()))
+        .collect();
+    match names.first() {
+        None => String::new(),
+        Some(first) => format!(
+            "; vendor profiles that encode it: {} (`--vendor {first}`, or `vendor: {first}` in a case file)",
+            names.join(", ")
+        ),
     }
 }

@@ -91,7 +91,10 @@ enum Command {
     /// of the same compile, per ocloc compile directory, and run
     /// llvm-dwarfdump, readelf, GDB and gimli over it.
     IgcDwarf(igc::IgcArgs),
-    /// Evaluate one expression and print the stack after each operation.
+    /// Evaluate one expression (text or hex) in a context given by options
+    /// or a case file's `context:`, and judge every consumer against the
+    /// reference; `--trace` shows the stack after each operation,
+    /// `--emit-case` writes the evaluation as a case.
     Eval(eval::EvalArgs),
     /// Shrink a failing fuzz input (delta debugging over operations and
     /// context entries) into a regression under corpus/regressions/.

@@ -263,7 +263,8 @@ pub(super) fn register_key<'t>(k: &Yaml, target: &'t Target) -> R<&'t dwarfcheck
     }
     .ok_or_else(|| {
         let shown = yaml_text(k);
-        problem(format!("register `{shown}` is not a register of target {}", target.name), &[shown.as_str()])
+        let hint = crate::text::suggest::did_you_mean(&shown, target.registers.iter().map(|r| &r.name));
+        problem(format!("register `{shown}` is not a register of target {}{hint}", target.name), &[shown.as_str()])
     })
 }
 

@@ -8,6 +8,7 @@
 pub mod cfi;
 mod context;
 mod convert;
+pub mod emit;
 pub mod limits;
 mod locate;
 mod loclists;

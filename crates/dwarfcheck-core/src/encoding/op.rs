@@ -436,6 +436,18 @@ pub fn op_by_name(name: &str) -> Option<Op> {
     DWARF5.iter().chain(GNU).chain(HETERO_2020).chain(INTEL).map(|(_, s)| s).find(|s| s.name == name).map(|s| s.op)
 }
 
+/// Every operation name [`op_by_name`] accepts (the numbered families
+/// `DW_OP_lit0`..`DW_OP_lit31`, `DW_OP_reg*`, `DW_OP_breg*` spelt out), for
+/// "did you mean" suggestions.
+pub fn op_names() -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for prefix in ["DW_OP_lit", "DW_OP_reg", "DW_OP_breg"] {
+        out.extend((0..32).map(|n| format!("{prefix}{n}")));
+    }
+    out.extend(DWARF5.iter().chain(GNU).chain(HETERO_2020).chain(INTEL).map(|(_, s)| s.name.to_string()));
+    out
+}
+
 /// The llvm-dwarfdump name of an operation.
 pub fn name_of(op: Op) -> String {
     match op {

@@ -1,0 +1,3 @@
+//! Small text helpers shared by the command line and the loaders.
+
+pub mod suggest;
