@@ -6,7 +6,7 @@ use std::path::PathBuf;
 /// Most expression bytes taken from the command line (`--hex` or the text).
 pub const MAX_EXPR_BYTES: usize = 64 * 1024;
 /// Most bytes of memory all `--mem` options give together.
-pub const MAX_MEM_BYTES: usize = 1024 * 1024;
+pub const MAX_MEM_BYTES: usize = 256 * 1024;
 /// Largest `--context` file, in bytes.
 pub const MAX_CONTEXT_FILE: u64 = 16 * 1024 * 1024;
 
@@ -102,7 +102,7 @@ is unspecified. Give registers with --reg rsp=0x7ffc0000, memory with \
 `context:` mapping with --context FILE.yaml; --synthetic SEED makes every \
 register and memory byte not given readable, with deterministic contents.
 
-Limits: at most 65,536 expression bytes, 1 MiB of --mem bytes in all, a \
+Limits: at most 65,536 expression bytes, 256 KiB of --mem bytes in all, a \
 --context file of at most 16 MiB (and the case loader's own limits).
 
 Output: the bytes and the text of the expression, the reference's outcome, \

@@ -128,19 +128,22 @@ fn file_mapping(path: &std::path::Path, target: &str, vendor: Option<&str>) -> R
     if text.len() as u64 > MAX_CONTEXT_FILE {
         return Err(vec![format!("--context {shown}: larger than {MAX_CONTEXT_FILE} bytes (the limit of eval)")]);
     }
+    if matches!(yaml_serde::from_str::<Yaml>(&text), Ok(Yaml::Null)) {
+        return Ok(Mapping::new());
+    }
     let indented: String = text.lines().map(|l| format!("{:INDENT$}{l}\n", "")).collect();
     let whole = format!("{}{indented}{}", header(target, vendor, "[expr.eval.runs-to-end]"), tail("\"\""));
     let relocate = |e: &CaseFileError| {
+        let message = own_terms(&e.message);
         if e.line > HEADER_LINES && e.line <= HEADER_LINES + text.lines().count() {
-            format!("{shown}:{}:{}: {}", e.line - HEADER_LINES, e.column.saturating_sub(INDENT).max(1), e.message)
+            format!("{shown}:{}:{}: {message}", e.line - HEADER_LINES, e.column.saturating_sub(INDENT).max(1))
         } else {
-            format!("{shown}: {}", e.message)
+            format!("{shown}: {message}")
         }
     };
     yaml::load_str(&shown, &whole).map_err(|errs| errs.iter().map(relocate).collect::<Vec<_>>())?;
     match yaml_serde::from_str::<Yaml>(&text) {
         Ok(Yaml::Mapping(m)) => Ok(m),
-        Ok(Yaml::Null) => Ok(Mapping::new()),
         _ => Err(vec![format!("{shown}: expected a `context:` mapping (docs/case-format.md)")]),
     }
 }
@@ -185,9 +188,15 @@ pub fn case_file(
 pub fn load(target: &str, vendor: Option<&str>, context: &Mapping) -> Result<ExprCase, Vec<String>> {
     let text = case_file(target, vendor, context, "expr.eval.runs-to-end", "expr_bytes: \"\"", None);
     let cases = yaml::load_str("the command line", &text)
-        .map_err(|errs| errs.iter().map(|e| format!("context: {}", e.message)).collect::<Vec<_>>())?;
+        .map_err(|errs| errs.iter().map(|e| format!("context: {}", own_terms(&e.message))).collect::<Vec<_>>())?;
     match cases.into_iter().next() {
         Some(Case::Expr(c)) => Ok(c),
         _ => Err(vec!["context: no expression case".into()]),
     }
+}
+
+/// A loader message about the one case `eval` builds, without the path to
+/// it (`cases[0].context.pc: ...` reads `pc: ...`).
+fn own_terms(message: &str) -> String {
+    message.replace("cases[0].context.", "")
 }

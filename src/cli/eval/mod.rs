@@ -14,13 +14,13 @@ use args::MAX_EXPR_BYTES;
 use dwarfcheck::asm;
 use dwarfcheck::case::ExprCase;
 use dwarfcheck::text::suggest::did_you_mean;
-use dwarfcheck_core::context::Context;
+use dwarfcheck_core::context::{Context, MachineState};
+use dwarfcheck_core::encoding::Format;
 use dwarfcheck_core::encoding::hex::{parse_hex, to_hex_spaced};
 use dwarfcheck_core::encoding::VendorProfile;
 use dwarfcheck_core::outcome::Outcome;
 use dwarfcheck_core::target::{presets, Endian};
 use std::process::ExitCode;
-use std::sync::Arc;
 
 /// The rule an emitted case lists when the reference gives a result.
 const RUNS_TO_END: &str = "expr.eval.runs-to-end";
@@ -137,8 +137,8 @@ fn expression(a: &EvalArgs, ctx: &Context) -> Result<Vec<u8>, String> {
             if too_long(t.len() / 8) {
                 return Err(format!("the expression: more than {MAX_EXPR_BYTES} bytes (the limit of eval)"));
             }
-            let format = ctx.cu.as_ref().map(|c| c.format).unwrap_or_default();
-            let b = asm::expr::assemble(t, &ctx.target, &ctx.vendor, format, ctx.address_bytes())
+            let (format, size) = operand_sizes(ctx);
+            let b = asm::expr::assemble(t, &ctx.target, &ctx.vendor, format, size)
                 .map_err(|e| format!("at character {}: {}", e.offset + 1, e.message))?;
             if too_long(b.len()) {
                 return Err(format!("the expression: more than {MAX_EXPR_BYTES} bytes (the limit of eval)"));
@@ -161,12 +161,19 @@ fn expression(a: &EvalArgs, ctx: &Context) -> Result<Vec<u8>, String> {
     }
 }
 
+/// The DWARF format (size of DIE-offset operands) and the address size in
+/// **bytes** that expressions of `ctx` are encoded with, as the case loader
+/// assembles them.
+fn operand_sizes(ctx: &Context) -> (Format, u8) {
+    (ctx.cu.as_ref().map(|c| c.format).unwrap_or_default(), ctx.address_bytes())
+}
+
 /// The llvm-dwarfdump-style text of `bytes`, and whether it assembles back
 /// to exactly `bytes`.
 fn disassembly(bytes: &[u8], ctx: &Context) -> (String, bool) {
-    let format = ctx.cu.as_ref().map(|c| c.format).unwrap_or_default();
-    let text = asm::expr::disassemble(bytes, &ctx.target, &ctx.vendor, format, ctx.address_bytes());
-    let back = asm::expr::assemble(&text, &ctx.target, &ctx.vendor, format, ctx.address_bytes());
+    let (format, size) = operand_sizes(ctx);
+    let text = asm::expr::disassemble(bytes, &ctx.target, &ctx.vendor, format, size);
+    let back = asm::expr::assemble(&text, &ctx.target, &ctx.vendor, format, size);
     let same = back.as_deref() == Ok(bytes);
     (text, same)
 }
@@ -181,8 +188,8 @@ fn trace(case: &ExprCase, reference: &Outcome) -> Vec<String> {
         steps.iter().map(|t| format!("{:#06x}  {:<40} [{}]", t.at, t.op, t.stack.join(", "))).collect();
     if let Outcome::Failed(f) = reference {
         let ctx = &case.ctx;
-        let format = ctx.cu.as_ref().map(|c| c.format).unwrap_or_default();
-        let ops = asm::expr::disassemble_ops(&case.expr, &ctx.target, &ctx.vendor, format, ctx.address_bytes());
+        let (format, size) = operand_sizes(ctx);
+        let ops = asm::expr::disassemble_ops(&case.expr, &ctx.target, &ctx.vendor, format, size);
         let at = f.at().and_then(|at| find_op(&ops, at as usize).map(|o| (at, o.text.clone())));
         out.push(match at {
             Some((at, text)) => format!("{at:#06x}  {text:<40} fails: {f}"),
