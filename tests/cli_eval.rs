@@ -97,7 +97,18 @@ fn frame_base_cfa_object_tls_and_result_from_options() {
 fn lane_and_address_space_from_options() {
     // hetero-2020 push_lane pushes the current lane (AMDGPU wave64: lanes 0-63).
     let o = ok(
-        &["eval", "DW_OP_LLVM_push_lane", "--target", "amdgpu-gfx90a", "--lane", "3", "--result", "value", "--consumers", "none"],
+        &[
+            "eval",
+            "DW_OP_LLVM_push_lane",
+            "--target",
+            "amdgpu-gfx90a",
+            "--lane",
+            "3",
+            "--result",
+            "value",
+            "--consumers",
+            "none",
+        ],
         0,
     );
     assert!(line(&o, "reference:").ends_with("value generic64:0x0000000000000003"), "{o}");
@@ -224,8 +235,16 @@ fn emitted_cases_load_and_pass() {
     assert!(y.contains("expect: { value: 0x2a }"), "{y}");
     let y = emitted_case_runs(&["eval", "DW_OP_lit1 DW_OP_deref"], "emit-err.yaml");
     assert!(y.contains("expect: { eval_error: op.deref.memory-unreadable, at: 1 }"), "{y}");
-    let y = emitted_case_runs(&["eval", "DW_OP_reg0 DW_OP_piece 4 DW_OP_implicit_value 0x2 0x01 0x02 DW_OP_piece 2"], "emit-comp.yaml");
-    assert!(y.contains("expect: { location: { composite: [ { bits: 32, register: 0 }, { bits: 16, implicit: \"0102\" } ] } }"), "{y}");
+    let y = emitted_case_runs(
+        &["eval", "DW_OP_reg0 DW_OP_piece 4 DW_OP_implicit_value 0x2 0x01 0x02 DW_OP_piece 2"],
+        "emit-comp.yaml",
+    );
+    assert!(
+        y.contains(
+            "expect: { location: { composite: [ { bits: 32, register: 0 }, { bits: 16, implicit: \"0102\" } ] } }"
+        ),
+        "{y}"
+    );
     let y = emitted_case_runs(&["eval", "DW_OP_lit3", "--result", "value"], "emit-val.yaml");
     assert!(y.contains("expect: { value: 0x3 }"), "{y}");
     let ctx = temp_file("emit-ctx.yaml", "cu:\n  dies:\n    0x40: { location: \"DW_OP_lit5\" }\n");

@@ -9,7 +9,7 @@ pub const MAX_WORD: usize = 64;
 /// at most `max` of them, nearest first (ties in `known`'s order).
 ///
 /// A name is offered only if its distance is at most a third of `word`'s
-/// length (at least 1, at most 3), so unrelated names are never offered.
+/// length (at least 1, at most 2), so unrelated names are never offered.
 /// An empty result for a `word` longer than [`MAX_WORD`] characters.
 pub fn nearest<I, S>(word: &str, known: I, max: usize) -> Vec<String>
 where
@@ -20,7 +20,7 @@ where
     if w.is_empty() || w.len() > MAX_WORD {
         return Vec::new();
     }
-    let limit = (w.len() / 3).clamp(1, 3);
+    let limit = (w.len() / 3).clamp(1, 2);
     let mut found: Vec<(usize, usize, String)> = Vec::new();
     for (i, k) in known.into_iter().enumerate() {
         let k = k.as_ref();

@@ -111,3 +111,51 @@ fn source(s: &Source) -> String {
         Source::Undefined => "undefined: true".into(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::expectation;
+    use crate::case::{yaml::load_str, Case};
+    use dwarfcheck_core::outcome::Outcome;
+
+    /// The expectation of a one-case file whose `expect:` is `expect`.
+    fn loaded(target: &str, expect: &str) -> Outcome {
+        let text = format!(
+            "target: {target}\ncases:\n  - name: c\n    rules: [expr.eval.runs-to-end]\n    context:\n      cu: {{ base_types: {{ 0x2a: {{ encoding: DW_ATE_signed, bits: 32 }} }} }}\n    expr: DW_OP_lit0\n    expect: {expect}\n"
+        );
+        match load_str("t.yaml", &text).map_err(|e| format!("{e:?}\n{text}")).unwrap().remove(0) {
+            Case::Expr(c) => c.expect.unwrap(),
+            Case::Cfi(_) => unreachable!("an expression case"),
+        }
+    }
+
+    #[test]
+    fn every_form_reads_back_the_same() {
+        for (target, e) in [
+            ("x86_64", "{ value: 0x1234 }"),
+            ("x86_64", "{ value: { type: signed32, v: -5 } }"),
+            ("x86_64", "{ value: { type: float64, hex: \"400921fb54442d18\" } }"),
+            ("x86_64", "{ value: { type: 0x2a, v: 7 } }"),
+            ("x86_64", "{ location: { memory: 0x7ffc0010, bit_offset: 3 } }"),
+            ("amdgpu-gfx90a", "{ location: { memory: 0x10, aspace: 5, lane: 3 } }"),
+            ("x86_64", "{ location: { register: rax, bit_offset: 8 } }"),
+            ("x86_64", "{ location: { implicit: \"01 00 00 00\", bit_offset: 8 } }"),
+            ("x86_64", "{ location: { implicit_pointer: { die: 0x40, offset: -8 } } }"),
+            ("x86_64", "{ location: { undefined: true } }"),
+            ("x86_64", "{ location: { any_of: [ { register: 0 }, { memory: 0x10 } ] } }"),
+            (
+                "x86_64",
+                "{ location: { composite: [ { bits: 32, register: 0 }, { bits: 16, undefined: true }, \
+                 { bits: 8, any_of: [ { register: 1 }, { memory: 0x20 } ] } ] } }",
+            ),
+            ("x86_64", "{ ill_formed: op.bra.target-not-op-start, at: 3 }"),
+            ("x86_64", "{ eval_error: op.deref.memory-unreadable }"),
+            ("x86_64", "{ budget: steps, at: 0 }"),
+        ] {
+            let want = loaded(target, e);
+            let big = false;
+            let text = expectation(&want, big).unwrap_or_else(|| panic!("no text for {want}"));
+            assert_eq!(loaded(target, &text), want, "{e} -> {text}");
+        }
+    }
+}
