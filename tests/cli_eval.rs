@@ -143,6 +143,22 @@ fn context_file_gives_dies_and_memory() {
     );
     let o = ok(&["eval", "DW_OP_call4 0x40 DW_OP_deref", "--context", ctx.to_str().unwrap(), "--consumers", "none"], 0);
     assert!(line(&o, "reference:").ends_with("value generic64:0x0000000000000007"), "{o}");
+    // A DIE whose location is a location list: the entry [0x1000, 0x1010)
+    // gives lit7 (address 7) at --pc 0x1008; at 0x2000 no entry applies:
+    // an empty location list is the undefined location.
+    let ll = temp_file(
+        "loclist.yaml",
+        "# a DIE with a location list\ncu:\n  base_address: 0x1000\n  loclists:\n    - [ { offset_pair: [0x0, 0x10], expr: \"DW_OP_lit7\" } ]\n  dies:\n    0x40: { loclistx: 0 }\n",
+    );
+    let ll = ll.to_str().unwrap();
+    let o = ok(&["eval", "DW_OP_call4 0x40", "--context", ll, "--pc", "0x1008", "--consumers", "none"], 0);
+    assert!(line(&o, "reference:").ends_with("location mem[0x7]"), "{o}");
+    let o = ok(&["eval", "DW_OP_call4 0x40", "--context", ll, "--pc", "0x2000", "--consumers", "none"], 0);
+    assert!(line(&o, "reference:").ends_with("location undefined"), "{o}");
+    emitted_case_runs(&["eval", "DW_OP_call4 0x40", "--context", ll, "--pc", "0x1008"], "emit-loclist.yaml");
+    // Comments only: the default context.
+    let none = temp_file("comments.yaml", "# nothing here\n");
+    ok(&["eval", "DW_OP_lit0", "--context", none.to_str().unwrap(), "--consumers", "none"], 0);
     // An error in the file is located in the file, with a suggestion.
     let bad = temp_file("bad.yaml", "pc: 0x10\nregisters: { rspp: 1 }\n");
     let o = dwarfcheck(&["eval", "DW_OP_lit0", "--context", bad.to_str().unwrap()]);

@@ -128,7 +128,9 @@ fn file_mapping(path: &std::path::Path, target: &str, vendor: Option<&str>) -> R
     if text.len() as u64 > MAX_CONTEXT_FILE {
         return Err(vec![format!("--context {shown}: larger than {MAX_CONTEXT_FILE} bytes (the limit of eval)")]);
     }
-    if matches!(yaml_serde::from_str::<Yaml>(&text), Ok(Yaml::Null)) {
+    // Nothing but comments: an empty mapping (read as text: the loader's
+    // limits on nesting and aliases come before any YAML parsing).
+    if text.lines().map(str::trim).all(|l| l.is_empty() || l.starts_with('#') || l == "---") {
         return Ok(Mapping::new());
     }
     let indented: String = text.lines().map(|l| format!("{:INDENT$}{l}\n", "")).collect();
