@@ -177,7 +177,7 @@ fn verdict_lines_name_a_disagreement() {
     let out = stdout(&o);
     assert!(line(&out, "reference:").ends_with("location undefined"), "{out}");
     assert!(line(&out, "fast:").contains(" agree "), "{out}");
-    assert!(line(&out, "gimli:").contains(" DISAGREE "), "{out}");
+    assert!(line(&out, "gimli:").contains(" DISAGREE (G7) "), "{out}");
     // --consumers none: no gimli line.
     let out = ok(&["eval", "DW_OP_lit0", "--consumers", "none"], 0);
     assert!(!out.contains("gimli:"), "{out}");

@@ -106,8 +106,10 @@ Limits: at most 65,536 expression bytes, 256 KiB of --mem bytes in all, a \
 --context file of at most 16 MiB (and the case loader's own limits).
 
 Output: the bytes and the text of the expression, the reference's outcome, \
-then one line per consumer: its outcome and its verdict against the \
-reference (agree, DISAGREE, ill-formed:diagnosed, ill-formed:accepted, \
-unspecified, unsupported, outside-edition, fault; docs/architecture.md \
-section 8). Exit status 1 when the fast evaluator or a third party \
+then one line per consumer: its verdict against the reference (agree, \
+DISAGREE, ill-formed:diagnosed, ill-formed:accepted, unspecified, \
+unsupported, outside-edition, fault; docs/architecture.md section 8; a \
+known gimli disagreement names its class, docs/consumers.md) and its \
+outcome. With --emit-case this report becomes the case file's comments. \
+Exit status 1 when the fast evaluator or a third party \
 disagrees or faults, 2 on bad input.";

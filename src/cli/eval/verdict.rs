@@ -40,14 +40,27 @@ pub fn lines(case: &ExprCase, reference: &Outcome, others: &[Box<dyn Consumer>])
         let shown = match v {
             Some(Verdict::OutsideEdition) => "(not asked: the expression is outside its edition)".to_string(),
             Some(Verdict::ConsumerDown) => "(not asked: down)".to_string(),
-            _ => match i.checked_sub(1).and_then(|j| answers.get(j)).cloned().flatten() {
-                Some(Answered::Expr(o)) => o.to_string(),
-                _ => c.evaluate(case).to_string(),
-            },
+            _ => shown_outcome(case, c, i, &answers).to_string(),
         };
-        let label = v.map(Verdict::label).unwrap_or("-");
+        let mut label = v.map(Verdict::label).unwrap_or("-").to_string();
+        if let (Some(Verdict::Disagree), "gimli") = (v, c.name()) {
+            // A known gimli disagreement names its class (docs/consumers.md).
+            let answer = shown_outcome(case, c, i, &answers);
+            if let Some(class) = dwarfcheck::consumer::gimli::classes::known_class(case, reference, &answer) {
+                label = format!("{label} ({class})");
+            }
+        }
         bad |= matches!(v, Some(Verdict::Disagree | Verdict::Fault));
         out.push(format!("{:<width$} {label:<20} {shown}", format!("{}:", c.name())));
     }
     (out, bad)
+}
+
+/// Consumer `i`'s outcome (0 is fast): the runner's record of the answer
+/// when it kept one, else asked again.
+fn shown_outcome(case: &ExprCase, c: &dyn Consumer, i: usize, answers: &[Option<Answered>]) -> Outcome {
+    match i.checked_sub(1).and_then(|j| answers.get(j)).cloned().flatten() {
+        Some(Answered::Expr(o)) => o,
+        _ => c.evaluate(case),
+    }
 }
