@@ -25,7 +25,10 @@
 //!   [`fuzzing`]: fuzz targets' logic, minimisation and corpora;
 //! - [`visa`]: Intel vISA debug info (above [`consumer`], whose contained
 //!   process runner drives GenX_IR): decoding, layout
-//!   detection, validation, ocloc's containers, the GenX_IR oracle.
+//!   detection, validation, ocloc's containers, the GenX_IR oracle;
+//! - [`tru64`]: the Tru64 optimization symbol table (beside [`visa`]):
+//!   PPODE decoding, encoding, validation and the direct reading of split
+//!   lifetimes and discontiguous scopes.
 
 #![warn(missing_docs)]
 
@@ -42,4 +45,5 @@ pub mod runner;
 pub mod spirv;
 pub mod synth;
 pub mod testing;
+pub mod tru64;
 pub mod visa;

@@ -95,6 +95,24 @@ pub fn coverage(paths: Vec<PathBuf>, fail_uncovered: bool) -> ExitCode {
             }
         }
     }
+    // Tru64 cases (specs/cases/tru64/*.tru64): likewise.
+    let tru64_cases: Vec<dwarfcheck::tru64::cases::Tru64Case> = dwarfcheck::tru64::cases::case_files(&visa_paths)
+        .iter()
+        .filter_map(|f| dwarfcheck::tru64::cases::load(f).map_err(|e| eprintln!("{e}")).ok())
+        .flat_map(|f| f.cases)
+        .collect();
+    for c in &tru64_cases {
+        for r in &c.rules {
+            if let Some((k, _)) = cat.rules.get_key_value(r.as_str()) {
+                module_names.entry(k.as_str()).or_default().push(c.name.as_str());
+            }
+        }
+        for f in &c.expect.faults {
+            if let Some((k, _)) = cat.rules.get_key_value(f.rule.as_str()) {
+                module_negative.insert(k.as_str(), true);
+            }
+        }
+    }
     for c in &cases {
         for r in c.rules() {
             if let Some(v) = by_rule.get_mut(r.as_str()) {
@@ -140,7 +158,7 @@ pub fn coverage(paths: Vec<PathBuf>, fail_uncovered: bool) -> ExitCode {
     println!(
         "{} rules, {} cases; {} rules uncovered, {} error/unspecified rules without a negative case, {} with one",
         by_rule.len(),
-        cases.len() + module_cases.len() + visa_cases.len(),
+        cases.len() + module_cases.len() + visa_cases.len() + tru64_cases.len(),
         uncovered,
         no_negative,
         negatives

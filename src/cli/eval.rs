@@ -37,7 +37,8 @@ pub struct EvalArgs {
     trace: bool,
 }
 
-fn parse_u64(s: &str) -> Option<u64> {
+/// A number in decimal (negative: two's complement) or `0x` hex.
+pub(super) fn parse_u64(s: &str) -> Option<u64> {
     match s.strip_prefix("0x") {
         Some(h) => u64::from_str_radix(h, 16).ok(),
         None => s.parse::<i64>().map(|v| v as u64).ok().or_else(|| s.parse().ok()),

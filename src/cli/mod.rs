@@ -11,6 +11,7 @@ mod matrix;
 mod run;
 mod spirv;
 mod synth;
+mod tru64;
 mod visa;
 
 use clap::{Args, Parser, Subcommand};
@@ -84,6 +85,11 @@ enum Command {
     /// detected or --layout), list what INTC containers and zebin ELFs
     /// carry, and with --genx compare each blob with GenX_IR -decodedbg.
     Visa(visa::VisaArgs),
+    /// Decode and validate Tru64 optimization data (raw PPODE streams or
+    /// .tru64 descriptions): each procedure's records with their offsets,
+    /// the rules broken, and with --at PC where each split variable is and
+    /// which discontiguous scopes hold the pc.
+    Tru64(tru64::Tru64Args),
     /// Evaluate one expression and print the stack after each operation.
     Eval(eval::EvalArgs),
     /// Shrink a failing fuzz input (delta debugging over operations and
@@ -276,6 +282,7 @@ pub fn main() -> ExitCode {
         }
         Command::Spirv { files, seed, report } => spirv::spirv(spirv::SpirvArgs { files, seed }, &report),
         Command::Visa(args) => visa::visa(&args),
+        Command::Tru64(args) => tru64::tru64(&args),
         Command::Eval(args) => eval::eval(&args),
         Command::Minimize(args) => fuzz::minimize(&args),
         Command::ExportCorpus(args) => fuzz::export(&args),

@@ -1,0 +1,71 @@
+//! The Tru64 case files of `specs/cases/tru64/` (`*.tru64`): each
+//! procedure's data, described and encoded or written byte by byte, must
+//! give exactly the faults (rule and byte offset) and the reading at the
+//! pcs its `expect` states; and every rule of `specs/rules/tru64-ppod.yaml`
+//! has a case, a negative one when it is an error rule.
+
+use dwarfcheck::catalogue::{Catalogue, RuleKind};
+use dwarfcheck::tru64::cases;
+use std::path::PathBuf;
+
+fn files() -> Vec<PathBuf> {
+    cases::case_files(&[PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("specs/cases/tru64")])
+}
+
+#[test]
+fn every_case_gives_its_expectation() {
+    let mut failures = Vec::new();
+    let mut n = 0;
+    for f in files() {
+        let file = cases::load(&f).unwrap();
+        let mut names = std::collections::BTreeSet::new();
+        for c in &file.cases {
+            assert!(names.insert(c.name.clone()), "{}: case {} twice", f.display(), c.name);
+            n += 1;
+            if let Err(e) = cases::run(c) {
+                failures.push(format!("{}: {}: {e}", f.display(), c.name));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} of {n} case(s) failed:\n{}", failures.len(), failures.join("\n"));
+    assert!(n >= 35, "{n} cases");
+}
+
+#[test]
+fn every_tru64_rule_has_a_negative_case() {
+    let cat = Catalogue::get();
+    let all: Vec<cases::Tru64Case> = files().iter().flat_map(|f| cases::load(f).unwrap().cases).collect();
+    let rules: Vec<_> = cat.rules.iter().filter(|(k, _)| k.starts_with("tru64.")).collect();
+    assert!(rules.len() >= 20, "{} tru64 rules", rules.len());
+    for (id, rule) in rules {
+        assert!(all.iter().any(|c| c.rules.iter().any(|r| r == id)), "{id}: no case");
+        if matches!(rule.kind, RuleKind::IllFormed | RuleKind::Unspecified) {
+            assert!(
+                all.iter().any(|c| c.expect.faults.iter().any(|f| &f.rule == id)),
+                "{id}: no case expecting its fault"
+            );
+        }
+    }
+    for c in &all {
+        for r in c.rules.iter().chain(c.expect.faults.iter().map(|f| &f.rule)) {
+            assert!(cat.rules.contains_key(r), "{}: unknown rule {r}", c.name);
+        }
+    }
+}
+
+/// A case whose `ppod` and `hex` disagree is refused, not run.
+#[test]
+fn ppod_and_hex_must_agree() {
+    let text = r#"
+cases:
+  - name: disagree
+    rules: []
+    procedure: { base: 0 }
+    ppod: [{ kind: stamp }]
+    hex: "01 00 00 00 00 00 00 00 02 00 00 00 00 00 00 00"
+    expect: { faults: [] }
+"#;
+    let f: cases::CaseFile = yaml_serde::from_str(text).unwrap();
+    let e = cases::run(&f.cases[0]).unwrap_err();
+    assert!(e.contains("ppod encodes to"), "{e}");
+}
