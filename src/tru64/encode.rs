@@ -5,38 +5,12 @@
 
 use super::codes;
 use super::model::{Optrndx, RawRange, Record, Scheme, SplitDesc};
+use dwarfcheck_core::encoding::leb128::{write_sleb as put_sleb, write_uleb as put_uleb};
 
 /// A description the byte format cannot hold.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("cannot encode: {0}")]
 pub struct EncodeError(pub String);
-
-/// Appends `v` as unsigned LEB128, shortest form.
-pub fn put_uleb(out: &mut Vec<u8>, mut v: u64) {
-    loop {
-        let low = (v & 0x7f) as u8;
-        v >>= 7;
-        if v == 0 {
-            out.push(low);
-            return;
-        }
-        out.push(low | 0x80);
-    }
-}
-
-/// Appends `v` as signed LEB128, shortest form.
-pub fn put_sleb(out: &mut Vec<u8>, mut v: i64) {
-    loop {
-        let low = (v & 0x7f) as u8;
-        v >>= 7;
-        let done = (v == 0 && low & 0x40 == 0) || (v == -1 && low & 0x40 != 0);
-        if done {
-            out.push(low);
-            return;
-        }
-        out.push(low | 0x80);
-    }
-}
 
 /// The bytes of a stream holding `records` in order: each a 16-byte
 /// little-endian header (`ppode_tag`, `ppode_len`, `ppode_val`) and its

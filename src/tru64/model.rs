@@ -394,28 +394,13 @@ pub mod hex {
 
     /// `b` as lowercase hex pairs separated by spaces.
     pub fn to_text(b: &[u8]) -> String {
-        b.iter().map(|x| format!("{x:02x}")).collect::<Vec<_>>().join(" ")
+        dwarfcheck_core::encoding::hex::to_hex_spaced(b)
     }
 
-    /// Parses hex text: pairs of digits, whitespace anywhere, `#` starts a
-    /// comment to the end of the line. Errors: a non-hex character or an
-    /// odd digit count.
+    /// Parses hex text: what core's `parse_hex` reads, with `#` starting
+    /// a comment to the end of each line. Errors: core's, in words.
     pub fn parse(text: &str) -> Result<Vec<u8>, String> {
-        let digits: Vec<u8> = text
-            .lines()
-            .map(|l| l.split('#').next().unwrap_or(""))
-            .flat_map(str::bytes)
-            .filter(|c| !c.is_ascii_whitespace())
-            .collect();
-        if digits.len() % 2 != 0 {
-            return Err(format!("{} hex digits: not whole bytes", digits.len()));
-        }
-        digits
-            .chunks(2)
-            .map(|p| {
-                let s = std::str::from_utf8(p).map_err(|_| "not ASCII".to_string())?;
-                u8::from_str_radix(s, 16).map_err(|_| format!("`{s}` is not a hex byte"))
-            })
-            .collect()
+        let bare: Vec<&str> = text.lines().map(|l| l.split('#').next().unwrap_or("")).collect();
+        dwarfcheck_core::encoding::hex::parse_hex(&bare.join(" ")).map_err(|e| e.to_string())
     }
 }

@@ -2,6 +2,7 @@
 //! the bounded reader of one PPODE's data: LEB128/SLEB128 fields, bytes and
 //! null-terminated names, each failing with the offset where it starts.
 
+use dwarfcheck_core::encoding::leb128::{self, LebError};
 use dwarfcheck_core::rules::{id, RuleId};
 
 /// A broken rule of `specs/rules/tru64-*.yaml`, at a byte offset of the
@@ -63,57 +64,36 @@ impl<'a> Reader<'a> {
         Ok(b)
     }
 
-    /// An unsigned LEB128 of at most 64 bits. Errors: the data ends before
-    /// a byte without the continuation bit ([`id::TRU64_LEB_TRUNCATED`]), or
-    /// the value needs more than 64 bits or ten bytes
+    /// An unsigned LEB128 of at most 64 bits (core's reader). Errors: the
+    /// data ends before a byte without the continuation bit
+    /// ([`id::TRU64_LEB_TRUNCATED`]), or the value needs more than 64 bits
     /// ([`id::TRU64_LEB_TOO_WIDE`]); both at the field's first byte.
     pub fn uleb(&mut self, what: &str) -> Result<u64, Fault> {
-        let start = self.offset();
-        let (mut value, mut shift) = (0u64, 0u32);
-        loop {
-            let b = self.leb_byte(start, what)?;
-            let low = u64::from(b & 0x7f);
-            match shift {
-                0..=62 => value |= low << shift,
-                63 if low <= 1 && b & 0x80 == 0 => value |= low << 63,
-                _ => return Err(Fault::new(id::TRU64_LEB_TOO_WIDE, start, format!("{what}: LEB128 over 64 bits"))),
-            }
-            shift += 7;
-            if b & 0x80 == 0 {
-                return Ok(value);
-            }
-        }
+        let r = leb128::read_uleb(&self.bytes[self.pos..]);
+        self.leb(r, what)
     }
 
     /// A signed LEB128 of at most 64 bits; errors as [`Reader::uleb`].
     pub fn sleb(&mut self, what: &str) -> Result<i64, Fault> {
-        let start = self.offset();
-        let (mut value, mut shift) = (0i64, 0u32);
-        loop {
-            let b = self.leb_byte(start, what)?;
-            let low = b & 0x7f;
-            match shift {
-                0..=62 => value |= i64::from(low) << shift,
-                // The tenth byte holds bit 63 and the sign: all zero or all one.
-                63 if (low == 0 || low == 0x7f) && b & 0x80 == 0 => value |= i64::from(low & 1) << 63,
-                _ => return Err(Fault::new(id::TRU64_LEB_TOO_WIDE, start, format!("{what}: SLEB128 over 64 bits"))),
-            }
-            shift += 7;
-            if b & 0x80 == 0 {
-                if shift < 64 && b & 0x40 != 0 {
-                    value |= -1i64 << shift;
-                }
-                return Ok(value);
-            }
-        }
+        let r = leb128::read_sleb(&self.bytes[self.pos..]);
+        self.leb(r, what)
     }
 
-    fn leb_byte(&mut self, start: usize, what: &str) -> Result<u8, Fault> {
-        let b = *self.bytes.get(self.pos).ok_or_else(|| {
-            Fault::new(id::TRU64_LEB_TRUNCATED, start, format!("{what}: LEB128 runs past the PPODE's data"))
-        })?;
-        self.pos += 1;
-        Ok(b)
+    fn leb<T>(&mut self, r: Result<(T, usize), LebError>, what: &str) -> Result<T, Fault> {
+        match r {
+            Ok((v, n)) => {
+                self.pos += n;
+                Ok(v)
+            }
+            Err(LebError::Truncated) => Err(Fault::new(
+                id::TRU64_LEB_TRUNCATED,
+                self.offset(),
+                format!("{what}: LEB128 runs past the PPODE's data"),
+            )),
+            Err(LebError::Overflow) => {
+                Err(Fault::new(id::TRU64_LEB_TOO_WIDE, self.offset(), format!("{what}: LEB128 over 64 bits")))
+            }
+        }
     }
 
     /// A null-terminated name (the terminator read, not returned). Errors:
