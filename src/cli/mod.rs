@@ -7,6 +7,7 @@ mod coverage;
 mod elf;
 mod eval;
 mod fuzz;
+mod igc;
 mod matrix;
 mod run;
 mod spirv;
@@ -82,9 +83,15 @@ enum Command {
         report: ReportArgs,
     },
     /// Decode, validate and summarise Intel vISA debug info blobs (layout
-    /// detected or --layout), list what INTC containers and zebin ELFs
-    /// carry, and with --genx compare each blob with GenX_IR -decodedbg.
+    /// detected or --layout), lower them to location lists and CFI and
+    /// evaluate both with the reference and fast evaluators (exit 1 on a
+    /// disagreement), list what INTC containers and zebin ELFs carry, and
+    /// with --genx compare each blob with GenX_IR -decodedbg.
     Visa(visa::VisaArgs),
+    /// Judge IGC's own DWARF: compare it with the lowering of the vISA blob
+    /// of the same compile, per ocloc compile directory, and run
+    /// llvm-dwarfdump, readelf, GDB and gimli over it.
+    IgcDwarf(igc::IgcArgs),
     /// Decode and validate Tru64 optimization data (raw PPODE streams or
     /// .tru64 descriptions): each procedure's records with their offsets,
     /// the rules broken, and with --at PC where each split variable is and
@@ -282,6 +289,7 @@ pub fn main() -> ExitCode {
         }
         Command::Spirv { files, seed, report } => spirv::spirv(spirv::SpirvArgs { files, seed }, &report),
         Command::Visa(args) => visa::visa(&args),
+        Command::IgcDwarf(args) => igc::igc_dwarf(&args),
         Command::Tru64(args) => tru64::tru64(&args),
         Command::Eval(args) => eval::eval(&args),
         Command::Minimize(args) => fuzz::minimize(&args),

@@ -1,11 +1,13 @@
-//! `dwarfcheck visa`: decodes (layout detected or forced), validates and
-//! summarises vISA debug info blobs, lists what INTC containers and zebin
-//! ELFs carry, and with `--genx` compares each blob with IGC's decoder.
+//! `dwarfcheck visa`: decodes (layout detected or forced), validates,
+//! summarises and lowers vISA debug info blobs (`visa::check`: location
+//! lists and CFI evaluated by both evaluators within `--max-points`),
+//! lists what INTC containers and zebin ELFs carry, and with `--genx`
+//! compares each blob with IGC's decoder.
 
 use dwarfcheck::consumer::external::RunBudget;
 use dwarfcheck::visa::container::{self, Contents};
 use dwarfcheck::visa::model::Counts;
-use dwarfcheck::visa::{detect, genx, validate, Fault, Layout, Platform};
+use dwarfcheck::visa::{check, detect, genx, validate, Fault, Layout, Platform};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -30,6 +32,10 @@ pub struct VisaArgs {
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Most points (location points plus unwinding points) evaluated per
+    /// blob by the lowering check.
+    #[arg(long, value_name = "N", default_value_t = check::Budget::default().points)]
+    pub max_points: usize,
 }
 
 /// The largest file read (bytes).
@@ -44,6 +50,7 @@ struct FileReport {
     counts: Option<Counts>,
     faults: Vec<Fault>,
     genx: Option<GenxReport>,
+    lowering: Option<check::Report>,
     error: Option<String>,
 }
 
@@ -61,6 +68,7 @@ fn one(path: &PathBuf, a: &VisaArgs, layout: Option<Layout>, platform: Platform)
         counts: None,
         faults: Vec::new(),
         genx: None,
+        lowering: None,
         error: None,
     };
     let bytes = match std::fs::metadata(path) {
@@ -101,6 +109,7 @@ fn one(path: &PathBuf, a: &VisaArgs, layout: Option<Layout>, platform: Platform)
             r.layout = Some(b.layout);
             r.counts = Some(b.counts());
             r.faults = validate::validate(&b, platform);
+            r.lowering = Some(check::check(&b, platform, check::Budget { points: a.max_points }));
             if a.genx {
                 let budget = RunBudget { time: std::time::Duration::from_secs(a.genx_timeout), ..RunBudget::default() };
                 r.genx = Some(match genx::run(path, platform, budget) {
@@ -171,7 +180,9 @@ pub fn visa(a: &VisaArgs) -> ExitCode {
     };
     let reports: Vec<FileReport> = a.files.iter().map(|f| one(f, a, layout, platform)).collect();
     let failed = reports.iter().any(|r| {
-        !r.faults.is_empty() || r.genx.as_ref().is_some_and(|g| g.error.is_some() || !g.disagreements.is_empty())
+        !r.faults.is_empty()
+            || r.lowering.as_ref().is_some_and(|l| l.disagreement_count > 0)
+            || r.genx.as_ref().is_some_and(|g| g.error.is_some() || !g.disagreements.is_empty())
     });
     if a.json {
         println!("{}", serde_json::to_string_pretty(&reports).unwrap_or_default());
@@ -214,6 +225,26 @@ fn print_text(r: &FileReport) {
     }
     if r.faults.len() > 20 {
         println!("  ... {} more fault(s)", r.faults.len() - 20);
+    }
+    if let Some(l) = &r.lowering {
+        println!(
+            "  lowering: {} object(s), {} variable(s), {} interval(s) ({} not lowered), {} range(s), {} point(s); {} FDE(s), {} row(s), {} unwind point(s), {} save entr(ies) skipped; {} reference/fast disagreement(s){}",
+            l.objects,
+            l.variables,
+            l.intervals,
+            l.not_lowered,
+            l.ranges,
+            l.points,
+            l.fdes,
+            l.rows,
+            l.unwinds,
+            l.skipped_saves,
+            l.disagreement_count,
+            if l.truncated { " (point budget reached)" } else { "" }
+        );
+        for d in l.disagreements.iter().take(10) {
+            println!("    {} {} @ {:#x}: reference {}, fast {}", d.what, d.name, d.pc, d.reference, d.fast);
+        }
     }
     if let Some(g) = &r.genx {
         match &g.error {

@@ -11,14 +11,20 @@
 //! (INTC containers and zebin), [`genx`] (the `GenX_IR -decodedbg`
 //! oracle), [`cases`] (the case files of `specs/cases/visa/`), [`target`]
 //! (the Intel GPU target preset), [`lower`] (intervals to DWARF location
-//! expressions).
+//! expressions), [`loclist`] (variables to location lists over Gen
+//! ranges), [`frame`] (CallFrameInfo to CFI), [`check`] (both evaluators
+//! on the lowering).
 
 pub mod cases;
+pub mod check;
 pub mod container;
 pub mod decode;
 pub mod detect;
+pub mod frame;
 pub mod genx;
+pub mod igc_dwarf;
 pub mod layout;
+pub mod loclist;
 pub mod lower;
 pub mod model;
 pub mod platform;
