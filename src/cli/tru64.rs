@@ -45,6 +45,7 @@ struct ProcReport {
     file: String,
     name: Option<String>,
     procedure: Procedure,
+    symbols: Symbols,
     entries: Vec<Entry>,
     faults: Vec<Fault>,
     at: Option<AtReport>,
@@ -67,7 +68,16 @@ fn report(file: &str, name: Option<String>, bytes: &[u8], p: Procedure, s: &Symb
         variables: view.splits().map(|sd| (sd.target.clone(), view.location_at(&sd.target, pc))).collect(),
         scopes: view.scopes_at(pc),
     });
-    ProcReport { file: file.into(), name, procedure: p, entries: d.entries, faults, at, error: None }
+    ProcReport {
+        file: file.into(),
+        name,
+        procedure: p,
+        symbols: s.clone(),
+        entries: d.entries,
+        faults,
+        at,
+        error: None,
+    }
 }
 
 fn one(path: &PathBuf, a: &Tru64Args) -> Vec<ProcReport> {
@@ -78,6 +88,7 @@ fn one(path: &PathBuf, a: &Tru64Args) -> Vec<ProcReport> {
             file: file.clone(),
             name: None,
             procedure: p,
+            symbols: Symbols::default(),
             entries: vec![],
             faults: vec![],
             at: None,
@@ -148,8 +159,7 @@ fn print_text(r: &ProcReport) {
         r.entries.len(),
         r.faults.len()
     );
-    let symbols = Symbols::default();
-    let view = View { procedure: r.procedure, symbols: &symbols, records: &[] };
+    let view = View { procedure: r.procedure, symbols: &r.symbols, records: &[] };
     let pc = |i: i128| view.pc_of(i).map_or_else(|| format!("insn {i}"), |p| format!("{p:#x}"));
     for e in &r.entries {
         let tag = Record::tag_name(e.record.tag());
@@ -196,14 +206,11 @@ fn print_text(r: &ProcReport) {
             Record::DiscontigScope { scopes, .. } => {
                 println!("  {:#06x} discontig_scope, {} scope(s)", e.at, scopes.len());
                 for (s, m) in scopes.iter().zip(&e.marks) {
-                    let spans: Vec<String> =
-                        resolve_scope(0, &s.ranges).iter().map(|sp| format!("{}+{}", sp.first, sp.len)).collect();
-                    println!(
-                        "    {:#06x} scope {}: ranges (instructions from its beginning) {}",
-                        m.at,
-                        s.scope,
-                        spans.join(", ")
-                    );
+                    let spans: Vec<String> = resolve_scope(view.scope_begin(s.scope), &s.ranges)
+                        .iter()
+                        .map(|sp| format!("{} for {}", pc(sp.first), sp.len))
+                        .collect();
+                    println!("    {:#06x} scope {}: instructions {}", m.at, s.scope, spans.join(", "));
                 }
             }
         }
