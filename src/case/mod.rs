@@ -45,6 +45,22 @@ pub struct ExprCase {
 }
 
 impl ExprCase {
+    /// A case of `expr` evaluated in `ctx` exactly as given: no attribute,
+    /// no other form, no SPIR-V, no rules and no expectation.
+    pub fn plain(name: impl Into<String>, origin: impl Into<Origin>, expr: &[u8], ctx: Arc<Context>) -> ExprCase {
+        ExprCase {
+            name: name.into(),
+            origin: origin.into(),
+            expr: expr.into(),
+            attribute: None,
+            form: None,
+            spirv: None,
+            ctx,
+            rules: Vec::new(),
+            expect: None,
+        }
+    }
+
     /// The attribute's value as the evaluators take it: `form`, or the
     /// exprloc `expr` when there is none.
     pub fn value(&self) -> dwarfcheck_core::context::AttrValue<'_> {

@@ -96,17 +96,7 @@ pub fn eval(a: &EvalArgs) -> ExitCode {
     };
     let hex: Vec<String> = bytes.iter().map(|b| format!("{b:02x}")).collect();
     println!("bytes: {}", hex.join(" "));
-    let case = ExprCase {
-        name: "eval".into(),
-        origin: "command line".into(),
-        expr: bytes.clone().into(),
-        attribute: None,
-        form: None,
-        spirv: None,
-        ctx: Arc::new(ctx),
-        rules: Vec::new(),
-        expect: None,
-    };
+    let case = ExprCase::plain("eval", "command line", &bytes, Arc::new(ctx));
     if a.trace {
         let (_, trace) = dwarfcheck::consumer::builtin::with_reference_state(&case.ctx, |state| {
             dwarfcheck_reference::expr::evaluate_traced(&case.expr, state)

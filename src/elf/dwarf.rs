@@ -421,17 +421,7 @@ impl Extractor<'_> {
             st.typed.push((self.out.exprs.len(), (pc, frame_base.clone(), types)));
             self.context(st, (pc, frame_base, Vec::new()))
         };
-        self.out.exprs.push(ExprCase {
-            name,
-            origin,
-            expr,
-            attribute: None,
-            form: None,
-            spirv: None,
-            ctx,
-            rules: Vec::new(),
-            expect: None,
-        });
+        self.out.exprs.push(ExprCase { expr, ..ExprCase::plain(name, origin, &[], ctx) });
     }
 
     /// The unit's context for `key` (pc, frame base, base types known to

@@ -187,17 +187,7 @@ pub fn check_spirv_oracles(case: &ExprCase) -> Result<(), Violation> {
 
 /// The expression case of `expr` in `ctx`, named `fuzz`.
 pub fn expr_case(expr: &[u8], ctx: &Arc<Context>) -> ExprCase {
-    ExprCase {
-        name: "fuzz".into(),
-        origin: "fuzz".into(),
-        expr: expr.into(),
-        attribute: None,
-        form: None,
-        spirv: None,
-        ctx: ctx.clone(),
-        rules: Vec::new(),
-        expect: None,
-    }
+    ExprCase::plain("fuzz", "fuzz", expr, ctx.clone())
 }
 
 /// Builds the row table of every FDE (up to 64) of a frame section made

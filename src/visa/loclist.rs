@@ -223,14 +223,7 @@ pub fn point_case(lists: &Lists, l: &VariableList, pc: u64, platform: Platform) 
         }
     }
     ExprCase {
-        name: format!("{}@{pc:#x}", l.variable),
-        origin: "visa".into(),
-        expr: Arc::from(&[][..]),
-        attribute: None,
         form: Some(AttrForm::LocList { offset: l.offset }),
-        spirv: None,
-        ctx: Arc::new(ctx),
-        rules: Vec::new(),
-        expect: None,
+        ..ExprCase::plain(format!("{}@{pc:#x}", l.variable), "visa", &[], Arc::new(ctx))
     }
 }

@@ -164,15 +164,5 @@ fn lower_one(
         }
         ctx.registers.insert(dwarf_register(RegFile::Grf, reg), bytes);
     }
-    Ok(ExprCase {
-        name: format!("{}@{:#x}", object.name, iv.at),
-        origin: "visa".into(),
-        expr: expr.into(),
-        attribute: None,
-        form: None,
-        spirv: None,
-        ctx: Arc::new(ctx),
-        rules: Vec::new(),
-        expect: None,
-    })
+    Ok(ExprCase::plain(format!("{}@{:#x}", object.name, iv.at), "visa", &expr, Arc::new(ctx)))
 }
