@@ -55,15 +55,7 @@ pub struct Expect {
     pub at: Vec<ExpectAt>,
 }
 
-/// An expected fault.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ExpectFault {
-    /// Rule ID.
-    pub rule: String,
-    /// Byte offset in the procedure's data.
-    pub at: usize,
-}
+pub use crate::case::blob::ExpectFault;
 
 /// The reading at one pc: where a variable is, and/or which
 /// discontiguous scopes hold the pc.
@@ -92,8 +84,7 @@ pub fn case_files(paths: &[PathBuf]) -> Vec<PathBuf> {
 /// Reads one case file. Errors: unreadable, or not a case file (serde's
 /// message).
 pub fn load(path: &Path) -> Result<CaseFile, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    yaml_serde::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
+    crate::case::blob::load_yaml(path)
 }
 
 /// A case's bytes: `hex`, else `ppod` encoded. Errors: neither given, bad
@@ -134,7 +125,7 @@ pub fn outcome(c: &Tru64Case) -> Result<CaseOutcome, String> {
 /// Runs one case. Errors: what differs from the expectation, in words.
 pub fn run(c: &Tru64Case) -> Result<(), String> {
     let CaseOutcome { decoded, faults, .. } = outcome(c)?;
-    let got: Vec<ExpectFault> = faults.iter().map(|f| ExpectFault { rule: f.rule.to_string(), at: f.at }).collect();
+    let got: Vec<ExpectFault> = faults.iter().map(ExpectFault::of).collect();
     if got != c.expect.faults {
         let said: Vec<String> = faults.iter().map(ToString::to_string).collect();
         return Err(format!("faults {got:?}, expected {:?} ({})", c.expect.faults, said.join("; ")));
@@ -161,4 +152,16 @@ pub fn run(c: &Tru64Case) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+impl crate::case::blob::RuleCase for Tru64Case {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn rules(&self) -> &[String] {
+        &self.rules
+    }
+    fn expected_faults(&self) -> &[ExpectFault] {
+        &self.expect.faults
+    }
 }

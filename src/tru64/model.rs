@@ -400,7 +400,6 @@ pub mod hex {
     /// Parses hex text: what core's `parse_hex` reads, with `#` starting
     /// a comment to the end of each line. Errors: core's, in words.
     pub fn parse(text: &str) -> Result<Vec<u8>, String> {
-        let bare: Vec<&str> = text.lines().map(|l| l.split('#').next().unwrap_or("")).collect();
-        dwarfcheck_core::encoding::hex::parse_hex(&bare.join(" ")).map_err(|e| e.to_string())
+        crate::case::blob::parse_hex(text)
     }
 }

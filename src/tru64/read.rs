@@ -3,32 +3,9 @@
 //! null-terminated names, each failing with the offset where it starts.
 
 use dwarfcheck_core::encoding::leb128::{self, LebError};
-use dwarfcheck_core::rules::{id, RuleId};
+use dwarfcheck_core::rules::id;
 
-/// A broken rule of `specs/rules/tru64-*.yaml`, at a byte offset of the
-/// procedure's optimization data (the start of the field that breaks it).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct Fault {
-    /// The rule broken.
-    pub rule: RuleId,
-    /// Byte offset in the procedure's optimization data.
-    pub at: usize,
-    /// What was found, in words.
-    pub detail: String,
-}
-
-impl Fault {
-    /// A fault of `rule` at byte `at`.
-    pub fn new(rule: RuleId, at: usize, detail: impl Into<String>) -> Fault {
-        Fault { rule, at, detail: detail.into() }
-    }
-}
-
-impl std::fmt::Display for Fault {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} at byte {:#x}: {}", self.rule, self.at, self.detail)
-    }
-}
+pub use crate::case::blob::Fault;
 
 /// A cursor over one PPODE's data (`bytes`), whose first byte is at offset
 /// `base` of the whole stream; offsets it reports are the stream's.

@@ -1,0 +1,117 @@
+//! What the case files of the binary formats (`.visa`, `.tru64`) share: a broken rule at a byte offset, the fault a case expects, hex text with comments, reading a YAML case file, and tallying the rules their cases exercise.
+
+use dwarfcheck_core::rules::RuleId;
+use serde::Deserialize;
+use std::path::Path;
+
+/// A broken rule of the catalogue at a byte offset of the input (the start
+/// of the field that breaks it): what the vISA and Tru64 decoders and
+/// validators report.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Fault {
+    /// The rule broken.
+    pub rule: RuleId,
+    /// Byte offset in the input (the blob, or the procedure's data).
+    pub at: usize,
+    /// What was found, in words.
+    pub detail: String,
+}
+
+impl Fault {
+    /// A fault of `rule` at byte `at`.
+    pub fn new(rule: RuleId, at: usize, detail: impl Into<String>) -> Fault {
+        Fault { rule, at, detail: detail.into() }
+    }
+}
+
+impl std::fmt::Display for Fault {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} at byte {:#x}: {}", self.rule, self.at, self.detail)
+    }
+}
+
+/// A fault as a case file expects it: `{ rule: ID, at: OFFSET }`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExpectFault {
+    /// Rule ID.
+    pub rule: String,
+    /// Byte offset.
+    pub at: usize,
+}
+
+impl ExpectFault {
+    /// The expected form of `f`.
+    pub fn of(f: &Fault) -> ExpectFault {
+        ExpectFault { rule: f.rule.to_string(), at: f.at }
+    }
+}
+
+/// Parses a case's hex text: byte pairs, whitespace anywhere, `#` starts a
+/// comment to the end of the line.
+///
+/// Errors: a character that is not a hex digit, or an odd digit count (the
+/// core's [`dwarfcheck_core::encoding::hex::parse_hex`] message).
+pub fn parse_hex(text: &str) -> Result<Vec<u8>, String> {
+    let bare: Vec<&str> = text.lines().map(|l| l.split('#').next().unwrap_or("")).collect();
+    dwarfcheck_core::encoding::hex::parse_hex(&bare.join(" ")).map_err(|e| e.to_string())
+}
+
+/// Reads one YAML case file into `T`.
+///
+/// Errors: the file cannot be read, or is not a `T` (serde's message), each
+/// prefixed with the path.
+pub fn load_yaml<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    yaml_serde::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// A case of a binary format, as rule coverage sees it.
+pub trait RuleCase {
+    /// Its name, unique in its file.
+    fn name(&self) -> &str;
+    /// The rule IDs it says it exercises.
+    fn rules(&self) -> &[String];
+    /// The faults it expects (empty for a clean input).
+    fn expected_faults(&self) -> &[ExpectFault];
+}
+
+/// Problems with the cases of the catalogue's rules whose ID starts with
+/// `prefix`: a rule no case names; an `ill-formed` or `unspecified` rule no
+/// case expects a fault of (a missing negative case); a case naming, or
+/// expecting a fault of, a rule not in the catalogue. Empty: none.
+pub fn rule_coverage_problems<C: RuleCase>(prefix: &str, cases: &[C]) -> Vec<String> {
+    use crate::catalogue::RuleKind;
+    let cat = crate::catalogue::Catalogue::get();
+    let mut out = Vec::new();
+    for (id, rule) in cat.rules.iter().filter(|(k, _)| k.starts_with(prefix)) {
+        if !cases.iter().any(|c| c.rules().iter().any(|r| r == id)) {
+            out.push(format!("{id}: no case"));
+        }
+        let negative = matches!(rule.kind, RuleKind::IllFormed | RuleKind::Unspecified);
+        if negative && !cases.iter().any(|c| c.expected_faults().iter().any(|f| &f.rule == id)) {
+            out.push(format!("{id}: no case expecting its fault"));
+        }
+    }
+    for c in cases {
+        for r in c.rules().iter().chain(c.expected_faults().iter().map(|f| &f.rule)) {
+            if !cat.rules.contains_key(r) {
+                out.push(format!("{}: unknown rule {r}", c.name()));
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hex_comments_and_spacing() {
+        assert_eq!(parse_hex("10 d0 # magic\n ad\tde").unwrap(), vec![0x10, 0xd0, 0xad, 0xde]);
+        assert_eq!(parse_hex("10d0 # 0xzz is a comment\n").unwrap(), vec![0x10, 0xd0]);
+        assert!(parse_hex("1").is_err());
+        assert!(parse_hex("zz").is_err());
+    }
+}
