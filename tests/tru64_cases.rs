@@ -14,19 +14,8 @@ fn files() -> Vec<PathBuf> {
 
 #[test]
 fn every_case_gives_its_expectation() {
-    let mut failures = Vec::new();
-    let mut n = 0;
-    for f in files() {
-        let file = cases::load(&f).unwrap();
-        let mut names = std::collections::BTreeSet::new();
-        for c in &file.cases {
-            assert!(names.insert(c.name.clone()), "{}: case {} twice", f.display(), c.name);
-            n += 1;
-            if let Err(e) = cases::run(c) {
-                failures.push(format!("{}: {}: {e}", f.display(), c.name));
-            }
-        }
-    }
+    let (n, failures) =
+        dwarfcheck::case::blob::run_files(&files(), cases::load, |file| &file.cases, |_, c| cases::run(c));
     assert!(failures.is_empty(), "{} of {n} case(s) failed:\n{}", failures.len(), failures.join("\n"));
     assert!(n >= 35, "{n} cases");
 }

@@ -2,7 +2,7 @@
 
 use dwarfcheck_core::rules::RuleId;
 use serde::Deserialize;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// A broken rule of the catalogue at a byte offset of the input (the start
 /// of the field that breaks it): what the vISA and Tru64 decoders and
@@ -47,6 +47,18 @@ impl ExpectFault {
     }
 }
 
+/// Compares the faults a case gave with those it expects.
+///
+/// Errors: both lists and the faults in words, when they differ.
+pub fn compare_faults(got: &[Fault], want: &[ExpectFault]) -> Result<(), String> {
+    let have: Vec<ExpectFault> = got.iter().map(ExpectFault::of).collect();
+    if have == want {
+        return Ok(());
+    }
+    let said: Vec<String> = got.iter().map(ToString::to_string).collect();
+    Err(format!("faults {have:?}, expected {want:?} ({})", said.join("; ")))
+}
+
 /// Parses a case's hex text: byte pairs, whitespace anywhere, `#` starts a
 /// comment to the end of the line.
 ///
@@ -74,6 +86,59 @@ pub trait RuleCase {
     fn rules(&self) -> &[String];
     /// The faults it expects (empty for a clean input).
     fn expected_faults(&self) -> &[ExpectFault];
+}
+
+/// Implements [`RuleCase`] for a case type with `name`, `rules` and
+/// `expect.faults` fields.
+#[macro_export]
+macro_rules! impl_rule_case {
+    ($t:ty) => {
+        impl $crate::case::blob::RuleCase for $t {
+            fn name(&self) -> &str {
+                &self.name
+            }
+            fn rules(&self) -> &[String] {
+                &self.rules
+            }
+            fn expected_faults(&self) -> &[$crate::case::blob::ExpectFault] {
+                &self.expect.faults
+            }
+        }
+    };
+}
+
+/// Loads every file of `files` (with `load`) and runs each of its cases
+/// (`cases` lists them, `run` runs one with its file): how many cases ran,
+/// and every failure in words: a file that does not load, a case name
+/// given twice in one file, a case that does not give its expectation.
+pub fn run_files<F, C: RuleCase>(
+    files: &[PathBuf],
+    load: impl Fn(&Path) -> Result<F, String>,
+    cases: impl Fn(&F) -> &[C],
+    run: impl Fn(&F, &C) -> Result<(), String>,
+) -> (usize, Vec<String>) {
+    let mut failures = Vec::new();
+    let mut n = 0;
+    for f in files {
+        let file = match load(f) {
+            Ok(file) => file,
+            Err(e) => {
+                failures.push(e);
+                continue;
+            }
+        };
+        let mut names = std::collections::BTreeSet::new();
+        for c in cases(&file) {
+            n += 1;
+            if !names.insert(c.name()) {
+                failures.push(format!("{}: case {} twice", f.display(), c.name()));
+            }
+            if let Err(e) = run(&file, c) {
+                failures.push(format!("{}: {}: {e}", f.display(), c.name()));
+            }
+        }
+    }
+    (n, failures)
 }
 
 /// Problems with the cases of the catalogue's rules whose ID starts with

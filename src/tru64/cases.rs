@@ -125,11 +125,7 @@ pub fn outcome(c: &Tru64Case) -> Result<CaseOutcome, String> {
 /// Runs one case. Errors: what differs from the expectation, in words.
 pub fn run(c: &Tru64Case) -> Result<(), String> {
     let CaseOutcome { decoded, faults, .. } = outcome(c)?;
-    let got: Vec<ExpectFault> = faults.iter().map(ExpectFault::of).collect();
-    if got != c.expect.faults {
-        let said: Vec<String> = faults.iter().map(ToString::to_string).collect();
-        return Err(format!("faults {got:?}, expected {:?} ({})", c.expect.faults, said.join("; ")));
-    }
+    crate::case::blob::compare_faults(&faults, &c.expect.faults)?;
     let records = decoded.records();
     if let Some(p) = &c.ppod {
         if faults.is_empty() && &records != p {
@@ -154,14 +150,4 @@ pub fn run(c: &Tru64Case) -> Result<(), String> {
     Ok(())
 }
 
-impl crate::case::blob::RuleCase for Tru64Case {
-    fn name(&self) -> &str {
-        &self.name
-    }
-    fn rules(&self) -> &[String] {
-        &self.rules
-    }
-    fn expected_faults(&self) -> &[ExpectFault] {
-        &self.expect.faults
-    }
-}
+crate::impl_rule_case!(Tru64Case);

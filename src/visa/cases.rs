@@ -123,11 +123,7 @@ pub fn decode_case(c: &VisaCase, default_platform: Option<&str>) -> Result<CaseO
 /// Errors: what differs from the expectation, in words.
 pub fn run(c: &VisaCase, default_platform: Option<&str>) -> Result<(), String> {
     let CaseOutcome { blob, faults: got, .. } = decode_case(c, default_platform)?;
-    let got_faults: Vec<ExpectFault> = got.iter().map(ExpectFault::of).collect();
-    if got_faults != c.expect.faults {
-        let said: Vec<String> = got.iter().map(ToString::to_string).collect();
-        return Err(format!("faults {:?}, expected {:?} ({})", got_faults, c.expect.faults, said.join("; ")));
-    }
+    crate::case::blob::compare_faults(&got, &c.expect.faults)?;
     if let Some(want) = &c.expect.layout {
         let have = blob.as_ref().map_or("none", |b| b.layout.name());
         if have != want {
@@ -143,14 +139,4 @@ pub fn run(c: &VisaCase, default_platform: Option<&str>) -> Result<(), String> {
     Ok(())
 }
 
-impl crate::case::blob::RuleCase for VisaCase {
-    fn name(&self) -> &str {
-        &self.name
-    }
-    fn rules(&self) -> &[String] {
-        &self.rules
-    }
-    fn expected_faults(&self) -> &[ExpectFault] {
-        &self.expect.faults
-    }
-}
+crate::impl_rule_case!(VisaCase);
