@@ -1,12 +1,15 @@
 //! `dwarfcheck tru64`: decodes and validates Tru64 optimization data (raw
 //! PPODE streams of one procedure, or `.tru64` YAML descriptions), prints
 //! each procedure's records with their offsets and the rules broken, and
-//! with `--at PC` where each split variable is and which scopes hold it.
+//! with `--at PC` where each split variable is and which scopes hold it;
+//! each procedure's lowering to DWARF is evaluated by both evaluators at
+//! every instruction (`tru64::check`, within `--max-points`) and printed
+//! as a `lowering:` line.
 
 use dwarfcheck::tru64::decode::Entry;
 use dwarfcheck::tru64::model::{Procedure, Record, Symbols, Target};
 use dwarfcheck::tru64::resolve::{resolve_children, resolve_scope, View, Where};
-use dwarfcheck::tru64::{cases, Fault};
+use dwarfcheck::tru64::{cases, check, lower, Fault};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -30,6 +33,10 @@ pub struct Tru64Args {
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Most points (one location list at one pc) evaluated per procedure
+    /// by the lowering check.
+    #[arg(long, value_name = "N", default_value_t = check::Budget::default().points)]
+    pub max_points: usize,
 }
 
 fn number(s: &str) -> Result<u64, String> {
@@ -49,6 +56,7 @@ struct ProcReport {
     entries: Vec<Entry>,
     faults: Vec<Fault>,
     at: Option<AtReport>,
+    lowering: Option<check::Report>,
     error: Option<String>,
 }
 
@@ -59,7 +67,8 @@ struct AtReport {
     scopes: Vec<dwarfcheck::tru64::model::Optrndx>,
 }
 
-fn report(file: &str, name: Option<String>, bytes: &[u8], p: Procedure, s: &Symbols, at: Option<u64>) -> ProcReport {
+fn report(file: &str, name: Option<String>, bytes: &[u8], p: Procedure, s: &Symbols, a: &Tru64Args) -> ProcReport {
+    let at = a.at;
     let (d, faults) = dwarfcheck::tru64::check(bytes, p, s);
     let records = d.records();
     let view = View { procedure: p, symbols: s, records: &records };
@@ -68,6 +77,7 @@ fn report(file: &str, name: Option<String>, bytes: &[u8], p: Procedure, s: &Symb
         variables: view.splits().map(|sd| (sd.target.clone(), view.location_at(&sd.target, pc))).collect(),
         scopes: view.scopes_at(pc),
     });
+    let lowering = Some(check::check(&view, &lower::ALPHA, check::Budget { points: a.max_points }));
     ProcReport {
         file: file.into(),
         name,
@@ -76,6 +86,7 @@ fn report(file: &str, name: Option<String>, bytes: &[u8], p: Procedure, s: &Symb
         entries: d.entries,
         faults,
         at,
+        lowering,
         error: None,
     }
 }
@@ -92,6 +103,7 @@ fn one(path: &PathBuf, a: &Tru64Args) -> Vec<ProcReport> {
             entries: vec![],
             faults: vec![],
             at: None,
+            lowering: None,
             error: Some(e),
         }]
     };
@@ -112,7 +124,7 @@ fn one(path: &PathBuf, a: &Tru64Args) -> Vec<ProcReport> {
             .cases
             .iter()
             .map(|c| match cases::bytes_of(c) {
-                Ok(b) => report(&file, Some(c.name.clone()), &b, c.procedure, &c.symbols, a.at),
+                Ok(b) => report(&file, Some(c.name.clone()), &b, c.procedure, &c.symbols, a),
                 Err(e) => {
                     let mut r = fail(e).remove(0);
                     r.name = Some(c.name.clone());
@@ -121,7 +133,7 @@ fn one(path: &PathBuf, a: &Tru64Args) -> Vec<ProcReport> {
             })
             .collect();
     }
-    vec![report(&file, None, &bytes, Procedure { base: a.base, insns: a.insns }, &Symbols::default(), a.at)]
+    vec![report(&file, None, &bytes, Procedure { base: a.base, insns: a.insns }, &Symbols::default(), a)]
 }
 
 pub fn tru64(a: &Tru64Args) -> ExitCode {
@@ -136,7 +148,10 @@ pub fn tru64(a: &Tru64Args) -> ExitCode {
     }
     if reports.iter().all(|r| r.error.is_some()) {
         ExitCode::from(2)
-    } else if reports.iter().any(|r| !r.faults.is_empty() || r.error.is_some()) {
+    } else if reports
+        .iter()
+        .any(|r| !r.faults.is_empty() || r.error.is_some() || r.lowering.as_ref().is_some_and(check::Report::failed))
+    {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
@@ -220,6 +235,9 @@ fn print_text(r: &ProcReport) {
     }
     if r.faults.len() > 20 {
         println!("  ... {} more fault(s)", r.faults.len() - 20);
+    }
+    if let Some(l) = &r.lowering {
+        println!("  lowering: {}", l.line());
     }
     if let Some(at) = &r.at {
         println!("  at {:#x}:", at.pc);

@@ -10,12 +10,17 @@
 //! offsets), [`encode`] (records to bytes, written apart from the
 //! decoder), [`resolve`] (the seed's direct reading: `location_at`,
 //! `scopes_at`), [`validate`] (the rules that are not framing), [`cases`]
-//! (the case files of `specs/cases/tru64/`).
+//! (the case files of `specs/cases/tru64/`), [`lower`] (the lowering to
+//! DWARF location lists, ranges and line rows, and its `gimli::write`
+//! writer), [`check`] (both evaluators on the lowering against the direct
+//! reading).
 
 pub mod cases;
+pub mod check;
 pub mod codes;
 pub mod decode;
 pub mod encode;
+pub mod lower;
 pub mod model;
 pub mod read;
 pub mod resolve;
