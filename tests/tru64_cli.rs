@@ -23,6 +23,10 @@ fn describes_the_worked_example() {
     assert!(out.contains("0x0027 stLocal scVarRegister 0x11 for 1 instruction(s) from 0x120001860"), "{out}");
     assert!(out.contains("0x0035 stLocal scVarRegister 0x0 for 2 instruction(s) from 0x1200018c8"), "{out}");
     assert!(out.contains("local (0, 5): stLocal scVarRegister 0x0\n"), "{out}");
+    // Five entries (tests/tru64_lower.rs has them by hand), evaluated at
+    // each of the 52 instructions up to the last child.
+    assert!(out.contains("lowering: 1 variable(s), 1 list(s), 5 entries (0 location(s) not lowered)"), "{out}");
+    assert!(out.contains("52 point(s) over 52 instruction(s), 0 disagreement(s)"), "{out}");
 }
 
 #[test]
@@ -38,6 +42,9 @@ fn reads_raw_streams_and_reports_faults() {
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v[0]["entries"].as_array().unwrap().len(), 3);
     assert_eq!(v[0]["at"]["variables"][0][1]["children"][0]["value"], 0x11);
+    // No symbols given for a raw stream: no default, three child entries.
+    assert_eq!(v[0]["lowering"]["entries"], 3);
+    assert_eq!(v[0]["lowering"]["disagreement_count"], 0);
     // Cut inside the split record: its ppode_len passes the data.
     let cut = dir.join("cut.bin");
     std::fs::write(&cut, &bytes[..0x30]).unwrap();
