@@ -19,9 +19,10 @@
 //! [`ALPHA`]).
 
 use super::codes;
-use super::model::{Location, Optrndx, Record, Scheme, Target};
+use super::model::{Location, Optrndx, Record, Scheme, SplitDesc, Target};
 use super::resolve::{resolve_children, resolve_scope, Span, View};
 use dwarfcheck_core::encoding::leb128::{write_sleb, write_uleb};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The most instructions a procedure of unknown size is taken to have
 /// (its extent is then read from the data, [`extent`]).
@@ -264,7 +265,7 @@ pub fn extent(view: &View<'_>) -> u64 {
 fn clip(s: &Span, n: u64) -> Option<(u64, u64)> {
     let first = s.first.max(0);
     let end = (s.first + i128::from(s.len)).min(i128::from(n));
-    (first < end).then(|| (first as u64, end as u64))
+    (first < end).then_some((first as u64, end as u64))
 }
 
 /// Each discontiguous scope with its resolved spans, in stream order.
@@ -295,12 +296,19 @@ fn event_insns(view: &View<'_>) -> Vec<(i128, u8)> {
     out
 }
 
-/// Lowers the variable `t` (which has a description) over `n` instructions.
-fn lower_variable(view: &View<'_>, t: &Target, n: u64, lt: &LowerTarget) -> VariableList {
-    let mut l = VariableList { target: t.clone(), entries: Vec::new(), unlowered: 0 };
-    let Some(mut desc) = view.split_of(t) else { return l };
+/// Lowers the variable of `first`, its first description, over `n`
+/// instructions; `referred` gives the description a duplicate refers to.
+fn lower_variable<'a>(
+    view: &View<'a>,
+    first: &'a SplitDesc,
+    referred: &BTreeMap<Optrndx, &'a SplitDesc>,
+    n: u64,
+    lt: &LowerTarget,
+) -> VariableList {
+    let mut l = VariableList { target: first.target.clone(), entries: Vec::new(), unlowered: 0 };
+    let mut desc = first;
     if desc.scheme == Scheme::Duplicate {
-        match desc.duplicate_of.and_then(|o| view.referred(o)) {
+        match desc.duplicate_of.and_then(|o| referred.get(&o).copied()) {
             Some(d) => desc = d,
             None => return l,
         }
@@ -354,18 +362,23 @@ fn gaps(mut covered: Vec<(u64, u64)>, n: u64) -> Vec<(u64, u64)> {
     out
 }
 
-/// Lowers the procedure `view` describes for `lt`. Work is linear in the
-/// records (plus a sort per list).
+/// Lowers the procedure `view` describes for `lt`. Work is the records'
+/// size times a logarithm (maps of targets and rows, a sort per list).
 pub fn lower(view: &View<'_>, lt: &LowerTarget) -> Lowered {
     let n = extent(view);
     let low = view.procedure.base;
     let addr = |i: u64| low + i * codes::INSN_BYTES;
-    let mut seen = std::collections::BTreeSet::new();
-    let lists = view
-        .splits()
-        .filter(|d| seen.insert(d.target.clone()))
-        .map(|d| lower_variable(view, &d.target, n, lt))
-        .collect();
+    // The first description of each target ([`View::split_of`]) and of
+    // each local target not a duplicate ([`View::referred`]), found once.
+    let mut seen = BTreeSet::new();
+    let mut referred: BTreeMap<Optrndx, &SplitDesc> = BTreeMap::new();
+    for d in view.splits() {
+        if let (Target::Local(o), false) = (&d.target, d.scheme == Scheme::Duplicate) {
+            referred.entry(*o).or_insert(d);
+        }
+    }
+    let lists =
+        view.splits().filter(|d| seen.insert(&d.target)).map(|d| lower_variable(view, d, &referred, n, lt)).collect();
     let scopes = scope_spans(view)
         .into_iter()
         .map(|(scope, spans)| ScopeRanges {
@@ -373,7 +386,7 @@ pub fn lower(view: &View<'_>, lt: &LowerTarget) -> Lowered {
             ranges: spans.iter().filter_map(|s| clip(s, n)).map(|(a, b)| (addr(a), addr(b))).collect(),
         })
         .collect();
-    let mut lines: Vec<LineRow> = Vec::new();
+    let mut rows: BTreeMap<u64, LineRow> = BTreeMap::new();
     let mut events_outside = 0;
     for (i, code) in event_insns(view) {
         let Some(stmt) = is_stmt(code) else { continue };
@@ -382,21 +395,17 @@ pub fn lower(view: &View<'_>, lt: &LowerTarget) -> Lowered {
             continue;
         }
         let address = addr(i as u64);
-        match lines.iter_mut().find(|r| r.address == address) {
-            Some(r) => {
-                r.events.push(code);
-                r.is_stmt |= stmt;
-                r.basic_block |= code == codes::EVENT_LABEL;
-            }
-            None => lines.push(LineRow {
-                address,
-                events: vec![code],
-                is_stmt: stmt,
-                basic_block: code == codes::EVENT_LABEL,
-            }),
-        }
+        let r = rows.entry(address).or_insert_with(|| LineRow {
+            address,
+            events: Vec::new(),
+            is_stmt: false,
+            basic_block: false,
+        });
+        r.events.push(code);
+        r.is_stmt |= stmt;
+        r.basic_block |= code == codes::EVENT_LABEL;
     }
-    lines.sort_by_key(|r| r.address);
+    let lines: Vec<LineRow> = rows.into_values().collect();
     let inlined_calls = view.records.iter().filter(|r| r.tag() == codes::TAG_INLINED_CALL).count();
     Lowered { low, insns: n, lists, scopes, lines, events_outside, inlined_calls }
 }
