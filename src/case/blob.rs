@@ -47,6 +47,53 @@ impl ExpectFault {
     }
 }
 
+/// Bounds on the points a lowering check of a binary format evaluates
+/// (`visa::check`, `tru64::check`): one point is one location list, row
+/// table or unwinding step at one pc, run by both evaluators.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PointBudget {
+    /// Points evaluated over one input (a blob, a procedure); the rest are
+    /// skipped and the check's report says it was truncated.
+    pub points: usize,
+}
+
+impl Default for PointBudget {
+    /// 1,000,000 points: every point of the largest dumped vISA fixture
+    /// (683,196 in `spill-tgllp-O0`'s blob) with room, about 2 s.
+    fn default() -> Self {
+        PointBudget { points: 1_000_000 }
+    }
+}
+
+/// One disagreement of a lowering check at one point.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Disagreement {
+    /// What was compared (`location`, `rows`, `unwind` for vISA;
+    /// `evaluators`, `reading` for Tru64).
+    pub what: &'static str,
+    /// The variable or object.
+    pub name: String,
+    /// The pc (bytes; 0 where there is none).
+    pub pc: u64,
+    /// The reference's answer, rendered.
+    pub reference: String,
+    /// The other side (the fast evaluator's answer, or the direct
+    /// reading's), rendered.
+    pub other: String,
+}
+
+/// The most disagreements a check's report lists.
+pub const MAX_LISTED: usize = 50;
+
+/// Counts `d` in `count`, and lists it in `listed` while fewer than
+/// [`MAX_LISTED`] are.
+pub fn list_disagreement(listed: &mut Vec<Disagreement>, count: &mut usize, d: Disagreement) {
+    *count += 1;
+    if listed.len() < MAX_LISTED {
+        listed.push(d);
+    }
+}
+
 /// Compares the faults a case gave with those it expects.
 ///
 /// Errors: both lists and the faults in words, when they differ.

@@ -22,37 +22,10 @@ use serde::Serialize;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-/// Bounds on the work of one [`check`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Budget {
-    /// Points (one list at one pc, both evaluators) over the whole
-    /// procedure; the rest are skipped and [`Report::truncated`] is set.
-    pub points: usize,
-}
+/// Bounds on the work of one [`check`] (points over the whole input).
+pub type Budget = crate::case::blob::PointBudget;
 
-impl Default for Budget {
-    /// 1,000,000 points (a few seconds).
-    fn default() -> Self {
-        Budget { points: 1_000_000 }
-    }
-}
-
-/// One disagreement at one point.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Disagreement {
-    /// `evaluators` (reference ≠ fast) or `reading` (reference ≠ the
-    /// direct reading).
-    pub what: &'static str,
-    /// The variable.
-    pub variable: String,
-    /// The pc (bytes).
-    pub pc: u64,
-    /// The reference's outcome, rendered.
-    pub reference: String,
-    /// The other side: the fast evaluator's outcome, or the reading's
-    /// expected location, rendered.
-    pub other: String,
-}
+pub use crate::case::blob::{Disagreement, MAX_LISTED};
 
 /// What [`check`] did to one procedure.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -87,15 +60,9 @@ pub struct Report {
     pub error: Option<String>,
 }
 
-/// The most disagreements listed in a report.
-pub const MAX_LISTED: usize = 50;
-
 impl Report {
     fn disagree(&mut self, d: Disagreement) {
-        self.disagreement_count += 1;
-        if self.disagreements.len() < MAX_LISTED {
-            self.disagreements.push(d);
-        }
+        crate::case::blob::list_disagreement(&mut self.disagreements, &mut self.disagreement_count, d);
     }
 
     /// Whether anything disagreed or could not be written.
@@ -124,7 +91,7 @@ impl Report {
             s += &format!("; not evaluated: {e}");
         }
         if let Some(d) = self.disagreements.first() {
-            s += &format!("; first: {} {} at {:#x}: reference {}, {}", d.what, d.variable, d.pc, d.reference, d.other);
+            s += &format!("; first: {} {} at {:#x}: reference {}, {}", d.what, d.name, d.pc, d.reference, d.other);
         }
         s
     }
@@ -221,7 +188,7 @@ pub fn check(view: &View<'_>, lt: &LowerTarget, budget: Budget) -> Report {
             if !same_evaluator_outcome(&a, &b) {
                 r.disagree(Disagreement {
                     what: "evaluators",
-                    variable: name.clone(),
+                    name: name.clone(),
                     pc,
                     reference: a.to_string(),
                     other: format!("fast {b}"),
@@ -231,7 +198,7 @@ pub fn check(view: &View<'_>, lt: &LowerTarget, budget: Budget) -> Report {
             if a != want {
                 r.disagree(Disagreement {
                     what: "reading",
-                    variable: name.clone(),
+                    name: name.clone(),
                     pc,
                     reference: a.to_string(),
                     other: format!("reading {want}"),
@@ -290,7 +257,7 @@ pub fn fuzz_one(bytes: &[u8]) -> Result<usize, String> {
         return Err(e);
     }
     match r.disagreements.first() {
-        Some(d) => Err(format!("{} {} at {:#x}: reference {}, {}", d.what, d.variable, d.pc, d.reference, d.other)),
+        Some(d) => Err(format!("{} {} at {:#x}: reference {}, {}", d.what, d.name, d.pc, d.reference, d.other)),
         None => Ok(r.points),
     }
 }

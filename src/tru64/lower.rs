@@ -440,10 +440,10 @@ impl Written {
 /// Errors: gimli's writer or reader refuses, in words.
 pub fn write_dwarf(l: &Lowered) -> Result<Written, String> {
     use gimli::write::{
-        Address, AttributeValue, DwarfUnit, EndianVec, Expression, LineProgram, LineString, Location, LocationList,
-        Range, RangeList, Sections,
+        Address, AttributeValue, DwarfUnit, Expression, LineProgram, LineString, Location, LocationList, Range,
+        RangeList,
     };
-    use gimli::{constants as dw, Encoding, LineEncoding, LittleEndian};
+    use gimli::{constants as dw, Encoding, LineEncoding};
     let encoding = Encoding { format: gimli::Format::Dwarf32, version: 5, address_size: 8 };
     let mut du = DwarfUnit::new(encoding);
     let mut lines = LineProgram::new(
@@ -501,18 +501,7 @@ pub fn write_dwarf(l: &Lowered) -> Result<Written, String> {
         let block = unit.add(sub, dw::DW_TAG_lexical_block);
         unit.get_mut(block).set(dw::DW_AT_ranges, AttributeValue::RangeListRef(id));
     }
-    let mut sections = Sections::new(EndianVec::new(LittleEndian));
-    du.write(&mut sections).map_err(|e| format!("gimli's writer: {e}"))?;
-    let mut out = Vec::new();
-    sections
-        .for_each(|id, data| {
-            let bytes = data.slice().to_vec();
-            if !bytes.is_empty() {
-                out.push((id.name(), bytes));
-            }
-            Ok::<(), ()>(())
-        })
-        .map_err(|_| "gimli's writer: a section".to_string())?;
+    let out = crate::synth::dwarf::write_unit(&mut du).map_err(|e| e.to_string())?;
     let mut w = Written { sections: out, list_offsets: Vec::new(), range_offsets: Vec::new() };
     read_offsets(&mut w)?;
     if w.list_offsets.len() != l.lists.len() || w.range_offsets.len() != l.scopes.len() {
