@@ -120,9 +120,6 @@ for t in "${targets[@]}"; do
       ;;
   esac
   rm -f "$OUT/${t}_seed_corpus.zip"
-  # visa_bytes's seeds are committed (corpus/visa_bytes: the fixture
-  # blobs and the specs/cases/visa blobs), not exported.
-  [ "$t" = visa_bytes ] && mkdir -p "$seeds/$t" && cp "$root/corpus/visa_bytes/"* "$seeds/$t/"
   (cd "$seeds/$t" && zip -q -r "$OUT/${t}_seed_corpus.zip" .)
   cp "$fuzz/dict/$dict" "$OUT/$t.dict"
   # use_counters = 0: an edge is one feature, however often it runs;
