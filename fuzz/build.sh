@@ -121,12 +121,6 @@ for t in "${targets[@]}"; do
       ;;
   esac
   rm -f "$OUT/${t}_seed_corpus.zip"
-  # visa_bytes's and tru64_bytes's seeds are committed (corpus/visa_bytes:
-  # the fixture blobs and the specs/cases/visa blobs; corpus/tru64_bytes:
-  # the specs/cases/tru64 streams), not exported.
-  case "$t" in
-    visa_bytes | tru64_bytes) mkdir -p "$seeds/$t" && cp "$root/corpus/$t/"* "$seeds/$t/" ;;
-  esac
   (cd "$seeds/$t" && zip -q -r "$OUT/${t}_seed_corpus.zip" .)
   cp "$fuzz/dict/$dict" "$OUT/$t.dict"
   # use_counters = 0: an edge is one feature, however often it runs;

@@ -5,7 +5,8 @@
 
 use dwarfcheck::consumer::external::process::find_program;
 use dwarfcheck::consumer::external::RunBudget;
-use dwarfcheck::visa::igc_dwarf::{classes, compare, fixture, place, read, tools};
+use dwarfcheck::visa::igc_dwarf::{classes, compare, fixture, frame, place, read, tools};
+use dwarfcheck::visa::Platform;
 use std::path::Path;
 
 fn compiles() -> Option<Vec<fixture::Compile>> {
@@ -177,5 +178,37 @@ fn third_parties_classified() {
     }
     if let Some(r) = tool_classes(Gdb, "gdb", &zebin.bytes, &zd) {
         assert_eq!((r.classes.get("IT6"), r.locals), (Some(&1), 0), "{r:?}");
+    }
+}
+
+/// IGC's `.debug_frame` against the blob's CallFrameInfo on the stack-call
+/// compiles: the return address and caller-BE_FP slots IGC's rows give
+/// are the blob's at every point inside a BE_FP interval (no IG13), the
+/// kernel's CFA is the frame base, the functions' is the caller's frame
+/// base (IG11), and the pcs outside the blob's BE_FP intervals are IG12.
+/// Read with the other family's BE_FP unit (16 bytes against 1), the
+/// slots no longer agree: the comparison pins the unit per platform.
+#[test]
+fn frames_agree_with_the_blob_on_every_slot() {
+    for name in ["stackcall-tgllp-O0-zebin", "stackcall-dg2-g10-O0-intc"] {
+        let Some(c) = one(name) else { return };
+        for e in &c.elfs {
+            let section = read::debug_frame(&e.bytes).expect("IGC writes a .debug_frame");
+            let blob = fixture::blob(&e.blob).unwrap();
+            let r = frame::compare_frames(&section, &blob, c.platform);
+            let per = r.per_class();
+            assert_eq!(r.fdes, 3, "{}: one FDE per object", e.origin);
+            for d in &r.differences {
+                assert!(classes::class(d.class).is_some(), "{}: unclassified {d:?}", e.origin);
+                assert!(["IG11", "IG12"].contains(&d.class), "{}: {d:?}", e.origin);
+            }
+            // Two functions: each point inside their BE_FP interval has an
+            // IG11 CFA; the kernel's CFA agrees.
+            assert!(per.get("IG11").copied().unwrap_or(0) > 0, "{}: {per:?}", e.origin);
+            assert!(r.agree > r.points / 2, "{}: {} of {}", e.origin, r.agree, r.points);
+            let other = if c.platform == Platform::Tgllp { Platform::Dg2 } else { Platform::Tgllp };
+            let wrong = frame::compare_frames(&section, &blob, other);
+            assert!(wrong.per_class().get("IG13").copied().unwrap_or(0) > 0, "{}: {:?}", e.origin, wrong.per_class());
+        }
     }
 }

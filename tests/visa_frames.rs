@@ -57,19 +57,19 @@ fn register_bytes(s: &Step, regno: u64) -> Option<Vec<u8>> {
     s.registers.get(&regno).and_then(|r| r.bytes.clone())
 }
 
-/// BE_FP read from r125.12, plus `size` (SLEB128 bytes), in scratch:
-/// regx 141, offset_uconst 12, deref_size 4, consts size, plus, constu 1,
-/// form_aspace_address.
-fn cfa_expr(size: &[u8]) -> Vec<u8> {
-    let mut e = vec![0x90, 0x8d, 0x01, 0xe4, 0x0c, 0x94, 0x04, 0x11];
-    e.extend(size);
-    e.extend([0x22, 0x10, 0x01, 0xe1]);
-    e
+/// The frame base on Gen12LP, where BE_FP counts 16-byte units: BE_FP
+/// read from r125.12 (regx 141, offset_uconst 12, deref_size 4), times 16
+/// (constu 16, mul), plus 0 bytes (consts 0, plus), in scratch (constu 1,
+/// form_aspace_address).
+fn cfa_tgllp() -> Vec<u8> {
+    vec![0x90, 0x8d, 0x01, 0xe4, 0x0c, 0x94, 0x04, 0x10, 0x10, 0x1e, 0x11, 0x00, 0x22, 0x10, 0x01, 0xe1]
 }
 
-/// 0 and 64 as SLEB128: 64 has bit 6 set, so it takes a second byte.
-const SIZE_0: &[u8] = &[0x00];
-const SIZE_64: &[u8] = &[0xc0, 0x00];
+/// Scratch byte of BE_FP-relative offset `off` in the unwinding state on
+/// Gen12LP: BE_FP holds `BE_FP_VALUE` units of 16 bytes.
+fn frame_byte(off: u64) -> u64 {
+    u64::from(BE_FP_VALUE) * 16 + off
+}
 
 #[test]
 fn stackcall_o0_frames_derived_by_hand() {
@@ -83,40 +83,52 @@ fn stackcall_o0_frames_derived_by_hand() {
     assert_eq!(ranges, [(0, (64, 4160)), (1, (4160 + 64, 4160 + 1872)), (2, (6080 + 64, 6080 + 2192))]);
     assert_eq!(l.skipped_saves, 0);
 
-    // The kernel: CFA BE_FP + 0, ip undefined: the base of the stack.
+    // The kernel: CFA the frame base (BE_FP × 16), ip undefined: the base
+    // of the stack.
     let k = case(&l, &l.fdes[0], &b, 64, Platform::Tgllp);
     let t = table(&k);
     assert_eq!(t.rows.len(), 1);
-    assert_eq!(t.rows[0].cfa, CfaRule::Expression { expr: cfa_expr(SIZE_0) });
+    assert_eq!(t.rows[0].cfa, CfaRule::Expression { expr: cfa_tgllp() });
     assert_eq!(t.rows[0].registers.get(&0), Some(&RegisterRule::Undefined));
     let u = unwind_at(&k);
     assert_eq!(u.end, UnwindEnd::Base);
     assert_eq!(u.steps[0].caller_pc, None);
-    assert_eq!(u.steps[0].cfa.places, scratch(u64::from(BE_FP_VALUE)));
+    assert_eq!(u.steps[0].cfa.places, scratch(frame_byte(0)));
 
-    // blend: CFA BE_FP + 64; ip saved at CFA - 64 (BE_FP + 0); r125's
+    // blend: CFA the frame base; ip saved at CFA + 0 (BE_FP + 0); r125's
     // bytes 12..16 from BE_FP + 12, the rest undefined.
     for fde in &l.fdes[1..] {
         let c = case(&l, fde, &b, fde.range.0, Platform::Tgllp);
         let t = table(&c);
         assert_eq!(t.rows.len(), 1, "{}", c.name);
         assert_eq!((t.rows[0].start, t.rows[0].end), fde.range);
-        assert_eq!(t.rows[0].cfa, CfaRule::Expression { expr: cfa_expr(SIZE_64) });
-        assert_eq!(t.rows[0].registers.get(&0), Some(&RegisterRule::Offset { offset: -64 }));
+        assert_eq!(t.rows[0].cfa, CfaRule::Expression { expr: cfa_tgllp() });
+        assert_eq!(t.rows[0].registers.get(&0), Some(&RegisterRule::Offset { offset: 0 }));
         assert!(matches!(t.rows[0].registers.get(&141), Some(RegisterRule::Expression { .. })));
         let u = unwind_at(&c);
         let s = &u.steps[0];
         assert_eq!(u.end, UnwindEnd::Limit, "{}: {u:?}", c.name);
-        assert_eq!(s.cfa.places, scratch(u64::from(BE_FP_VALUE) + 64));
+        assert_eq!(s.cfa.places, scratch(frame_byte(0)));
         assert_eq!(s.caller_pc, Some(u64::from(RA_VALUE)));
         let r125 = s.registers.get(&141).expect("r125 has a rule");
         let Outcome::Location(loc) = &r125.location else { panic!("{r125:?}") };
         // The piece at bytes 12..16 is scratch BE_FP + 12.
-        assert!(format!("{loc:?}").contains(&format!("{}", (u64::from(BE_FP_VALUE) + 12) * 8)), "{loc:?}");
+        assert!(format!("{loc:?}").contains(&format!("{}", frame_byte(12) * 8)), "{loc:?}");
         // Undefined bytes around it: no value for the whole register.
         assert_eq!(r125.bytes, None);
         let _ = CALLER_BE_FP_VALUE;
     }
+
+    // The same blob read for Xe-HPG, where BE_FP counts bytes: no
+    // multiply, and the frame base is BE_FP's value itself.
+    let l = lower_frames(&b, Platform::Dg2);
+    let c = case(&l, &l.fdes[1], &b, l.fdes[1].range.0, Platform::Dg2);
+    let t = table(&c);
+    let cfa_dg2 = vec![0x90, 0x8d, 0x01, 0xe4, 0x0c, 0x94, 0x04, 0x11, 0x00, 0x22, 0x10, 0x01, 0xe1];
+    assert_eq!(t.rows[0].cfa, CfaRule::Expression { expr: cfa_dg2 });
+    let u = unwind_at(&c);
+    assert_eq!(u.steps[0].cfa.places, scratch(u64::from(BE_FP_VALUE)));
+    assert_eq!(u.steps[0].caller_pc, Some(u64::from(RA_VALUE)));
 }
 
 #[test]
@@ -135,13 +147,13 @@ fn hand_case_with_saves_derived_by_hand() {
     let bounds: Vec<(u64, u64)> = t.rows.iter().map(|r| (r.start, r.end)).collect();
     assert_eq!(bounds, [(80, 96), (96, 192), (192, 320)]);
     for r in &t.rows {
-        assert_eq!(r.cfa, CfaRule::Expression { expr: cfa_expr(SIZE_64) });
-        assert_eq!(r.registers.get(&0), Some(&RegisterRule::Offset { offset: -64 }));
+        assert_eq!(r.cfa, CfaRule::Expression { expr: cfa_tgllp() });
+        assert_eq!(r.registers.get(&0), Some(&RegisterRule::Offset { offset: 0 }));
     }
-    // r2 is DWARF 18: at BE_FP + 16 = CFA - 48 from Gen 32 on.
+    // r2 is DWARF 18: at BE_FP + 16 = CFA + 16 from Gen 32 on.
     assert_eq!(t.rows[0].registers.get(&18), None);
-    assert_eq!(t.rows[1].registers.get(&18), Some(&RegisterRule::Offset { offset: -48 }));
-    assert_eq!(t.rows[2].registers.get(&18), Some(&RegisterRule::Offset { offset: -48 }));
+    assert_eq!(t.rows[1].registers.get(&18), Some(&RegisterRule::Offset { offset: 16 }));
+    assert_eq!(t.rows[2].registers.get(&18), Some(&RegisterRule::Offset { offset: 16 }));
     // r3 (DWARF 19) in r16 (DWARF 32) from Gen 128 on: drop the CFA,
     // regx 32.
     assert_eq!(t.rows[1].registers.get(&19), None);
@@ -153,7 +165,7 @@ fn hand_case_with_saves_derived_by_hand() {
     let s = &u.steps[0];
     assert_eq!(s.caller_pc, Some(u64::from(RA_VALUE)));
     let Outcome::Location(r2) = &s.registers[&18].location else { panic!() };
-    assert_eq!(r2.places, scratch(u64::from(BE_FP_VALUE) + 16));
+    assert_eq!(r2.places, scratch(frame_byte(16)));
     let Outcome::Location(r3) = &s.registers[&19].location else { panic!() };
     assert_eq!(r3.places, vec![SingleLocation::Simple(Source::Register { regno: 32, bit_offset: 0 })]);
     // The state's r16 is not given: no value for r3; r2's 32 bytes are

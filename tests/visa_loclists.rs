@@ -27,7 +27,7 @@ fn committed(name: &str) -> Blob {
 /// Where the decoded location says the variable is: IGC's DWARF numbering
 /// (r N is 16 + N, a0 272, f N 288 + N) and the sub-register's bits, or the
 /// scratch byte (absolute, or BE_FP's value in the state plus the offset).
-fn expected(location: &Location) -> Source {
+fn expected(location: &Location, platform: Platform) -> Source {
     match *location {
         Location::Register { file, reg, sub } => {
             let base = match file {
@@ -38,7 +38,7 @@ fn expected(location: &Location) -> Source {
             Source::Register { regno: base + u64::from(reg), bit_offset: u64::from(sub) * 8 }
         }
         Location::Memory { absolute, offset, .. } => {
-            let base = if absolute { 0 } else { i64::from(BE_FP_VALUE) };
+            let base = if absolute { 0 } else { i64::from(BE_FP_VALUE) * i64::from(platform.be_fp_unit()) };
             let byte = u128::try_from(base + i64::from(offset)).expect("a scratch address");
             Source::Memory { aspace: 1, bit_addr: byte * 8, thread: None, lane: None }
         }
@@ -61,7 +61,7 @@ fn check(name: &str, blob: &Blob, platform: Platform) -> (usize, usize, usize, u
                 let Outcome::Location(loc) = &r else { panic!("{name}: {} at {pc:#x}: {r:?}", l.variable) };
                 assert_eq!(
                     loc.places,
-                    vec![SingleLocation::Simple(expected(&one.decoded.location))],
+                    vec![SingleLocation::Simple(expected(&one.decoded.location, platform))],
                     "{name}: {} at {pc:#x}",
                     l.variable
                 );

@@ -34,7 +34,7 @@ fn check(name: &str, blob: &Blob, platform: Platform) -> (usize, usize, usize) {
         let (r, _) = reference_outcome(case);
         let f = fast_outcome(case);
         assert_eq!(r, f, "{name}: {} {:02x?}", case.name, &case.expr[..]);
-        assert_eq!(place(l), expected(&l.interval.location), "{name}: {} {:02x?}", case.name, &case.expr[..]);
+        assert_eq!(place(l), expected(&l.interval.location, platform), "{name}: {} {:02x?}", case.name, &case.expr[..]);
         agree += 1;
     }
     eprintln!("{name}: {} intervals, {lowered} lowered ({memory} in memory), {agree} agreements", all.len());
@@ -44,14 +44,15 @@ fn check(name: &str, blob: &Blob, platform: Platform) -> (usize, usize, usize) {
 /// Where the decoded location says the variable is, from the model alone
 /// (not from the expression): the register at its DWARF number (IGC's
 /// numbering) and the sub-register's bits, or the scratch byte (absolute,
-/// or BE_FP's value in the case's state plus the offset).
-fn expected(location: &Location) -> Source {
+/// or BE_FP's value in the case's state, in the platform's BE_FP units,
+/// plus the offset).
+fn expected(location: &Location, platform: Platform) -> Source {
     match *location {
         Location::Register { file, reg, sub } => {
             Source::Register { regno: dwarf_register(file, reg), bit_offset: u64::from(sub) * 8 }
         }
         Location::Memory { absolute, offset, .. } => {
-            let base = if absolute { 0 } else { i64::from(BE_FP_VALUE) };
+            let base = if absolute { 0 } else { i64::from(BE_FP_VALUE) * i64::from(platform.be_fp_unit()) };
             let byte = u128::try_from(base + i64::from(offset)).expect("a scratch address");
             Source::Memory { aspace: ASPACE_SCRATCH, bit_addr: byte * 8, thread: None, lane: None }
         }
@@ -113,14 +114,20 @@ fn memory_locations_lower_into_scratch() {
     // Absolute 0x40: consts 0x40 (SLEB128 c0 00: bit 6 set needs a second
     // byte), constu 1, form_aspace_address.
     let abs = Location::Memory { absolute: true, offset: 0x40, raw: 0x8000_0040 };
-    assert_eq!(expression(&abs, None).unwrap(), [0x11, 0xc0, 0x00, 0x10, 0x01, 0xe1]);
-    // 12 off BE_FP in r125.12: regx 141, offset_uconst 12, deref_size 4,
-    // consts 12, plus, constu 1, form_aspace_address.
+    assert_eq!(expression(&abs, None, 16).unwrap(), [0x11, 0xc0, 0x00, 0x10, 0x01, 0xe1]);
+    // 12 off BE_FP in r125.12, BE_FP in bytes (Xe-HPG): regx 141,
+    // offset_uconst 12, deref_size 4, consts 12, plus, constu 1,
+    // form_aspace_address.
     let rel = Location::Memory { absolute: false, offset: 12, raw: 12 };
-    assert_eq!(expression(&rel, None), Err(NotLowered::NoBeFp));
+    assert_eq!(expression(&rel, None, 1), Err(NotLowered::NoBeFp));
     assert_eq!(
-        expression(&rel, Some((125, 12))).unwrap(),
+        expression(&rel, Some((125, 12)), 1).unwrap(),
         [0x90, 0x8d, 0x01, 0xe4, 0x0c, 0x94, 0x04, 0x11, 0x0c, 0x22, 0x10, 0x01, 0xe1]
+    );
+    // BE_FP in 16-byte units (Gen12LP): constu 16, mul after the load.
+    assert_eq!(
+        expression(&rel, Some((125, 12)), 16).unwrap(),
+        [0x90, 0x8d, 0x01, 0xe4, 0x0c, 0x94, 0x04, 0x10, 0x10, 0x1e, 0x11, 0x0c, 0x22, 0x10, 0x01, 0xe1]
     );
 }
 
@@ -130,8 +137,9 @@ fn befp_relative_memory_reads_befp_from_its_grf() {
     // Gen 64 ..= 1872 (frame at 1fbe). The blob's variables all live in
     // registers, so every one is moved to "12 bytes off BE_FP": where a
     // BE_FP interval covers the case's pc, the case must read BE_FP
-    // (BE_FP_VALUE in the case's r125 bytes 12..16) and give scratch byte
-    // 0x1000 + 12; elsewhere it is not lowered.
+    // (BE_FP_VALUE in the case's r125 bytes 12..16, in 16-byte units on
+    // Gen12LP) and give scratch byte 0x1000 × 16 + 12; elsewhere it is not
+    // lowered.
     let mut b = committed("stackcall-tgllp-O0.dbg");
     let rel = Location::Memory { absolute: false, offset: 12, raw: 12 };
     for o in &mut b.objects {
@@ -156,8 +164,11 @@ fn befp_relative_memory_reads_befp_from_its_grf() {
         } else {
             let c = l.case.as_ref().unwrap();
             assert_eq!(reference_outcome(c).0, fast_outcome(c));
-            assert_eq!(place(l), expected(&rel));
-            assert_eq!(place(l), Source::Memory { aspace: 1, bit_addr: (0x1000 + 12) * 8, thread: None, lane: None });
+            assert_eq!(place(l), expected(&rel, Platform::Tgllp));
+            assert_eq!(
+                place(l),
+                Source::Memory { aspace: 1, bit_addr: (0x1000 * 16 + 12) * 8, thread: None, lane: None }
+            );
             seen += 1;
         }
     }

@@ -8,7 +8,7 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    if let Err(m) = dwarfcheck::tru64::check::fuzz_one(data) {
+    if let Err(m) = dwarfcheck::fuzzing::targets::Target::Tru64Bytes.check(data) {
         panic!("{m}");
     }
 });

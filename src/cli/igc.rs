@@ -4,7 +4,7 @@
 //! third-party classes on it.
 
 use dwarfcheck::consumer::external::RunBudget;
-use dwarfcheck::visa::igc_dwarf::{compare, fixture, read, tools};
+use dwarfcheck::visa::igc_dwarf::{compare, fixture, frame, read, tools};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -34,6 +34,7 @@ struct ElfReport {
     origin: String,
     error: Option<String>,
     comparison: Option<compare::Report>,
+    frames: Option<frame::FrameReport>,
     tools: Vec<(tools::Tool, tools::ToolReport)>,
 }
 
@@ -60,11 +61,13 @@ pub fn igc_dwarf(a: &IgcArgs) -> ExitCode {
                 origin: e.origin.clone(),
                 error: None,
                 comparison: None,
+                frames: None,
                 tools: vec![],
             };
             match read::read(&e.bytes).and_then(|d| fixture::blob(&e.blob).map(|b| (d, b))) {
                 Ok((dwarf, blob)) => {
                     r.comparison = Some(compare::compare(&dwarf, &blob, c.platform));
+                    r.frames = read::debug_frame(&e.bytes).map(|s| frame::compare_frames(&s, &blob, c.platform));
                     if !a.no_tools {
                         r.tools = tools::TOOLS.iter().map(|&t| (t, tools::run(t, &e.bytes, &dwarf, budget))).collect();
                     }
@@ -107,6 +110,22 @@ fn print_text(r: &ElfReport, verbose: bool) {
                 let pc = d.pc.map_or(String::new(), |p| format!(" at {p:#x}"));
                 let bytes: Vec<String> = d.expr.iter().map(|b| format!("{b:02x}")).collect();
                 println!("    {} {}{pc}: [{}] {}", d.class, d.variable, bytes.join(" "), d.detail);
+            }
+        }
+    }
+    if let Some(f) = &r.frames {
+        println!(
+            "  frames: FDEs {} rows {} points {} agree {} differences {:?}",
+            f.fdes,
+            f.rows,
+            f.points,
+            f.agree,
+            f.per_class()
+        );
+        if verbose {
+            for d in &f.differences {
+                let pc = d.pc.map_or(String::new(), |p| format!(" at {p:#x}"));
+                println!("    {} {}{pc}: {}", d.class, d.variable, d.detail);
             }
         }
     }

@@ -6,11 +6,15 @@
 //! `ip`, no initial instructions) and, per object, one FDE per BE_FP
 //! interval held in a GRF, over the Gen range `[reloc + start, reloc +
 //! end)` (end read as exclusive: ambiguity 105). In each FDE:
-//! - CFA: BE_FP read from its sub-register plus the frame size, in scratch
-//!   (`DW_CFA_def_cfa_expression` of [`super::lower::expression`] of "frame
-//!   size bytes off BE_FP"): the top of the frame.
+//! - CFA: the frame base, BE_FP read from its sub-register times the
+//!   platform's BE_FP unit, in scratch (`DW_CFA_def_cfa_expression` of
+//!   [`super::lower::expression`] of "0 bytes off BE_FP"). IGC's scratch
+//!   stack grows upward and a callee's frame starts where the caller's
+//!   stack pointer was at the call, which is DWARF 5 §6.4's definition of
+//!   the CFA (ambiguities 105 and 110; IGC's own CFA is the caller's frame
+//!   base instead, docs/consumers.md class IG11).
 //! - return address (`ip`): a BE_FP-relative slot `o` is
-//!   `DW_CFA_offset_extended_sf ip, o - size` (CFA-relative); an absolute
+//!   `DW_CFA_offset_extended_sf ip, o` (CFA-relative); an absolute
 //!   slot or a register is `DW_CFA_expression` of its location.
 //! - caller's BE_FP: the GRF holding BE_FP gets a composite rule, its
 //!   4 bytes at BE_FP's sub-register from the slot, the rest undefined
@@ -107,16 +111,18 @@ fn expression_rule(out: &mut Vec<u8>, reg: u64, loc: &[u8]) {
 }
 
 /// The rule for register `reg` whose value is at `loc` (a whole register
-/// or memory) in a frame of `size` bytes whose BE_FP is `befp`. `None`
-/// when the location cannot be lowered.
-fn whole_rule(out: &mut Vec<u8>, reg: u64, loc: &Location, size: u16, befp: (u16, u16)) -> Option<()> {
+/// or memory) in a frame whose BE_FP is `befp`, counting `unit` bytes.
+/// `None` when the location cannot be lowered.
+fn whole_rule(out: &mut Vec<u8>, reg: u64, loc: &Location, befp: (u16, u16), unit: u32) -> Option<()> {
     match *loc {
+        // The CFA is the frame base: a BE_FP-relative byte offset is
+        // CFA-relative as it stands.
         Location::Memory { absolute: false, offset, .. } => {
             out.push(0x11);
             write_uleb(out, reg);
-            write_sleb(out, i64::from(offset) - i64::from(size));
+            write_sleb(out, i64::from(offset));
         }
-        _ => expression_rule(out, reg, &expression(loc, Some(befp)).ok()?),
+        _ => expression_rule(out, reg, &expression(loc, Some(befp), unit).ok()?),
     }
     Some(())
 }
@@ -124,7 +130,7 @@ fn whole_rule(out: &mut Vec<u8>, reg: u64, loc: &Location, size: u16, befp: (u16
 /// The caller's BE_FP, at `loc`, as the rule of the GRF `befp.0` whose
 /// bytes `befp.1 .. + 4` hold it: a composite of undefined pieces around
 /// the 4-byte piece at `loc`.
-fn caller_befp_rule(out: &mut Vec<u8>, loc: &Location, befp: (u16, u16), grf_bytes: u32) -> Option<()> {
+fn caller_befp_rule(out: &mut Vec<u8>, loc: &Location, befp: (u16, u16), grf_bytes: u32, unit: u32) -> Option<()> {
     let at = u32::from(befp.1);
     if at + 4 > grf_bytes {
         return None;
@@ -138,7 +144,7 @@ fn caller_befp_rule(out: &mut Vec<u8>, loc: &Location, befp: (u16, u16), grf_byt
         }
     };
     undefined(&mut e, at);
-    e.extend(expression(loc, Some(befp)).ok()?);
+    e.extend(expression(loc, Some(befp), unit).ok()?);
     e.extend([0x93, 4]);
     undefined(&mut e, grf_bytes - at - 4);
     expression_rule(out, dwarf_register(RegFile::Grf, befp.0), &e);
@@ -152,7 +158,7 @@ fn covering(list: &Option<Vec<Interval>>, gen: u32) -> Option<Location> {
 
 /// The rules of one save entry: every whole GRF in `src .. src + n`.
 /// Returns how many were skipped (0 or 1).
-fn save_rules(out: &mut Vec<u8>, e: &RegSave, size: u16, befp: (u16, u16), grf: u32) -> usize {
+fn save_rules(out: &mut Vec<u8>, e: &RegSave, befp: (u16, u16), grf: u32, unit: u32) -> usize {
     let (src, n) = (u32::from(e.src_reg_off), u32::from(e.num_bytes));
     if grf == 0 || src % grf != 0 || n % grf != 0 || n == 0 {
         return 1;
@@ -169,34 +175,36 @@ fn save_rules(out: &mut Vec<u8>, e: &RegSave, size: u16, befp: (u16, u16), grf: 
             }
             SaveDst::Register { .. } => return 1,
         };
-        if whole_rule(out, reg, &loc, size, befp).is_none() {
+        if whole_rule(out, reg, &loc, befp, unit).is_none() {
             return 1;
         }
     }
     0
 }
 
-/// The FDE instructions of `object` over the BE_FP interval `[start, end)`;
-/// `saves` are its callee- and caller-save entries in Gen IP order.
+/// The FDE instructions of `object` over the BE_FP interval `[start, end)`
+/// on `platform`; `saves` are its callee- and caller-save entries in Gen
+/// IP order.
 fn program(
     object: &Object,
     saves: &[&SaveAtIp],
     (start, end): (u32, u32),
     befp: (u16, u16),
-    grf: u32,
+    platform: Platform,
     skipped: &mut usize,
 ) -> Vec<u8> {
+    let (grf, unit) = (platform.grf_bytes(), platform.be_fp_unit());
     let f = &object.frame;
     let mut out = Vec::new();
     // With BE_FP given, `expression` does not fail.
-    let cfa = expression(&Location::Memory { absolute: false, offset: i32::from(f.size), raw: 0 }, Some(befp))
-        .unwrap_or_default();
+    let cfa =
+        expression(&Location::Memory { absolute: false, offset: 0, raw: 0 }, Some(befp), unit).unwrap_or_default();
     out.push(0x0f);
     write_uleb(&mut out, cfa.len() as u64);
     out.extend(cfa);
     match covering(&f.ret_addr, start) {
         Some(loc) => {
-            if whole_rule(&mut out, IP, &loc, f.size, befp).is_none() {
+            if whole_rule(&mut out, IP, &loc, befp, unit).is_none() {
                 out.extend([0x07, IP as u8]);
             }
         }
@@ -204,7 +212,7 @@ fn program(
     }
     if let Some(loc) = covering(&f.caller_befp, start) {
         // A caller BE_FP the composite cannot say leaves the GRF undefined.
-        if caller_befp_rule(&mut out, &loc, befp, grf).is_none() {
+        if caller_befp_rule(&mut out, &loc, befp, grf, unit).is_none() {
             out.push(0x07);
             write_uleb(&mut out, dwarf_register(RegFile::Grf, befp.0));
         }
@@ -218,7 +226,7 @@ fn program(
             at = s.gen_ip;
         }
         for e in &s.entries {
-            *skipped += save_rules(&mut out, e, f.size, befp, grf);
+            *skipped += save_rules(&mut out, e, befp, grf, unit);
         }
     }
     out
@@ -229,7 +237,6 @@ fn program(
 /// [`MAX_FDES`] FDEs.
 pub fn lower_frames(blob: &Blob, platform: Platform) -> Lowered {
     let target = Arc::new(target::target(platform));
-    let grf = platform.grf_bytes();
     let mut bytes = cie();
     let (mut fdes, mut skipped) = (Vec::new(), 0);
     'objects: for (oi, object) in blob.objects.iter().enumerate() {
@@ -248,7 +255,7 @@ pub fn lower_frames(blob: &Blob, platform: Platform) -> Lowered {
             let mut body = 0u32.to_le_bytes().to_vec();
             body.extend(range.0.to_le_bytes());
             body.extend((range.1 - range.0).to_le_bytes());
-            body.extend(program(object, &saves, (iv.start, iv.end), (reg, sub), grf, &mut skipped));
+            body.extend(program(object, &saves, (iv.start, iv.end), (reg, sub), platform, &mut skipped));
             let fde_offset = bytes.len() as u64;
             bytes.extend(entry(&body));
             fdes.push(LoweredFde { object: oi, fde_offset, range, befp: (reg, sub) });
@@ -275,7 +282,8 @@ pub fn case(lowered: &Lowered, fde: &LoweredFde, blob: &Blob, pc: u64, platform:
 
 /// The machine state at `pc` inside `fde`: BE_FP's GRF holding
 /// [`BE_FP_VALUE`] at its sub-register (other bytes 0), `ip` the pc, and a
-/// scratch frame `[BE_FP_VALUE, + frame size)` (at least 64 bytes) with
+/// scratch frame `[BE_FP_VALUE × unit, + frame size)` (bytes; at least 64
+/// bytes; unit from [`Platform::be_fp_unit`]) with
 /// [`RA_VALUE`] at the return address slot and [`CALLER_BE_FP_VALUE`] at
 /// the caller BE_FP slot when those are BE_FP-relative memory.
 pub fn unwind_state(
@@ -308,6 +316,7 @@ pub fn unwind_state(
     };
     put(covering(&f.ret_addr, start), RA_VALUE);
     put(covering(&f.caller_befp, start), CALLER_BE_FP_VALUE);
-    ctx.memory.push(MemorySegment::shared(ASPACE_SCRATCH, u64::from(BE_FP_VALUE), frame));
+    let base = u64::from(BE_FP_VALUE) * u64::from(platform.be_fp_unit());
+    ctx.memory.push(MemorySegment::shared(ASPACE_SCRATCH, base, frame));
     ctx
 }

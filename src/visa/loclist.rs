@@ -149,7 +149,7 @@ pub fn lower_lists(blob: &Blob, platform: Platform) -> Lists {
                 }
                 for (s, e) in ranges {
                     let befp = befp_at(object, s);
-                    match expression(&iv.location, befp) {
+                    match expression(&iv.location, befp, platform.be_fp_unit()) {
                         Ok(expr) => {
                             let befp = matches!(iv.location, Location::Memory { absolute: false, .. })
                                 .then_some(befp)

@@ -12,8 +12,10 @@
 //!   not give, and would make a composite where the variable is one place.
 //! - memory relative to BE_FP becomes BE_FP's value read from its own
 //!   location at that pc (the frame's BE_FP interval, a GRF sub-register:
-//!   `DW_OP_regx; DW_OP_LLVM_offset_uconst; DW_OP_deref_size 4`) plus the
-//!   offset (`DW_OP_consts; DW_OP_plus`), made an address in scratch
+//!   `DW_OP_regx; DW_OP_LLVM_offset_uconst; DW_OP_deref_size 4`), times
+//!   the platform's BE_FP unit when that is not 1 byte (`DW_OP_constu 16;
+//!   DW_OP_mul` before Xe-HPG: [`Platform::be_fp_unit`], ambiguity 110),
+//!   plus the offset in bytes (`DW_OP_consts; DW_OP_plus`), made an address in scratch
 //!   (`DW_OP_constu 1; DW_OP_LLVM_form_aspace_address`). A plain
 //!   `DW_OP_bregx` cannot say this: BE_FP is 32 bits at a byte offset
 //!   inside a GRF, and `bregx` reads the register from bit 0.
@@ -34,9 +36,9 @@ use dwarfcheck_core::context::Context;
 use dwarfcheck_core::encoding::leb128::{write_sleb, write_uleb};
 use std::sync::Arc;
 
-/// The value BE_FP holds in every lowered case's machine state (a byte
-/// address in scratch), so that BE_FP-relative locations can be derived by
-/// hand: `BE_FP_VALUE + offset`.
+/// The value BE_FP holds in every lowered case's machine state, in BE_FP
+/// units ([`Platform::be_fp_unit`]), so that BE_FP-relative locations can
+/// be derived by hand: scratch byte `BE_FP_VALUE × unit + offset`.
 pub const BE_FP_VALUE: u32 = 0x1000;
 
 /// Why an interval was not lowered.
@@ -90,10 +92,11 @@ fn scratch_address(out: &mut Vec<u8>) {
 }
 
 /// The expression bytes of `location`; `befp` is BE_FP's GRF and
-/// sub-register at the pc, when known.
+/// sub-register (bytes) at the pc, when known, and `unit` the bytes per
+/// BE_FP unit ([`Platform::be_fp_unit`]).
 ///
 /// Errors: [`NotLowered::NoBeFp`] for BE_FP-relative memory without `befp`.
-pub fn expression(location: &Location, befp: Option<(u16, u16)>) -> Result<Vec<u8>, NotLowered> {
+pub fn expression(location: &Location, befp: Option<(u16, u16)>, unit: u32) -> Result<Vec<u8>, NotLowered> {
     let mut out = Vec::new();
     match *location {
         Location::Register { file, reg, sub } => register_location(&mut out, dwarf_register(file, reg), sub),
@@ -106,6 +109,11 @@ pub fn expression(location: &Location, befp: Option<(u16, u16)>) -> Result<Vec<u
             let (reg, sub) = befp.ok_or(NotLowered::NoBeFp)?;
             register_location(&mut out, dwarf_register(RegFile::Grf, reg), sub);
             out.extend([0x94, 4]);
+            if unit != 1 {
+                out.push(0x10);
+                write_uleb(&mut out, u64::from(unit));
+                out.push(0x1e);
+            }
             out.push(0x11);
             write_sleb(&mut out, i64::from(offset));
             out.push(0x22);
@@ -153,7 +161,7 @@ fn lower_one(
     target: &Arc<dwarfcheck_core::target::Target>,
 ) -> Result<ExprCase, NotLowered> {
     let befp = befp_at(object, gen);
-    let expr = expression(&iv.location, befp)?;
+    let expr = expression(&iv.location, befp, platform.be_fp_unit())?;
     let mut ctx = Context::new(target.clone());
     ctx.pc = Some(u64::from(object.reloc_offset) + u64::from(gen));
     if let (Location::Memory { absolute: false, .. }, Some((reg, sub))) = (iv.location, befp) {

@@ -72,6 +72,23 @@ impl Platform {
         1
     }
 
+    /// Bytes per unit of BE_FP (and of the frame and stack pointers of
+    /// IGC's stack-call ABI): 16 (owords) before Xe-HPG, 1 from DG2 on.
+    ///
+    /// The seed gives BE_FP-relative offsets in bytes but not the unit of
+    /// BE_FP itself (docs/ambiguities.md item 110). IGC's DWARF emitter
+    /// multiplies BE_FP by 16 exactly when its `ScratchOffsetInOW` option
+    /// is set, which it sets for platforms that are not DG2 or a later
+    /// product (intel-graphics-compiler, `DebugEmitterOpts` and the VISA
+    /// emitter's debug setup); the tgllp fixtures' `.debug_frame` scales by
+    /// 16, the dg2 fixtures' does not.
+    pub fn be_fp_unit(self) -> u32 {
+        match self {
+            Platform::Skl | Platform::Tgllp => 16,
+            Platform::Dg2 | Platform::Pvc => 1,
+        }
+    }
+
     /// Width of the address register in bytes.
     pub fn address_bytes(self) -> u32 {
         intel::A0_BYTES

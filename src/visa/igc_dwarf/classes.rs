@@ -17,6 +17,8 @@ pub enum Kind {
     ToolFailure,
     /// IGC's ELF itself is malformed or mislabelled.
     IgcElf,
+    /// Both sides are consistent but pick different conventions.
+    Convention,
 }
 
 /// A class: `(id, kind, explanation, public report)`.
@@ -82,6 +84,41 @@ pub const CLASSES: &[Class] = &[
         Kind::IgcElf,
         "an IGC dump ELF beside a vISA blob says e_machine 62 (x86-64) for Intel GPU code: read as x86-64, \
          DW_OP_reg21 is XMM4; read here with IGC's numbering (docs/ambiguities.md)",
+        None,
+    ),
+    (
+        "IG11",
+        Kind::Convention,
+        "IGC's CFA is the caller's frame base (the caller's BE_FP loaded from its slot, times BE_FP's unit); the \
+         lowering's is the frame base, where the caller's stack pointer was at the call (DWARF 5 section 6.4, with \
+         IGC's scratch stack growing upward)",
+        None,
+    ),
+    (
+        "IG12",
+        Kind::NotComparable,
+        "IGC's row covers a Gen offset where the blob has no BE_FP interval (the prologue before BE_FP is set, the \
+         epilogue after it is restored): the lowering has no FDE there",
+        None,
+    ),
+    (
+        "IG13",
+        Kind::IgcInconsistency,
+        "IGC's row puts the CFA, the return address or the caller's BE_FP somewhere other than the blob's \
+         CallFrameInfo says (another scratch address, or memory on one side only)",
+        None,
+    ),
+    (
+        "IG14",
+        Kind::OurMisreading,
+        "an IGC CFI expression or rule outside the forms the frame reader evaluates, or an FDE the reference \
+         cannot parse",
+        None,
+    ),
+    (
+        "IG15",
+        Kind::IgcInconsistency,
+        "the blob gives an object a BE_FP interval that no FDE of IGC's .debug_frame covers",
         None,
     ),
     (

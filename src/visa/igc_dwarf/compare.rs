@@ -57,12 +57,17 @@ pub struct Report {
 impl Report {
     /// Differences per class, in class order.
     pub fn per_class(&self) -> BTreeMap<&'static str, usize> {
-        let mut m = BTreeMap::new();
-        for d in &self.differences {
-            *m.entry(d.class).or_insert(0) += 1;
-        }
-        m
+        per_class(&self.differences)
     }
+}
+
+/// How many of `differences` fall in each class, in class order.
+pub fn per_class(differences: &[Difference]) -> BTreeMap<&'static str, usize> {
+    let mut m = BTreeMap::new();
+    for d in differences {
+        *m.entry(d.class).or_insert(0) += 1;
+    }
+    m
 }
 
 /// The register file and number of DWARF register `regno` on `platform`.

@@ -88,6 +88,13 @@ pub fn e_machine(bytes: &[u8]) -> Option<u16> {
     Some(u16::from_le_bytes([*bytes.get(18)?, *bytes.get(19)?]))
 }
 
+/// The `.debug_frame` of the ELF `bytes`, relocated; `None` when the
+/// file does not parse or has no such section.
+pub fn debug_frame(bytes: &[u8]) -> Option<Vec<u8>> {
+    let file = object::File::parse(bytes).ok()?;
+    relocated(&file, e_machine(bytes)?, ".debug_frame")
+}
+
 /// Reads the variables of the ELF `bytes`.
 ///
 /// Errors: not an ELF `object` can parse, or a DWARF unit gimli cannot
