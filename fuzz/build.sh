@@ -114,15 +114,13 @@ for t in "${targets[@]}"; do
     case_yaml) dict=case_yaml.dict max_len=65536 ;;
     spirv_expr) dict=expr.dict max_len=2048 ;;
     visa_bytes) dict=visa.dict max_len=65536 ;;
+    tru64_bytes) dict=tru64.dict max_len=16384 ;;
     *)
       echo "fuzz/build.sh: no dictionary and length limit for target $t" >&2
       exit 1
       ;;
   esac
   rm -f "$OUT/${t}_seed_corpus.zip"
-  # visa_bytes's seeds are committed (corpus/visa_bytes: the fixture
-  # blobs and the specs/cases/visa blobs), not exported.
-  [ "$t" = visa_bytes ] && mkdir -p "$seeds/$t" && cp "$root/corpus/visa_bytes/"* "$seeds/$t/"
   (cd "$seeds/$t" && zip -q -r "$OUT/${t}_seed_corpus.zip" .)
   cp "$fuzz/dict/$dict" "$OUT/$t.dict"
   # use_counters = 0: an edge is one feature, however often it runs;

@@ -26,7 +26,10 @@
 //!   [`fuzzing`]: fuzz targets' logic, minimisation and corpora;
 //! - [`visa`]: Intel vISA debug info (above [`consumer`], whose contained
 //!   process runner drives GenX_IR): decoding, layout
-//!   detection, validation, ocloc's containers, the GenX_IR oracle.
+//!   detection, validation, ocloc's containers, the GenX_IR oracle;
+//! - [`tru64`]: the Tru64 optimization symbol table (beside [`visa`]):
+//!   PPODE decoding, encoding, validation and the direct reading of split
+//!   lifetimes and discontiguous scopes.
 
 #![warn(missing_docs)]
 
@@ -44,4 +47,5 @@ pub mod spirv;
 pub mod synth;
 pub mod testing;
 pub mod text;
+pub mod tru64;
 pub mod visa;

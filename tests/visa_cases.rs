@@ -4,7 +4,6 @@
 //! `expect` states; and every rule of `specs/rules/visa-debuginfo.yaml`
 //! has a case, a negative one when it is an error or unspecified rule.
 
-use dwarfcheck::catalogue::{Catalogue, RuleKind};
 use dwarfcheck::visa::cases;
 use std::path::PathBuf;
 
@@ -14,41 +13,21 @@ fn files() -> Vec<PathBuf> {
 
 #[test]
 fn every_case_gives_its_expectation() {
-    let mut failures = Vec::new();
-    let mut n = 0;
-    for f in files() {
-        let file = cases::load(&f).unwrap();
-        let mut names = std::collections::BTreeSet::new();
-        for c in &file.cases {
-            assert!(names.insert(c.name.clone()), "{}: case {} twice", f.display(), c.name);
-            n += 1;
-            if let Err(e) = cases::run(c, file.platform.as_deref()) {
-                failures.push(format!("{}: {}: {e}", f.display(), c.name));
-            }
-        }
-    }
+    let (n, failures) = dwarfcheck::case::blob::run_files(
+        &files(),
+        cases::load,
+        |file| &file.cases,
+        |file, c| cases::run(c, file.platform.as_deref()),
+    );
     assert!(failures.is_empty(), "{} of {n} case(s) failed:\n{}", failures.len(), failures.join("\n"));
     assert!(n >= 25, "{n} cases");
 }
 
 #[test]
 fn every_visa_rule_has_a_negative_case() {
-    let cat = Catalogue::get();
     let all: Vec<cases::VisaCase> = files().iter().flat_map(|f| cases::load(f).unwrap().cases).collect();
-    for (id, rule) in cat.rules.iter().filter(|(k, _)| k.starts_with("visa.")) {
-        assert!(all.iter().any(|c| c.rules.iter().any(|r| r == id)), "{id}: no case");
-        if matches!(rule.kind, RuleKind::IllFormed | RuleKind::Unspecified) {
-            assert!(
-                all.iter().any(|c| c.expect.faults.iter().any(|f| &f.rule == id)),
-                "{id}: no case expecting its fault"
-            );
-        }
-    }
-    for c in &all {
-        for r in c.rules.iter().chain(c.expect.faults.iter().map(|f| &f.rule)) {
-            assert!(cat.rules.contains_key(r), "{}: unknown rule {r}", c.name);
-        }
-    }
+    let problems = dwarfcheck::case::blob::rule_coverage_problems("visa.", &all);
+    assert!(problems.is_empty(), "{problems:#?}");
 }
 
 #[test]

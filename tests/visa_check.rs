@@ -1,8 +1,12 @@
 //! The lowering check (src/visa/check.rs) and `dwarfcheck visa` on it: the
 //! committed blobs report their counts and no disagreement, the point
-//! budget truncates, and the `visa_bytes` fuzz oracle passes every seed of
-//! corpus/visa_bytes, some truncations and some byte flips of each.
+//! budget truncates, and the `visa_bytes` fuzz oracle passes every seed
+//! `export-corpus` writes for it (the fixture and case blobs), some
+//! truncations and some byte flips of each.
 
+use dwarfcheck::fuzzing::export::Seeds;
+use dwarfcheck::fuzzing::minimize::digest;
+use dwarfcheck::fuzzing::targets::Target;
 use dwarfcheck::visa::check::{check, fuzz_one, Budget};
 use dwarfcheck::visa::detect::detect;
 use dwarfcheck::visa::Platform;
@@ -27,10 +31,13 @@ fn committed_blob_report() {
 
 #[test]
 fn fuzz_oracle_passes_every_seed() {
+    let mut seeds = Seeds::default();
+    seeds.add_visa(&[root().join("specs/cases/visa"), root().join("specs/fixtures/intel")]);
     let mut n = 0;
-    for f in std::fs::read_dir(root().join("corpus/visa_bytes")).unwrap().flatten() {
-        let bytes = std::fs::read(f.path()).unwrap();
-        fuzz_one(&bytes).unwrap_or_else(|m| panic!("{}: {m}", f.path().display()));
+    for bytes in &seeds.visa_bytes {
+        let name = digest(bytes);
+        Target::VisaBytes.check(bytes).unwrap_or_else(|v| panic!("{name}: {v}"));
+        fuzz_one(bytes).unwrap_or_else(|m| panic!("{name}: {m}"));
         // Truncations and single-byte flips of each seed.
         for cut in [0, 1, 6, bytes.len() / 2] {
             fuzz_one(&bytes[..cut.min(bytes.len())]).unwrap();
@@ -40,11 +47,31 @@ fn fuzz_oracle_passes_every_seed() {
             if let Some(x) = b.get_mut((k * 7919 + 11) % bytes.len().max(1)) {
                 *x ^= 0xff;
             }
-            fuzz_one(&b).unwrap_or_else(|m| panic!("{} flipped {k}: {m}", f.path().display()));
+            fuzz_one(&b).unwrap_or_else(|m| panic!("{name} flipped {k}: {m}"));
         }
         n += 1;
     }
     assert!(n >= 30, "{n} seeds");
+}
+
+/// `visa_bytes` is a target like the others: its input's plain encoding
+/// is the blob itself, and a minimised finding written as
+/// `regressions/visa_bytes/<digest>` is replayed through its oracle.
+#[test]
+fn visa_bytes_is_a_registered_target() {
+    use dwarfcheck::fuzzing::{replay, targets::Input};
+    assert_eq!(Target::by_name("visa_bytes"), Some(Target::VisaBytes));
+    let blob = std::fs::read(root().join("specs/fixtures/intel/stackcall-tgllp-O2.dbg")).unwrap();
+    let Some(input @ Input::Visa(_)) = Target::VisaBytes.decode(&blob) else { panic!("not a visa input") };
+    assert_eq!(input.raw(), Some((Target::VisaBytes, blob.clone())));
+    assert!(Target::VisaBytes.decode(&[]).is_none());
+    let dir = std::env::temp_dir().join(format!("dwarfcheck-visa-replay-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("visa_bytes")).unwrap();
+    std::fs::write(dir.join("visa_bytes").join(digest(&blob)), &blob).unwrap();
+    let results = replay::replay(&dir);
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(results.len(), 1);
+    assert!(results[0].1.is_ok(), "{:?}", results[0]);
 }
 
 #[test]

@@ -2,6 +2,7 @@
 //! outcome, ready for any consumer. [`yaml`] loads them from case files
 //! (docs/architecture.md §6); the `elf` module extracts them from binaries.
 
+pub mod blob;
 pub mod files;
 pub mod yaml;
 

@@ -1,6 +1,7 @@
 //! `dwarfcheck coverage`: which cases exercise which rule, and the gaps.
 
 use super::load_cases;
+use dwarfcheck::case::blob::RuleCase;
 use dwarfcheck::case::Case;
 use dwarfcheck::catalogue::{Catalogue, RuleKind};
 use dwarfcheck_core::outcome::unwind::UnwindEnd;
@@ -42,6 +43,28 @@ fn negative_rules(c: &Case) -> Vec<String> {
     }
 }
 
+/// Adds the rules `cases` name to `names` (rule to case names) and the
+/// rules whose fault one of them expects to `negative`.
+fn tally<'a, C: RuleCase>(
+    cat: &'a Catalogue,
+    cases: &'a [C],
+    names: &mut BTreeMap<&'a str, Vec<&'a str>>,
+    negative: &mut BTreeMap<&'a str, bool>,
+) {
+    for c in cases {
+        for r in c.rules() {
+            if let Some((k, _)) = cat.rules.get_key_value(r.as_str()) {
+                names.entry(k.as_str()).or_default().push(c.name());
+            }
+        }
+        for f in c.expected_faults() {
+            if let Some((k, _)) = cat.rules.get_key_value(f.rule.as_str()) {
+                negative.insert(k.as_str(), true);
+            }
+        }
+    }
+}
+
 fn has_expect(c: &Case) -> bool {
     match c {
         Case::Expr(e) => e.expect.is_some(),
@@ -76,25 +99,21 @@ pub fn coverage(paths: Vec<PathBuf>, fail_uncovered: bool) -> ExitCode {
             }
         }
     }
-    // vISA cases (specs/cases/visa/*.visa): the rules each names are
-    // exercised; a rule whose fault a case expects has a negative case.
+    // vISA and Tru64 cases (specs/cases/visa/*.visa, specs/cases/tru64/
+    // *.tru64): the rules each names are exercised; a rule whose fault a
+    // case expects has a negative case.
     let visa_cases: Vec<dwarfcheck::visa::cases::VisaCase> = dwarfcheck::visa::cases::case_files(&visa_paths)
         .iter()
         .filter_map(|f| dwarfcheck::visa::cases::load(f).map_err(|e| eprintln!("{e}")).ok())
         .flat_map(|f| f.cases)
         .collect();
-    for c in &visa_cases {
-        for r in &c.rules {
-            if let Some((k, _)) = cat.rules.get_key_value(r.as_str()) {
-                module_names.entry(k.as_str()).or_default().push(c.name.as_str());
-            }
-        }
-        for f in &c.expect.faults {
-            if let Some((k, _)) = cat.rules.get_key_value(f.rule.as_str()) {
-                module_negative.insert(k.as_str(), true);
-            }
-        }
-    }
+    let tru64_cases: Vec<dwarfcheck::tru64::cases::Tru64Case> = dwarfcheck::tru64::cases::case_files(&visa_paths)
+        .iter()
+        .filter_map(|f| dwarfcheck::tru64::cases::load(f).map_err(|e| eprintln!("{e}")).ok())
+        .flat_map(|f| f.cases)
+        .collect();
+    tally(cat, &visa_cases, &mut module_names, &mut module_negative);
+    tally(cat, &tru64_cases, &mut module_names, &mut module_negative);
     for c in &cases {
         for r in c.rules() {
             if let Some(v) = by_rule.get_mut(r.as_str()) {
@@ -140,7 +159,7 @@ pub fn coverage(paths: Vec<PathBuf>, fail_uncovered: bool) -> ExitCode {
     println!(
         "{} rules, {} cases; {} rules uncovered, {} error/unspecified rules without a negative case, {} with one",
         by_rule.len(),
-        cases.len() + module_cases.len() + visa_cases.len(),
+        cases.len() + module_cases.len() + visa_cases.len() + tru64_cases.len(),
         uncovered,
         no_negative,
         negatives

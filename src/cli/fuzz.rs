@@ -109,6 +109,9 @@ pub fn export(a: &ExportArgs) -> ExitCode {
             Err(e) => eprintln!("dwarfcheck: {e:#} (skipped)"),
         }
     }
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    seeds.add_visa(&[root.join("specs/cases/visa"), root.join("specs/fixtures/intel")]);
+    seeds.add_tru64(&[root.join("specs/cases/tru64")]);
     seeds.add_generated(a.generated);
     match seeds.write(&a.out) {
         Ok(counts) => {

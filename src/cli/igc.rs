@@ -97,36 +97,17 @@ fn print_text(r: &ElfReport, verbose: bool) {
         println!("  error: {e}");
     }
     if let Some(c) = &r.comparison {
-        println!(
-            "  variables {} matched {} points {} agree {} differences {:?}",
-            c.variables,
-            c.matched,
-            c.points,
-            c.agree,
-            c.per_class()
-        );
+        let counts = [("variables", c.variables), ("matched", c.matched), ("points", c.points), ("agree", c.agree)];
+        print_summary("", &counts, &c.per_class());
         if verbose {
-            for d in &c.differences {
-                let pc = d.pc.map_or(String::new(), |p| format!(" at {p:#x}"));
-                let bytes: Vec<String> = d.expr.iter().map(|b| format!("{b:02x}")).collect();
-                println!("    {} {}{pc}: [{}] {}", d.class, d.variable, bytes.join(" "), d.detail);
-            }
+            print_differences(&c.differences);
         }
     }
     if let Some(f) = &r.frames {
-        println!(
-            "  frames: FDEs {} rows {} points {} agree {} differences {:?}",
-            f.fdes,
-            f.rows,
-            f.points,
-            f.agree,
-            f.per_class()
-        );
+        let counts = [("FDEs", f.fdes), ("rows", f.rows), ("points", f.points), ("agree", f.agree)];
+        print_summary("frames: ", &counts, &f.per_class());
         if verbose {
-            for d in &f.differences {
-                let pc = d.pc.map_or(String::new(), |p| format!(" at {p:#x}"));
-                println!("    {} {}{pc}: {}", d.class, d.variable, d.detail);
-            }
+            print_differences(&f.differences);
         }
     }
     for (t, tr) in &r.tools {
@@ -138,4 +119,21 @@ fn print_text(r: &ElfReport, verbose: bool) {
             ),
         }
     }
+}
+
+/// One line per difference: class, who, pc, the expression bytes (when
+/// there are any) and the detail.
+fn print_differences(differences: &[compare::Difference]) {
+    for d in differences {
+        let pc = d.pc.map_or(String::new(), |p| format!(" at {p:#x}"));
+        let bytes: Vec<String> = d.expr.iter().map(|b| format!("{b:02x}")).collect();
+        let bytes = if bytes.is_empty() { String::new() } else { format!("[{}] ", bytes.join(" ")) };
+        println!("    {} {}{pc}: {bytes}{}", d.class, d.variable, d.detail);
+    }
+}
+
+/// `  LABEL name n name n ... differences {class: n}`.
+fn print_summary(label: &str, counts: &[(&str, usize)], per_class: &std::collections::BTreeMap<&str, usize>) {
+    let counts: Vec<String> = counts.iter().map(|(n, v)| format!("{n} {v}")).collect();
+    println!("  {label}{} differences {per_class:?}", counts.join(" "));
 }

@@ -12,6 +12,7 @@ mod matrix;
 mod run;
 mod spirv;
 mod synth;
+mod tru64;
 mod visa;
 
 use clap::{Args, Parser, Subcommand};
@@ -91,6 +92,11 @@ enum Command {
     /// of the same compile, per ocloc compile directory, and run
     /// llvm-dwarfdump, readelf, GDB and gimli over it.
     IgcDwarf(igc::IgcArgs),
+    /// Decode and validate Tru64 optimization data (raw PPODE streams or
+    /// .tru64 descriptions): each procedure's records with their offsets,
+    /// the rules broken, and with --at PC where each split variable is and
+    /// which discontiguous scopes hold the pc.
+    Tru64(tru64::Tru64Args),
     /// Evaluate one expression (text or hex) in a context given by options
     /// or a case file's `context:`, and judge every consumer against the
     /// reference; `--trace` shows the stack after each operation,
@@ -287,6 +293,7 @@ pub fn main() -> ExitCode {
         Command::Spirv { files, seed, report } => spirv::spirv(spirv::SpirvArgs { files, seed }, &report),
         Command::Visa(args) => visa::visa(&args),
         Command::IgcDwarf(args) => igc::igc_dwarf(&args),
+        Command::Tru64(args) => tru64::tru64(&args),
         Command::Eval(args) => eval::eval(&args),
         Command::Minimize(args) => fuzz::minimize(&args),
         Command::ExportCorpus(args) => fuzz::export(&args),

@@ -243,7 +243,7 @@ fn print_text(r: &FileReport) {
             if l.truncated { " (point budget reached)" } else { "" }
         );
         for d in l.disagreements.iter().take(10) {
-            println!("    {} {} @ {:#x}: reference {}, fast {}", d.what, d.name, d.pc, d.reference, d.fast);
+            println!("    {} {} @ {:#x}: reference {}, fast {}", d.what, d.name, d.pc, d.reference, d.other);
         }
     }
     if let Some(g) = &r.genx {

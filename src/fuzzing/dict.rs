@@ -317,12 +317,17 @@ pub fn all() -> [(&'static str, String); 3] {
 /// The dictionary file (under `fuzz/dict/`) of fuzz target `target`:
 /// the expression dictionary for both expression targets, the CFI one for
 /// both CFI targets (the structured targets read generator choices, on
-/// which a dictionary has little grip, but costs nothing).
+/// which a dictionary has little grip, but costs nothing), and for
+/// `visa_bytes` the hand-written `visa.dict` (the blob's magic and common
+/// field bytes; not generated, so not in [`all`]), and for `tru64_bytes`
+/// the hand-written `tru64.dict` (PPODE headers and common field bytes).
 pub fn file_of(target: super::targets::Target) -> &'static str {
     use super::targets::Target::*;
     match target {
         ExprBytes | ExprOps | SpirvExpr => "expr.dict",
         CfiBytes | CfiOps => "cfi.dict",
         CaseYaml => "case_yaml.dict",
+        VisaBytes => "visa.dict",
+        Tru64Bytes => "tru64.dict",
     }
 }

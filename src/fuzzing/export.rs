@@ -1,6 +1,7 @@
 //! Seed corpora for the fuzz targets (`dwarfcheck export-corpus`):
 //! expression bytes, frame sections and case files from the bundled cases
-//! and from ELF files, and generator inputs chosen for the operations they
+//! and from ELF files, vISA blobs from the `.visa` cases and the committed
+//! fixture blobs, PPODE streams from the `.tru64` cases, and generator inputs chosen for the operations they
 //! reach, one file per distinct input.
 
 use super::targets::{Input, Target};
@@ -29,6 +30,10 @@ pub struct Seeds {
     pub cfi_ops: BTreeSet<Vec<u8>>,
     /// `spirv_expr` inputs.
     pub spirv_expr: BTreeSet<Vec<u8>>,
+    /// vISA debug info blobs (`visa_bytes`).
+    pub visa_bytes: BTreeSet<Vec<u8>>,
+    /// Tru64 PPODE streams (`tru64_bytes`).
+    pub tru64_bytes: BTreeSet<Vec<u8>>,
 }
 
 /// `n` deterministic pseudo-random bytes from `seed` (splitmix64): the
@@ -78,6 +83,44 @@ impl Seeds {
         }
     }
 
+    /// Adds the blobs of vISA case files (`*.visa` under `paths`) and
+    /// raw blob files (`*.dbg` under `paths`), each at most
+    /// `visa::check::FUZZ_MAX_BYTES`. Unreadable files and cases whose hex
+    /// does not parse are skipped.
+    pub fn add_visa(&mut self, paths: &[std::path::PathBuf]) {
+        let max = crate::visa::check::FUZZ_MAX_BYTES;
+        for f in crate::visa::cases::case_files(paths) {
+            let Ok(file) = crate::visa::cases::load(&f) else { continue };
+            for c in &file.cases {
+                if let Ok(b) = crate::visa::cases::parse_hex(&c.hex) {
+                    self.visa_bytes.extend((!b.is_empty() && b.len() <= max).then_some(b));
+                }
+            }
+        }
+        for f in crate::case::files::with_extension(paths, "dbg") {
+            let small = std::fs::metadata(&f).is_ok_and(|m| m.len() <= max as u64);
+            if let Some(b) = small.then(|| std::fs::read(&f).ok()).flatten() {
+                self.visa_bytes.insert(b);
+            }
+        }
+    }
+
+    /// Adds the PPODE stream of every case of the `.tru64` case files under
+    /// `paths` (its `hex`, or its `ppod` description encoded), each at most
+    /// `tru64::check::FUZZ_MAX_BYTES`. Unreadable files and cases that
+    /// give no bytes are skipped.
+    pub fn add_tru64(&mut self, paths: &[std::path::PathBuf]) {
+        for f in crate::tru64::cases::case_files(paths) {
+            let Ok(file) = crate::tru64::cases::load(&f) else { continue };
+            for c in &file.cases {
+                if let Ok(b) = crate::tru64::cases::bytes_of(c) {
+                    let fits = !b.is_empty() && b.len() <= crate::tru64::check::FUZZ_MAX_BYTES;
+                    self.tru64_bytes.extend(fits.then_some(b));
+                }
+            }
+        }
+    }
+
     /// Seeds for the structured targets: of the generator inputs
     /// [`pseudo_random`]`(s, 512)` for `s` below `tries`, each one whose
     /// reference evaluation reaches an operation (`expr_ops`, per vendor
@@ -117,6 +160,8 @@ impl Seeds {
             (Target::CfiOps, &self.cfi_ops),
             (Target::CaseYaml, &self.case_yaml),
             (Target::SpirvExpr, &self.spirv_expr),
+            (Target::VisaBytes, &self.visa_bytes),
+            (Target::Tru64Bytes, &self.tru64_bytes),
         ] {
             let d = dir.join(t.name());
             std::fs::create_dir_all(&d)?;

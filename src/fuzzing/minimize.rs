@@ -123,7 +123,8 @@ pub struct Minimized {
 
 /// Minimises `input`, which must fail: expression operations (DWARF, or
 /// SPIR-V for a `spirv_expr` case) then context entries, section bytes,
-/// or text lines, keeping the failure's kind. At most `budget` oracle
+/// text lines, or a vISA blob's or PPODE stream's bytes, keeping the
+/// failure's kind. At most `budget` oracle
 /// runs.
 ///
 /// Errors: [`NothingToMinimize`] when the input does not fail.
@@ -166,6 +167,8 @@ pub fn minimize(input: Input, budget: usize) -> Result<Minimized, NothingToMinim
             let lines = ddmin(lines, &mut left, &mut |l| same(&Input::Yaml(l.join("\n"))));
             Input::Yaml(lines.join("\n"))
         }
+        Input::Visa(bytes) => Input::Visa(ddmin(bytes, &mut left, &mut |b| same(&Input::Visa(b.to_vec())))),
+        Input::Tru64(bytes) => Input::Tru64(ddmin(bytes, &mut left, &mut |b| same(&Input::Tru64(b.to_vec())))),
     };
     let failure = failure(&input).unwrap_or(original);
     Ok(Minimized { input, failure, tries: budget - left })
@@ -180,8 +183,10 @@ pub fn digest(bytes: &[u8]) -> String {
 /// Writes `m`, found by `target`, under `dir` (`corpus/regressions/`):
 /// an expression case as `<target>-<digest>.yaml` (a differential case:
 /// no `expect` until someone derives one), a frame section as
-/// `cfi_bytes/<digest>` (the `cfi_bytes` input encoding) and case-file
-/// text as `case_yaml/<digest>.txt`. Returns the path.
+/// `cfi_bytes/<digest>` (the `cfi_bytes` input encoding), case-file
+/// text as `case_yaml/<digest>.txt`, a vISA blob as
+/// `visa_bytes/<digest>` and a PPODE stream as `tru64_bytes/<digest>`.
+/// Returns the path.
 ///
 /// Errors: the file cannot be written.
 pub fn write(m: &Minimized, target: Target, dir: &Path) -> std::io::Result<PathBuf> {

@@ -201,7 +201,7 @@ pub fn reach(input: &Input) -> Option<Reach> {
             }
             Some(Reach { group: Group::Machine(target.clone()), names, evaluated, results })
         }
-        Input::Yaml(_) => None,
+        Input::Yaml(_) | Input::Visa(_) | Input::Tru64(_) => None,
     }
 }
 

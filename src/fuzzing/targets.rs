@@ -1,4 +1,4 @@
-//! The six fuzz targets as plain functions over their input bytes: the one
+//! The eight fuzz targets as plain functions over their input bytes: the one
 //! place each target's decoding and oracles live, called by the `fuzz/`
 //! binaries, `dwarfcheck minimize`, `export-corpus` statistics and the
 //! replay of `corpus/regressions/`.
@@ -8,10 +8,18 @@ use super::{
     check_case_yaml, check_cfi, check_cfi_section, check_expr_oracles, check_expr_oracles_marked, check_spirv_oracles,
     expr_case, gen, rich_context, Violation,
 };
+use crate::visa::check::{fuzz_one, FUZZ_MAX_BYTES};
 use arbitrary::Unstructured;
 use dwarfcheck_core::cfi::{CfiSection, FrameKind};
 use dwarfcheck_core::target::Target as Machine;
 use std::sync::Arc;
+
+/// The result of a byte-blob oracle (`visa_bytes`, `tru64_bytes`: the
+/// format's `check::fuzz_one`): its first disagreement, rendered, as a
+/// [`Violation::Differ`].
+fn blob_oracle(r: Result<usize, String>) -> Result<(), Violation> {
+    r.map(|_| ()).map_err(Violation::Differ)
+}
 
 /// A fuzz target of the `fuzz/` crate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -32,11 +40,28 @@ pub enum Target {
     /// interpretation agrees with its lowering to DWARF
     /// ([`check_spirv_oracles`]).
     SpirvExpr,
+    /// A vISA debug info blob (at most `visa::check::FUZZ_MAX_BYTES`):
+    /// decoded under every layout, and each decoding's lowering checked
+    /// reference == fast (`visa::check::fuzz_one`).
+    VisaBytes,
+    /// The PPODE stream of one Tru64 procedure (at most
+    /// `tru64::check::FUZZ_MAX_BYTES`): decoded and validated, and what
+    /// decodes lowered and checked reference == fast == the direct reading
+    /// (`tru64::check::fuzz_one`).
+    Tru64Bytes,
 }
 
 /// Every target, in the order the campaign runs them.
-pub const ALL: [Target; 6] =
-    [Target::ExprBytes, Target::ExprOps, Target::CfiBytes, Target::CfiOps, Target::CaseYaml, Target::SpirvExpr];
+pub const ALL: [Target; 8] = [
+    Target::ExprBytes,
+    Target::ExprOps,
+    Target::CfiBytes,
+    Target::CfiOps,
+    Target::CaseYaml,
+    Target::SpirvExpr,
+    Target::VisaBytes,
+    Target::Tru64Bytes,
+];
 
 /// What one input of a target is, decoded.
 #[derive(Debug, Clone)]
@@ -54,6 +79,10 @@ pub enum Input {
     },
     /// Case-file text.
     Yaml(String),
+    /// A vISA debug info blob (the `visa_bytes` target).
+    Visa(Vec<u8>),
+    /// A Tru64 PPODE stream (the `tru64_bytes` target).
+    Tru64(Vec<u8>),
 }
 
 impl Target {
@@ -66,6 +95,8 @@ impl Target {
             Target::CfiOps => "cfi_ops",
             Target::CaseYaml => "case_yaml",
             Target::SpirvExpr => "spirv_expr",
+            Target::VisaBytes => "visa_bytes",
+            Target::Tru64Bytes => "tru64_bytes",
         }
     }
 
@@ -87,6 +118,9 @@ impl Target {
             }
             Target::CaseYaml => std::str::from_utf8(data).ok().map(|t| Input::Yaml(t.to_string())),
             Target::SpirvExpr => gen::spirv_fuzz_case(&mut Unstructured::new(data)).ok().map(Input::Expr),
+            Target::VisaBytes => (!data.is_empty() && data.len() <= FUZZ_MAX_BYTES).then(|| Input::Visa(data.to_vec())),
+            Target::Tru64Bytes => (!data.is_empty() && data.len() <= crate::tru64::check::FUZZ_MAX_BYTES)
+                .then(|| Input::Tru64(data.to_vec())),
         }
     }
 
@@ -147,6 +181,8 @@ impl Target {
             Target::SpirvExpr => {
                 gen::spirv_case(&mut Unstructured::new(data)).map_or(Ok(()), |c| check_spirv_oracles(&c))
             }
+            Target::VisaBytes => blob_oracle(fuzz_one(data)),
+            Target::Tru64Bytes => blob_oracle(crate::tru64::check::fuzz_one(data)),
         }
     }
 }
@@ -166,13 +202,16 @@ impl Input {
             Input::Expr(fc) => check_expr_oracles(&fc.load()?),
             Input::Cfi { kind, bytes, target } => check_cfi(*kind, bytes, target.clone()),
             Input::Yaml(text) => check_case_yaml(text),
+            Input::Visa(bytes) => blob_oracle(fuzz_one(bytes)),
+            Input::Tru64(bytes) => blob_oracle(crate::tru64::check::fuzz_one(bytes)),
         }
     }
 
     /// The input as the bytes of the plain target that takes it: expression
     /// bytes for `expr_bytes` (the expression only: the context is the
     /// rich one), a selector byte and the section for `cfi_bytes`, UTF-8
-    /// for `case_yaml`. `None` for a CFI target this encoding cannot name,
+    /// for `case_yaml`, the blob for `visa_bytes`, the stream for
+    /// `tru64_bytes`. `None` for a CFI target this encoding cannot name,
     /// and for a SPIR-V case (DWARF bytes cannot hold one).
     pub fn raw(&self) -> Option<(Target, Vec<u8>)> {
         match self {
@@ -190,6 +229,8 @@ impl Input {
                 Some((Target::CfiBytes, v))
             }
             Input::Yaml(t) => Some((Target::CaseYaml, t.as_bytes().to_vec())),
+            Input::Visa(b) => Some((Target::VisaBytes, b.clone())),
+            Input::Tru64(b) => Some((Target::Tru64Bytes, b.clone())),
         }
     }
 }

@@ -185,6 +185,18 @@ fn build_with(
         }
     }
 
+    let mut out = write_unit(&mut du)?;
+    if let Some((bytes, _)) = debug_addr {
+        out.push((".debug_addr", bytes));
+    }
+    Ok(out)
+}
+
+/// Writes `du` with gimli's writer (little-endian): its non-empty
+/// sections by name.
+///
+/// Errors: [`Unrepresentable`] when the writer refuses the unit.
+pub fn write_unit(du: &mut DwarfUnit) -> Result<Vec<Section>, Unrepresentable> {
     let mut sections = Sections::new(EndianVec::new(LittleEndian));
     du.write(&mut sections).map_err(writer_error)?;
     let mut out = Vec::new();
@@ -197,9 +209,6 @@ fn build_with(
             Ok::<(), ()>(())
         })
         .map_err(|_| Unrepresentable("section".into()))?;
-    if let Some((bytes, _)) = debug_addr {
-        out.push((".debug_addr", bytes));
-    }
     Ok(out)
 }
 

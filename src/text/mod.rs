@@ -1,3 +1,4 @@
 //! Small text helpers shared by the command line and the loaders.
 
+pub mod number;
 pub mod suggest;

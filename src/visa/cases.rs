@@ -60,15 +60,7 @@ pub struct Expect {
     pub counts: Option<Counts>,
 }
 
-/// An expected fault.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ExpectFault {
-    /// Rule ID.
-    pub rule: String,
-    /// Byte offset.
-    pub at: usize,
-}
+pub use crate::case::blob::ExpectFault;
 
 /// Every `*.visa` file under `paths` (directories recursively, at most
 /// 100,000 entries visited), sorted.
@@ -81,30 +73,14 @@ pub fn case_files(paths: &[PathBuf]) -> Vec<PathBuf> {
 /// Errors: the file cannot be read or is not a case file (with serde's
 /// message).
 pub fn load(path: &Path) -> Result<CaseFile, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    yaml_serde::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
+    crate::case::blob::load_yaml(path)
 }
 
-/// Parses a case's hex text.
+/// Parses a case's hex text ([`crate::case::blob::parse_hex`]).
 ///
 /// Errors: a character that is not a hex digit, or an odd digit count.
 pub fn parse_hex(text: &str) -> Result<Vec<u8>, String> {
-    let digits: Vec<u8> = text
-        .lines()
-        .map(|l| l.split('#').next().unwrap_or(""))
-        .flat_map(|l| l.bytes())
-        .filter(|c| !c.is_ascii_whitespace())
-        .collect();
-    if !digits.len().is_multiple_of(2) {
-        return Err(format!("{} hex digits: not whole bytes", digits.len()));
-    }
-    digits
-        .chunks(2)
-        .map(|p| {
-            let s = std::str::from_utf8(p).map_err(|_| "not ASCII".to_string())?;
-            u8::from_str_radix(s, 16).map_err(|_| format!("`{s}` is not a hex byte"))
-        })
-        .collect()
+    crate::case::blob::parse_hex(text)
 }
 
 /// What dwarfcheck's decoder makes of one case's blob.
@@ -147,11 +123,7 @@ pub fn decode_case(c: &VisaCase, default_platform: Option<&str>) -> Result<CaseO
 /// Errors: what differs from the expectation, in words.
 pub fn run(c: &VisaCase, default_platform: Option<&str>) -> Result<(), String> {
     let CaseOutcome { blob, faults: got, .. } = decode_case(c, default_platform)?;
-    let got_faults: Vec<ExpectFault> = got.iter().map(|f| ExpectFault { rule: f.rule.to_string(), at: f.at }).collect();
-    if got_faults != c.expect.faults {
-        let said: Vec<String> = got.iter().map(ToString::to_string).collect();
-        return Err(format!("faults {:?}, expected {:?} ({})", got_faults, c.expect.faults, said.join("; ")));
-    }
+    crate::case::blob::compare_faults(&got, &c.expect.faults)?;
     if let Some(want) = &c.expect.layout {
         let have = blob.as_ref().map_or("none", |b| b.layout.name());
         if have != want {
@@ -166,3 +138,5 @@ pub fn run(c: &VisaCase, default_platform: Option<&str>) -> Result<(), String> {
     }
     Ok(())
 }
+
+crate::impl_rule_case!(VisaCase);

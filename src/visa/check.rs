@@ -16,36 +16,10 @@ use crate::runner::compare::{same_evaluator_cfi, same_evaluator_outcome, same_ev
 use dwarfcheck_core::outcome::CfiOutcome;
 use serde::Serialize;
 
-/// Bounds on the work of one [`check`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Budget {
-    /// Points evaluated (location points plus unwinding points), over the
-    /// whole blob; the rest are skipped and [`Report::truncated`] is set.
-    pub points: usize,
-}
+/// Bounds on the work of one [`check`] (points over the whole input).
+pub type Budget = crate::case::blob::PointBudget;
 
-impl Default for Budget {
-    /// 1,000,000 points: every point of the largest dumped fixture
-    /// (683,196 in `spill-tgllp-O0`'s blob) with room, about 2 s.
-    fn default() -> Self {
-        Budget { points: 1_000_000 }
-    }
-}
-
-/// One reference/fast disagreement.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Disagreement {
-    /// What was evaluated: `location`, `rows` or `unwind`.
-    pub what: &'static str,
-    /// The variable or object.
-    pub name: String,
-    /// The pc (0 for rows).
-    pub pc: u64,
-    /// The reference's answer, rendered.
-    pub reference: String,
-    /// The fast evaluator's answer, rendered.
-    pub fast: String,
-}
+pub use crate::case::blob::{Disagreement, MAX_LISTED};
 
 /// What [`check`] did to one blob.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -78,15 +52,9 @@ pub struct Report {
     pub disagreement_count: usize,
 }
 
-/// The most disagreements listed in a report.
-pub const MAX_LISTED: usize = 50;
-
 impl Report {
     fn disagree(&mut self, d: Disagreement) {
-        self.disagreement_count += 1;
-        if self.disagreements.len() < MAX_LISTED {
-            self.disagreements.push(d);
-        }
+        crate::case::blob::list_disagreement(&mut self.disagreements, &mut self.disagreement_count, d);
     }
 
     /// Charges one point; false (and `truncated`) when the budget is spent.
@@ -122,7 +90,7 @@ pub fn check(blob: &Blob, platform: Platform, budget: Budget) -> Report {
                     name: l.variable.clone(),
                     pc,
                     reference: a.to_string(),
-                    fast: b.to_string(),
+                    other: b.to_string(),
                 });
             }
         }
@@ -143,7 +111,7 @@ pub fn check(blob: &Blob, platform: Platform, budget: Budget) -> Report {
                 name: name.clone(),
                 pc: 0,
                 reference: format!("{a:?}"),
-                fast: format!("{b:?}"),
+                other: format!("{b:?}"),
             });
         }
         for pc in (fde.range.0..fde.range.1).step_by(POINT_STEP as usize) {
@@ -160,7 +128,7 @@ pub fn check(blob: &Blob, platform: Platform, budget: Budget) -> Report {
                     name: name.clone(),
                     pc,
                     reference: format!("{a:?}"),
-                    fast: format!("{b:?}"),
+                    other: format!("{b:?}"),
                 });
             }
         }
@@ -195,7 +163,7 @@ pub fn fuzz_one(bytes: &[u8]) -> Result<usize, String> {
         if let Some(d) = r.disagreements.first() {
             return Err(format!(
                 "{layout}: {} {} at {:#x}: reference {}, fast {}",
-                d.what, d.name, d.pc, d.reference, d.fast
+                d.what, d.name, d.pc, d.reference, d.other
             ));
         }
     }

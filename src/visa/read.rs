@@ -1,32 +1,9 @@
 //! A bounded little-endian byte reader over a blob, and the fault it (and
 //! every vISA check) reports: a rule ID and a byte offset.
 
-use dwarfcheck_core::rules::{id, RuleId};
+use dwarfcheck_core::rules::id;
 
-/// A broken rule of `specs/rules/visa-debuginfo.yaml`, at a byte offset of
-/// the blob (the start of the field that breaks it).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct Fault {
-    /// The rule broken.
-    pub rule: RuleId,
-    /// Byte offset in the blob.
-    pub at: usize,
-    /// What was found, in words.
-    pub detail: String,
-}
-
-impl Fault {
-    /// A fault of `rule` at byte `at`.
-    pub fn new(rule: RuleId, at: usize, detail: impl Into<String>) -> Fault {
-        Fault { rule, at, detail: detail.into() }
-    }
-}
-
-impl std::fmt::Display for Fault {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} at byte {:#x}: {}", self.rule, self.at, self.detail)
-    }
-}
+pub use crate::case::blob::Fault;
 
 /// A cursor over a byte slice; every read is bounds-checked and fails with
 /// [`id::VISA_TRUNCATED`] at the offset of the field that does not fit.
