@@ -65,6 +65,25 @@ fn worked_example_lowers_to_the_hand_derived_list() {
     assert_eq!((r.entries, r.points, r.disagreement_count), (6, 64, 0), "{}", r.line());
 }
 
+/// The direct reading scans every symbol at every point, so the check
+/// charges each point that work: the worked example with 2,000 more
+/// symbols (copies of its first, which `find` never reaches) still gives
+/// its 52 points under the default budget, but 10 points' worth of work
+/// (10 × `WORK_PER_POINT` units) stops it after fewer than 10 points.
+#[test]
+fn the_budget_bounds_work_not_only_points() {
+    let c = worked_example();
+    let records = cases::outcome(&c).unwrap().decoded.records();
+    let mut symbols = c.symbols.clone();
+    let first = symbols.symbols[0].clone();
+    symbols.symbols.extend(std::iter::repeat_n(first, 2_000));
+    let view = View { procedure: c.procedure, symbols: &symbols, records: &records };
+    let r = check::check(&view, &ALPHA, Budget::default());
+    assert_eq!((r.points, r.truncated, r.disagreement_count), (52, false, 0), "{}", r.line());
+    let r = check::check(&view, &ALPHA, Budget { points: 10 });
+    assert!(r.truncated && r.points > 0 && r.points < 10, "{}", r.line());
+}
+
 /// The evaluated location at hand-picked pcs of the example: memory at
 /// the address R17 or R0 holds (`check::register_value`).
 #[test]

@@ -25,6 +25,13 @@ use std::sync::Arc;
 /// Bounds on the work of one [`check`] (points over the whole input).
 pub type Budget = crate::case::blob::PointBudget;
 
+/// Work units a point may cost on average before [`check`] stops: the
+/// direct reading (`View::location_at`) scans every split description and
+/// symbol, and resolves the children of a description, for each point, so
+/// one point costs `1 + descriptions + symbols + most children` units and
+/// the whole check at most `budget.points × WORK_PER_POINT`.
+pub const WORK_PER_POINT: usize = 1024;
+
 pub use crate::case::blob::{Disagreement, MAX_LISTED};
 
 /// What [`check`] did to one procedure.
@@ -168,14 +175,19 @@ pub fn check(view: &View<'_>, lt: &LowerTarget, budget: Budget) -> Report {
         base_address: Some(l.low),
         ..CompUnit::default()
     });
+    let most_children = view.splits().map(|d| d.children.len()).max().unwrap_or(0);
+    let cost = 1 + view.splits().count() + view.symbols.symbols.len() + most_children;
+    let max_work = budget.points.saturating_mul(WORK_PER_POINT);
+    let mut work = 0usize;
     'lists: for (v, offset) in l.lists.iter().zip(&written.list_offsets) {
         let name = v.target.to_string();
         for k in 0..l.insns {
-            if r.points >= budget.points {
+            if r.points >= budget.points || work.saturating_add(cost) > max_work {
                 r.truncated = true;
                 break 'lists;
             }
             r.points += 1;
+            work += cost;
             let pc = l.low + k * super::codes::INSN_BYTES;
             let mut ctx = base.clone();
             ctx.pc = Some(pc);
