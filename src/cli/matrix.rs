@@ -4,6 +4,7 @@
 use super::{input_error, load_cases};
 use clap::Args;
 use dwarfcheck::consumer::builtin::{Fast, Reference};
+use dwarfcheck::consumer::debugger::{Kind, Limits};
 use dwarfcheck::consumer::{by_name, Consumer};
 use dwarfcheck::matrix::{self, render::RenderOptions};
 use std::path::{Path, PathBuf};
@@ -150,6 +151,10 @@ pub fn matrix(args: &MatrixArgs) -> ExitCode {
         output_bytes: 16 << 20,
     };
     let visa = matrix::visa::build(&visa_paths, genx, budget);
+    // The debuggers among this run's consumers also read the Tru64 lowerings.
+    let asked: Vec<Kind> =
+        [Kind::Gdb, Kind::Lldb].into_iter().filter(|k| others.iter().any(|c| c.name() == k.name())).collect();
+    let tru64 = matrix::tru64::build(&visa_paths, &asked, Limits::default());
     let link = |origin: &str| {
         let (file, name) = origin.split_once('#').unwrap_or((origin, ""));
         let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
@@ -162,6 +167,9 @@ pub fn matrix(args: &MatrixArgs) -> ExitCode {
     let mut text = matrix::render::markdown(&m, &RenderOptions { command, sources, link_dir: link_dir.clone() });
     if !visa.rows.is_empty() || !visa.unreadable.is_empty() {
         text.push_str(&matrix::visa::markdown(&visa, &link));
+    }
+    if !tru64.rows.is_empty() || !tru64.unreadable.is_empty() {
+        text.push_str(&matrix::tru64::markdown(&tru64, &link));
     }
     let fails = m.failures.iter().filter(|f| f.column >= 2).count();
     eprintln!(
