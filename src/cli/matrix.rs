@@ -125,7 +125,12 @@ pub fn matrix(args: &MatrixArgs) -> ExitCode {
     } else {
         args.paths.iter().map(|p| shown(p)).collect()
     };
-    let cases = match load_cases(args.paths.clone()) {
+    // Paths holding only `.visa` or `.tru64` cases give those sections alone.
+    let blob_only = !args.paths.is_empty()
+        && dwarfcheck::case::yaml::find_case_files(&args.paths).is_ok_and(|f| f.is_empty())
+        && (!dwarfcheck::visa::cases::case_files(&args.paths).is_empty()
+            || !dwarfcheck::tru64::cases::case_files(&args.paths).is_empty());
+    let cases = match if blob_only { Ok(Vec::new()) } else { load_cases(args.paths.clone()) } {
         Ok(c) => c,
         Err(code) => return code,
     };
