@@ -53,3 +53,30 @@ fn reads_raw_streams_and_reports_faults() {
     assert!(out.contains("tru64.ppode-len at byte 0x14"), "{out}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `dwarfcheck matrix` on `.tru64` files alone writes the Tru64 section:
+/// GDB and LLDB on the lowering of `split.tru64`, LLDB missing the entry
+/// that an overlapping later one hides (hand-derived in
+/// src/matrix/tru64.rs). Skipped without LLDB.
+#[test]
+fn matrix_on_tru64_files_alone_asks_the_debuggers() {
+    if dwarfcheck::consumer::external::process::find_program(&["lldb-19", "lldb"]).is_none() {
+        eprintln!("lldb is not installed; skipped");
+        return;
+    }
+    let split = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("specs/cases/tru64/split.tru64");
+    let dir = std::env::temp_dir().join(format!("dwarfcheck-tru64-matrix-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let md = dir.join("matrix.md");
+    let out = Command::new(env!("CARGO_BIN_EXE_dwarfcheck"))
+        .args(["matrix", "--consumers", "lldb", split.to_str().unwrap(), "--out", md.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = std::fs::read_to_string(&md).unwrap();
+    assert!(text.contains("## Tru64 lowerings through debuggers"), "{text}");
+    assert!(text.contains("| `tru64.split.overlap` | 1 | fail 1 |"), "{text}");
+    assert!(text.contains("| lldb | `tru64-dbg.overlapping-entry-missed` | 1 |"), "{text}");
+    assert!(text.contains("tru64_var_0 at 0x12000101c"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -4,6 +4,7 @@
 use super::{input_error, load_cases};
 use clap::Args;
 use dwarfcheck::consumer::builtin::{Fast, Reference};
+use dwarfcheck::consumer::debugger::{Kind, Limits};
 use dwarfcheck::consumer::{by_name, Consumer};
 use dwarfcheck::matrix::{self, render::RenderOptions};
 use std::path::{Path, PathBuf};
@@ -124,7 +125,12 @@ pub fn matrix(args: &MatrixArgs) -> ExitCode {
     } else {
         args.paths.iter().map(|p| shown(p)).collect()
     };
-    let cases = match load_cases(args.paths.clone()) {
+    // Paths holding only `.visa` or `.tru64` cases give those sections alone.
+    let blob_only = !args.paths.is_empty()
+        && dwarfcheck::case::yaml::find_case_files(&args.paths).is_ok_and(|f| f.is_empty())
+        && (!dwarfcheck::visa::cases::case_files(&args.paths).is_empty()
+            || !dwarfcheck::tru64::cases::case_files(&args.paths).is_empty());
+    let cases = match if blob_only { Ok(Vec::new()) } else { load_cases(args.paths.clone()) } {
         Ok(c) => c,
         Err(code) => return code,
     };
@@ -150,6 +156,10 @@ pub fn matrix(args: &MatrixArgs) -> ExitCode {
         output_bytes: 16 << 20,
     };
     let visa = matrix::visa::build(&visa_paths, genx, budget);
+    // The debuggers among this run's consumers also read the Tru64 lowerings.
+    let asked: Vec<Kind> =
+        [Kind::Gdb, Kind::Lldb].into_iter().filter(|k| others.iter().any(|c| c.name() == k.name())).collect();
+    let tru64 = matrix::tru64::build(&visa_paths, &asked, Limits::default());
     let link = |origin: &str| {
         let (file, name) = origin.split_once('#').unwrap_or((origin, ""));
         let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
@@ -162,6 +172,9 @@ pub fn matrix(args: &MatrixArgs) -> ExitCode {
     let mut text = matrix::render::markdown(&m, &RenderOptions { command, sources, link_dir: link_dir.clone() });
     if !visa.rows.is_empty() || !visa.unreadable.is_empty() {
         text.push_str(&matrix::visa::markdown(&visa, &link));
+    }
+    if !tru64.rows.is_empty() || !tru64.unreadable.is_empty() {
+        text.push_str(&matrix::tru64::markdown(&tru64, &link));
     }
     let fails = m.failures.iter().filter(|f| f.column >= 2).count();
     eprintln!(

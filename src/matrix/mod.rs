@@ -42,6 +42,7 @@
 
 pub mod render;
 pub mod reports;
+pub mod tru64;
 pub mod visa;
 
 use crate::case::Case;

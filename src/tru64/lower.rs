@@ -430,10 +430,13 @@ impl Written {
 }
 
 /// Writes `l` as one DWARF 5 unit (8-byte addresses) with gimli's writer:
-/// a compile unit and a subprogram over the procedure, one
-/// `DW_TAG_variable` per list (`DW_AT_location`, a `.debug_loclists`
-/// list of `DW_LLE_start_end`-style entries as gimli writes them), one
-/// `DW_TAG_lexical_block` per scope (`DW_AT_ranges`), and a line program
+/// a compile unit and a subprogram ([`PROCEDURE`]) over the procedure, one
+/// `DW_TAG_variable` per list ([`variable_name`], an 8-byte unsigned
+/// base type, `DW_AT_location`: a `.debug_loclists` list of
+/// `DW_LLE_start_end`-style entries as gimli writes them), one
+/// `DW_TAG_lexical_block` per scope (`DW_AT_ranges`; it holds one
+/// constant, `tru64_scope_<k>`, because GDB drops blocks without
+/// symbols), and a line program
 /// with one sequence over the procedure holding the rows (line 0: the
 /// events carry no line). The offsets are read back with gimli's reader.
 ///
@@ -475,7 +478,15 @@ pub fn write_dwarf(l: &Lowered) -> Result<Written, String> {
     unit.get_mut(root).set(dw::DW_AT_name, AttributeValue::String(b"tru64-procedure".to_vec()));
     unit.get_mut(root).set(dw::DW_AT_low_pc, AttributeValue::Address(Address::Constant(l.low)));
     unit.get_mut(root).set(dw::DW_AT_high_pc, AttributeValue::Udata(l.high() - l.low));
+    // Every variable is typed as a 64-bit unsigned integer, the width of
+    // an Alpha register, so that a debugger can show its value.
+    let ty = unit.add(root, dw::DW_TAG_base_type);
+    unit.get_mut(ty).set(dw::DW_AT_name, AttributeValue::String(b"unsigned long".to_vec()));
+    unit.get_mut(ty).set(dw::DW_AT_byte_size, AttributeValue::Udata(8));
+    unit.get_mut(ty).set(dw::DW_AT_encoding, AttributeValue::Encoding(dw::DW_ATE_unsigned));
     let sub = unit.add(root, dw::DW_TAG_subprogram);
+    unit.get_mut(sub).set(dw::DW_AT_name, AttributeValue::String(PROCEDURE.as_bytes().to_vec()));
+    unit.get_mut(sub).set(dw::DW_AT_external, AttributeValue::Flag(true));
     unit.get_mut(sub).set(dw::DW_AT_low_pc, AttributeValue::Address(Address::Constant(l.low)));
     unit.get_mut(sub).set(dw::DW_AT_high_pc, AttributeValue::Udata(l.high() - l.low));
     for (i, v) in l.lists.iter().enumerate() {
@@ -491,15 +502,22 @@ pub fn write_dwarf(l: &Lowered) -> Result<Written, String> {
         );
         let id = unit.locations.add(list);
         let var = unit.add(sub, dw::DW_TAG_variable);
-        unit.get_mut(var).set(dw::DW_AT_name, AttributeValue::String(format!("tru64_var_{i}").into_bytes()));
+        unit.get_mut(var).set(dw::DW_AT_name, AttributeValue::String(variable_name(i).into_bytes()));
+        unit.get_mut(var).set(dw::DW_AT_type, AttributeValue::UnitRef(ty));
         unit.get_mut(var).set(dw::DW_AT_location, AttributeValue::LocationListRef(id));
     }
-    for s in &l.scopes {
+    for (k, s) in l.scopes.iter().enumerate() {
         let ranges =
             s.ranges.iter().map(|&(a, b)| Range::StartEnd { begin: Address::Constant(a), end: Address::Constant(b) });
         let id = unit.ranges.add(RangeList(ranges.collect()));
         let block = unit.add(sub, dw::DW_TAG_lexical_block);
         unit.get_mut(block).set(dw::DW_AT_ranges, AttributeValue::RangeListRef(id));
+        // A block holding no symbol is dropped by GDB's reader: each holds
+        // one constant naming it.
+        let marker = unit.add(block, dw::DW_TAG_variable);
+        unit.get_mut(marker).set(dw::DW_AT_name, AttributeValue::String(format!("tru64_scope_{k}").into_bytes()));
+        unit.get_mut(marker).set(dw::DW_AT_type, AttributeValue::UnitRef(ty));
+        unit.get_mut(marker).set(dw::DW_AT_const_value, AttributeValue::Udata(k as u64));
     }
     let out = crate::synth::dwarf::write_unit(&mut du).map_err(|e| e.to_string())?;
     let mut w = Written { sections: out, list_offsets: Vec::new(), range_offsets: Vec::new() };
@@ -508,6 +526,16 @@ pub fn write_dwarf(l: &Lowered) -> Result<Written, String> {
         return Err("reading the unit back: lists or ranges missing".into());
     }
     Ok(w)
+}
+
+/// The name of the subprogram (and of its ELF symbol in
+/// [`super::standin`]'s executable).
+pub const PROCEDURE: &str = "tru64_procedure";
+
+/// The name [`write_dwarf`] gives the variable of list `i` of
+/// [`Lowered::lists`].
+pub fn variable_name(i: usize) -> String {
+    format!("tru64_var_{i}")
 }
 
 /// Fills `w`'s list and range offsets from its `.debug_info`, in DIE order.
@@ -527,7 +555,8 @@ fn read_offsets(w: &mut Written) -> Result<(), String> {
             Some(gimli::AttributeValue::SecOffset(o)) => Some(o as u64),
             _ => None,
         };
-        if e.tag() == dw::DW_TAG_variable {
+        // The blocks' marker constants have no location.
+        if e.tag() == dw::DW_TAG_variable && e.attr_value(dw::DW_AT_const_value).is_none() {
             lists.push(offset(dw::DW_AT_location).ok_or("reading the unit back: a variable without a list")?);
         } else if e.tag() == dw::DW_TAG_lexical_block {
             ranges.push(offset(dw::DW_AT_ranges).ok_or("reading the unit back: a block without ranges")?);

@@ -13,17 +13,21 @@
 //! (the case files of `specs/cases/tru64/`), [`lower`] (the lowering to
 //! DWARF location lists, ranges and line rows, and its `gimli::write`
 //! writer), [`check`] (both evaluators on the lowering against the direct
-//! reading).
+//! reading), [`standin`] (the lowering as an x86-64 executable and cores
+//! for real debuggers, with what the direct reading says they must show),
+//! [`debuggers`] (GDB and LLDB asked about the stand-in and judged).
 
 pub mod cases;
 pub mod check;
 pub mod codes;
+pub mod debuggers;
 pub mod decode;
 pub mod encode;
 pub mod lower;
 pub mod model;
 pub mod read;
 pub mod resolve;
+pub mod standin;
 pub mod validate;
 
 pub use read::Fault;

@@ -7,6 +7,10 @@ use std::path::Path;
 /// job a fresh inferior (`gdb_inferior.py`).
 pub const PROBE: &str = concat!(include_str!("gdb_inferior.py"), include_str!("probe_gdb.py"));
 
+/// The helper alone (`gdb_inferior.py`), for probes kept elsewhere: it
+/// defines `dwarfcheck_next_inferior()`.
+pub const INFERIOR: &str = include_str!("gdb_inferior.py");
+
 /// Arguments for one batch in `dir` with the probe at `probe`: no init
 /// files (`-nx`), batch mode, `DWARFCHECK_DIR` set, then the probe.
 pub fn args(dir: &Path, probe: &Path) -> Vec<String> {
