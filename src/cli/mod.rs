@@ -245,15 +245,23 @@ impl ReportArgs {
         dwarfcheck::runner::Options { gates: self.gate.clone(), progress: !self.json, keep_details }
     }
 
-    /// Prints the report and returns the exit status.
+    /// Prints the report and returns the exit status; `--junit` gets the
+    /// per-consumer JUnit of [`report::junit`] (real inputs: one test case
+    /// per finding and per consumer's agreements).
     fn finish(&self, title: &str, s: &Summary) -> ExitCode {
+        self.finish_with_junit(title, s, report::junit(title, s))
+    }
+
+    /// [`ReportArgs::finish`] with the JUnit text given (`run`'s has one
+    /// test case per case and consumer).
+    fn finish_with_junit(&self, title: &str, s: &Summary, junit: String) -> ExitCode {
         if self.json {
             println!("{}", report::json(title, s));
         } else {
             print!("{}", report::text(title, s, self.show));
         }
         if let Some(path) = &self.junit {
-            if let Err(e) = std::fs::write(path, report::junit(title, s)) {
+            if let Err(e) = std::fs::write(path, junit) {
                 eprintln!("dwarfcheck: cannot write {}: {e}", path.display());
                 return ExitCode::from(2);
             }

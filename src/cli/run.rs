@@ -2,6 +2,7 @@
 
 use super::{load_cases_showing, ReportArgs};
 use dwarfcheck::consumer::builtin::{Fast, Reference};
+use dwarfcheck::runner::junit::{self, CaseLabel};
 use dwarfcheck::runner::{self, Options};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -21,8 +22,18 @@ pub fn run(paths: Vec<PathBuf>, args: &ReportArgs) -> ExitCode {
         Err(e) => return super::input_error(e),
     };
     let opts = Options { gates: args.gate.clone(), progress: !args.json, keep_details: 0 };
-    let summary = runner::run(&cases, &Reference, &Fast, &others, &opts);
-    args.finish("dwarfcheck run", &summary)
+    let title = "dwarfcheck run";
+    if args.junit.is_none() {
+        return args.finish(title, &runner::run(&cases, &Reference, &Fast, &others, &opts));
+    }
+    // JUnit has a test case per case and consumer: keep the per-case records.
+    let (summary, records) = runner::run_recorded(&cases, &Reference, &Fast, &others, &opts);
+    let labels: Vec<CaseLabel> =
+        cases.iter().map(|c| CaseLabel { origin: c.origin().to_string(), name: c.name().to_string() }).collect();
+    let names: Vec<String> =
+        std::iter::once("fast".to_string()).chain(others.iter().map(|o| o.name().to_string())).collect();
+    let xml = junit::junit(title, &labels, &records, &names, &summary);
+    args.finish_with_junit(title, &summary, xml)
 }
 
 /// Replays `corpus/regressions/` through the fuzz oracles; prints each

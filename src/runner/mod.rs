@@ -4,6 +4,7 @@
 
 pub mod compare;
 pub mod files;
+pub mod junit;
 mod memo;
 pub mod progress;
 pub mod report;

@@ -30,7 +30,7 @@ fn section_offset(at: &Option<u64>) -> String {
     at.map(|a| format!(" at section offset {a:#x}")).unwrap_or_default()
 }
 
-fn finding_text(f: &Finding) -> String {
+pub(crate) fn finding_text(f: &Finding) -> String {
     match f {
         Finding::ReferenceVsExpect => "reference does not meet the hand-derived expectation".into(),
         Finding::FastVsExpect => "fast does not meet the hand-derived expectation".into(),
@@ -50,7 +50,7 @@ const STDERR_LINES: usize = 12;
 
 /// One consumer's faults and down state, and the end of its stderr, as
 /// indented lines; nothing for a consumer without faults.
-fn health_text(out: &mut String, name: &str, h: &HealthReport) {
+pub(crate) fn health_text(out: &mut String, name: &str, h: &HealthReport) {
     if h.faults == 0 && h.down.is_none() {
         return;
     }
@@ -222,7 +222,7 @@ fn inputs_text(out: &mut String, s: &Summary) {
     }
 }
 
-fn failure_text(out: &mut String, f: &Listed) {
+pub(crate) fn failure_text(out: &mut String, f: &Listed) {
     let _ = writeln!(out, "  == {}: {} ({})", finding_text(&f.finding), f.case, f.origin);
     if !f.rules.is_empty() {
         let _ = writeln!(out, "     rules:    {}", f.rules.join(", "));
@@ -250,7 +250,7 @@ pub fn json(title: &str, s: &Summary) -> String {
 
 /// `s` as XML text: markup characters escaped, and control characters XML
 /// 1.0 cannot hold (a consumer's stderr may have them) shown as `?`.
-fn xml_escape(s: &str) -> String {
+pub(crate) fn xml_escape(s: &str) -> String {
     let s: String = s.chars().map(|c| if c < ' ' && !matches!(c, '\t' | '\n' | '\r') { '?' } else { c }).collect();
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
@@ -304,7 +304,13 @@ pub fn junit(title: &str, s: &Summary) -> String {
                 out,
                 "    <testcase classname=\"{}\" name=\"{}\"><{tag} message=\"{}\">{}</{tag}></testcase>",
                 xml_escape(&name),
-                xml_escape(&format!("{} ({})", f.case, f.origin)),
+                xml_escape(&super::junit::CaseLabel { origin: f.origin.clone(), name: f.case.clone() }.test_name(
+                    match &f.finding {
+                        Finding::ReferenceVsExpect => "reference",
+                        Finding::FastVsExpect | Finding::FastVsReference => "fast",
+                        Finding::Consumer { consumer, .. } | Finding::ConsumerFault { consumer, .. } => consumer,
+                    }
+                )),
                 xml_escape(&finding_text(&f.finding)),
                 xml_escape(&body)
             );
@@ -334,7 +340,7 @@ pub fn junit(title: &str, s: &Summary) -> String {
 /// The suite `inputs` of the JUnit report, when some input was not checked
 /// in full: an unreadable input is an error, an input checked in part is
 /// skipped in part (its note says what was left).
-fn inputs_junit(out: &mut String, s: &Summary) {
+pub(crate) fn inputs_junit(out: &mut String, s: &Summary) {
     if s.unreadable_inputs.is_empty() && s.unfinished_inputs.is_empty() {
         return;
     }

@@ -1,0 +1,47 @@
+//! Reports for CI, driven through the binary as a user would (issue 19
+//! item 3): JUnit with a test case per case and consumer.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("dwarfcheck-cli-reports-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn dwarfcheck(args: &[&str], dir: &Path) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_dwarfcheck")).args(args).current_dir(dir).output().unwrap()
+}
+
+/// Two cases, one with a wrong `expect`: JUnit names each test case
+/// `FILE:CASE [CONSUMER]`, so the reference's and fast's failures of the
+/// same case are told apart, passing cases are test cases of their own,
+/// and the failure text is the finding's details.
+#[test]
+fn junit_has_a_test_case_per_case_and_consumer() {
+    let dir = scratch("junit");
+    std::fs::write(
+        dir.join("c.yaml"),
+        "target: x86_64\ncases:\n\
+         \x20 - name: right\n    rules: [op.addr.pushes-memory]\n    context: { result: location }\n\
+         \x20   expr: \"DW_OP_addr 0x404040\"\n    expect: { location: { memory: 0x404040 } }\n\
+         \x20 - name: wrong-expect\n    rules: [op.addr.pushes-memory]\n    context: { result: location }\n\
+         \x20   expr: \"DW_OP_addr 0x404040\"\n    expect: { location: { memory: 0x505050 } }\n",
+    )
+    .unwrap();
+    let out = dwarfcheck(&["run", "c.yaml", "--consumers", "gimli", "--junit", "j.xml"], &dir);
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stdout));
+    let xml = std::fs::read_to_string(dir.join("j.xml")).unwrap();
+    for consumer in ["reference", "fast", "gimli"] {
+        assert!(xml.contains(&format!("name=\"c.yaml:right [{consumer}]\"/>")), "{consumer}: {xml}");
+        assert!(xml.contains(&format!("name=\"c.yaml:wrong-expect [{consumer}]\"")), "{consumer}: {xml}");
+    }
+    assert!(xml.contains(r#"<testsuite name="reference" tests="2" failures="1" errors="0" skipped="0">"#), "{xml}");
+    assert!(xml.contains(r#"<testsuite name="fast" tests="2" failures="1" errors="0" skipped="0">"#), "{xml}");
+    assert!(xml.contains(r#"<testsuite name="gimli" tests="2" failures="0" errors="0" skipped="0">"#), "{xml}");
+    assert!(xml.contains("<failure message=\"reference does not meet the hand-derived expectation\">"), "{xml}");
+    assert!(xml.contains("expected: location mem[0x505050]"), "{xml}");
+    assert_eq!(xml.matches("<testcase ").count(), 6, "{xml}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
