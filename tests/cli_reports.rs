@@ -45,3 +45,32 @@ fn junit_has_a_test_case_per_case_and_consumer() {
     assert_eq!(xml.matches("<testcase ").count(), 6, "{xml}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The text summary's verdict table stays aligned when a consumer's name
+/// is longer than the column used to be (the example protocol consumer
+/// calls itself `example-python`): every line of the table has the same
+/// length, and each count ends under its column's label.
+#[test]
+fn the_verdict_table_is_aligned() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = dwarfcheck(
+        &[
+            "run",
+            "specs/cases/expr/memory.yaml",
+            "--consumers",
+            "gimli",
+            "--consumer",
+            "cmd:python3 examples/protocol_consumer.py",
+        ],
+        root,
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = text.lines().skip_while(|l| !l.starts_with("  consumer ")).take(4).collect();
+    assert_eq!(lines.len(), 4, "{text}");
+    assert!(lines.iter().any(|l| l.starts_with("  example-python ")), "{text}");
+    assert!(lines.iter().all(|l| l.len() == lines[0].len()), "{text}");
+    let agree_end = lines[0].find("agree").unwrap() + "agree".len();
+    let gimli = lines.iter().find(|l| l.starts_with("  gimli")).unwrap();
+    assert!(gimli[..agree_end].ends_with(|c: char| c.is_ascii_digit()), "{text}");
+    assert_eq!(gimli.as_bytes()[agree_end], b' ', "{text}");
+}

@@ -136,15 +136,25 @@ pub fn text(title: &str, s: &Summary, show: usize) -> String {
         .copied()
         .filter(|v| s.verdicts.values().any(|m| m.get(v).copied().unwrap_or(0) > 0))
         .collect();
-    let _ = write!(out, "  {:<12}", "consumer");
-    for v in &used {
-        let _ = write!(out, " {:>21}", v.label());
+    // Columns as wide as their widest cell, so long consumer names
+    // (protocol consumers name themselves) keep the table aligned.
+    let first = s.verdicts.keys().map(|n| n.chars().count()).chain([8]).max().unwrap_or(8);
+    let widths: Vec<usize> = used
+        .iter()
+        .map(|v| {
+            let n = s.verdicts.values().map(|m| m.get(v).copied().unwrap_or(0).to_string().len()).max().unwrap_or(1);
+            n.max(v.label().len())
+        })
+        .collect();
+    let _ = write!(out, "  {:<first$}", "consumer");
+    for (v, w) in used.iter().zip(&widths) {
+        let _ = write!(out, "  {:>w$}", v.label());
     }
     let _ = writeln!(out);
     for (name, m) in &s.verdicts {
-        let _ = write!(out, "  {name:<12}");
-        for v in &used {
-            let _ = write!(out, " {:>21}", m.get(v).copied().unwrap_or(0));
+        let _ = write!(out, "  {name:<first$}");
+        for (v, w) in used.iter().zip(&widths) {
+            let _ = write!(out, "  {:>w$}", m.get(v).copied().unwrap_or(0));
         }
         let _ = writeln!(out);
     }
