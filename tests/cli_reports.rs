@@ -74,3 +74,26 @@ fn the_verdict_table_is_aligned() {
     assert!(gimli[..agree_end].ends_with(|c: char| c.is_ascii_digit()), "{text}");
     assert_eq!(gimli.as_bytes()[agree_end], b' ', "{text}");
 }
+
+/// `synth` describes what it wrote in words: the files, the variable's C
+/// type and size, that `DW_OP_stack_value` was appended for a value, the
+/// pc; never a Rust debug dump.
+#[test]
+fn synth_output_is_for_people() {
+    let dir = scratch("synth");
+    std::fs::write(
+        dir.join("v.yaml"),
+        "target: x86_64\ncases:\n  - name: three\n    rules: [op.lit.pushes-generic]\n    \
+         context: { result: value }\n    expr: \"DW_OP_lit3\"\n    expect: { value: 3 }\n",
+    )
+    .unwrap();
+    let out = dwarfcheck(&["synth", "v.yaml", "--case", "three"], &dir);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.starts_with("wrote ./three (executable) and ./three.core (core file)\n"), "{text}");
+    assert!(text.contains("variable v:       unsigned char[8] (8 byte(s)), DW_OP_stack_value appended"), "{text}");
+    assert!(text.contains("stopped at pc:    0x555500000000"), "{text}");
+    assert!(!text.contains("Bytes {") && !text.contains("stack_value: true"), "{text}");
+    assert!(dir.join("three").is_file() && dir.join("three.core").is_file());
+    let _ = std::fs::remove_dir_all(&dir);
+}

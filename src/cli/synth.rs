@@ -53,11 +53,14 @@ pub fn synth(args: &SynthArgs) -> ExitCode {
     if let Err(e) = std::fs::write(&exe, &d.executable).and_then(|_| std::fs::write(&core, &d.core)) {
         return super::input_error(format!("cannot write into {}: {e}", args.out.display()));
     }
-    println!("reference: {reference}");
-    println!("variable `v`: {shape:?}; pc {:#x}", d.pc);
-    println!("as the debugger sees it: {}", observe::view(case, &reference));
-    println!("gdb-multiarch -nx -batch -ex 'core-file {}' -ex 'print v' {}", core.display(), exe.display());
-    println!("lldb-19 --batch -c {} -o 'frame variable v' {}", core.display(), exe.display());
+    println!("wrote {} (executable) and {} (core file)", exe.display(), core.display());
+    println!("  variable v:       {shape}");
+    println!("  stopped at pc:    {:#x}", d.pc);
+    println!("  reference:        {reference}");
+    println!("  a debugger shows: {}", observe::view(case, &reference));
+    println!("look at it with:");
+    println!("  gdb-multiarch -nx -batch -ex 'core-file {}' -ex 'print v' {}", core.display(), exe.display());
+    println!("  lldb-19 --batch -c {} -o 'frame variable v' {}", core.display(), exe.display());
     ExitCode::SUCCESS
 }
 
@@ -95,9 +98,13 @@ fn synth_unwind(args: &SynthArgs, c: &dwarfcheck::case::CfiCase, u: &dwarfcheck:
     if let Err(e) = std::fs::write(&exe, &d.executable).and_then(|_| std::fs::write(&core, &d.core)) {
         return super::input_error(format!("cannot write into {}: {e}", args.out.display()));
     }
-    println!("pc {:#x}; FDE ranges {:x?}", d.pc, d.functions);
-    println!("gdb -nx -batch -ex 'core-file {}' -ex 'bt' {}", core.display(), exe.display());
-    println!("lldb-19 --batch -c {} -o 'bt' {}", core.display(), exe.display());
-    println!("eu-stack --core {} -e {}", core.display(), exe.display());
+    println!("wrote {} (executable) and {} (core file)", exe.display(), core.display());
+    println!("  stopped at pc:    {:#x}", d.pc);
+    let ranges: Vec<String> = d.functions.iter().map(|r| format!("[{:#x}, {:#x})", r.0, r.1)).collect();
+    println!("  FDE ranges:       {}", ranges.join(" "));
+    println!("look at it with:");
+    println!("  gdb -nx -batch -ex 'core-file {}' -ex 'bt' {}", core.display(), exe.display());
+    println!("  lldb-19 --batch -c {} -o 'bt' {}", core.display(), exe.display());
+    println!("  eu-stack --core {} -e {}", core.display(), exe.display());
     ExitCode::SUCCESS
 }

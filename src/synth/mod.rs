@@ -54,6 +54,23 @@ pub enum VarShape {
     Pointer,
 }
 
+impl std::fmt::Display for VarShape {
+    /// How `dwarfcheck synth` describes the variable: its C type, size in
+    /// bytes, and what was appended to the expression.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            VarShape::Bytes { byte_size, stack_value } => {
+                write!(f, "unsigned char[{byte_size}] ({byte_size} byte(s))")?;
+                if *stack_value {
+                    write!(f, ", DW_OP_stack_value appended (the result is a value)")?;
+                }
+                Ok(())
+            }
+            VarShape::Pointer => write!(f, "unsigned char * (8 bytes), for an implicit pointer"),
+        }
+    }
+}
+
 /// Largest variable the synthesiser describes, in **bytes**.
 pub const MAX_VAR_BYTES: u64 = 4096;
 
