@@ -97,3 +97,47 @@ fn synth_output_is_for_people() {
     assert!(dir.join("three").is_file() && dir.join("three.core").is_file());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// An ELF whose `.debug_info` is cut short (its unit's bytes overwritten
+/// past the header): the warning names the file once, the run exits 0,
+/// and with `--strict` it exits 1. The ELF is compiled here by `cc -g`.
+#[test]
+fn corrupted_dwarf_warns_once_per_path_and_fails_under_strict() {
+    use object::{Object as _, ObjectSection as _};
+    let dir = scratch("strict");
+    std::fs::write(
+        dir.join("a.c"),
+        "int g;\nint f(int x) { int y = x * 2; g = y; return y + 1; }\nint main(void) { return f(3); }\n",
+    )
+    .unwrap();
+    let cc = Command::new("cc").args(["-O2", "-g", "a.c", "-o", "a"]).current_dir(&dir).status();
+    if !cc.is_ok_and(|s| s.success()) {
+        eprintln!("no C compiler; skipped");
+        return;
+    }
+    let mut bytes = std::fs::read(dir.join("a")).unwrap();
+    let (off, len) = {
+        let f = object::File::parse(&*bytes).unwrap();
+        let s = f.section_by_name(".debug_info").expect(".debug_info");
+        let (o, l) = s.file_range().unwrap();
+        (o as usize, l as usize)
+    };
+    // Keep the unit header (12 bytes in DWARF 5's 32-bit format) and the
+    // first DIE's abbreviation code; fill the rest with bytes no DIE reads.
+    for b in &mut bytes[off + 40..off + len] {
+        *b = 0xfe;
+    }
+    std::fs::write(dir.join("bad"), &bytes).unwrap();
+    let out = dwarfcheck(&["elf", "--consumers", "none", "bad"], &dir);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let warning = err.lines().find(|l| l.contains("warning:")).unwrap_or_else(|| panic!("no warning: {err}"));
+    assert!(warning.starts_with("bad: warning: unit at 0x0: "), "{warning}");
+    assert_eq!(warning.matches("bad").count(), 1, "{warning}");
+    let strict = dwarfcheck(&["elf", "--consumers", "none", "--strict", "bad"], &dir);
+    assert_eq!(strict.status.code(), Some(1), "{}", String::from_utf8_lossy(&strict.stderr));
+    assert!(String::from_utf8_lossy(&strict.stderr).contains("1 warning(s) about corrupted input (--strict)"));
+    // The file as compiled has no warning, and --strict passes.
+    assert_eq!(dwarfcheck(&["elf", "--consumers", "none", "--strict", "a"], &dir).status.code(), Some(0));
+    let _ = std::fs::remove_dir_all(&dir);
+}

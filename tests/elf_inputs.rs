@@ -185,7 +185,8 @@ fn one_at_a_time(
             Ok(x) => {
                 read += 1;
                 counts += x.counts;
-                warnings.extend(x.warnings.iter().map(|w| format!("{}: warning: {w}", f.display())));
+                let input = f.display().to_string();
+                warnings.extend(x.warnings.iter().map(|w| dwarfcheck::runner::files::warning_line(&input, w)));
                 let cases: Vec<Case> =
                     x.exprs.into_iter().map(Case::Expr).chain(x.cfi.into_iter().map(Case::Cfi)).collect();
                 total.absorb(dwarfcheck::runner::run(&cases, &Reference, &Fast, others, run), run.keep_details);

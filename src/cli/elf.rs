@@ -24,6 +24,8 @@ pub struct ElfArgs {
     pub unwind_samples: usize,
     /// Exit 2 when any input cannot be read (not only when none can).
     pub strict_inputs: bool,
+    /// Exit 1 when extraction warned about corrupted input.
+    pub strict: bool,
     /// Time budget of each input file, extraction and checking together.
     pub time_budget: std::time::Duration,
 }
@@ -86,6 +88,10 @@ pub fn elf(a: ElfArgs, args: &ReportArgs) -> ExitCode {
     if a.strict_inputs && !summary.unreadable_inputs.is_empty() {
         eprintln!("dwarfcheck: {} input(s) could not be read (--strict-inputs)", summary.unreadable_inputs.len());
         return ExitCode::from(2);
+    }
+    if a.strict && !warnings.is_empty() {
+        eprintln!("dwarfcheck: {} warning(s) about corrupted input (--strict)", warnings.len());
+        return ExitCode::from(1);
     }
     code
 }

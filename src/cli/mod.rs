@@ -62,6 +62,12 @@ enum Command {
         /// with the others (exit 2 only when none can be read).
         #[arg(long)]
         strict_inputs: bool,
+        /// Exit 1 when the input is corrupted: any extraction warning (a
+        /// unit, location list or frame section that could not be read to
+        /// its end and was skipped). Without it the warnings go to stderr
+        /// and do not change the exit status.
+        #[arg(long)]
+        strict: bool,
         /// Time budget in seconds of each input file, extraction and
         /// checking together: when it runs out, the file's remaining work
         /// is left and the report says how many cases were not checked.
@@ -294,9 +300,9 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Run { paths, report } => run::run(paths, &report),
-        Command::Elf { files, seed, vendor, unwind_samples, strict_inputs, time_budget, report } => {
+        Command::Elf { files, seed, vendor, unwind_samples, strict_inputs, strict, time_budget, report } => {
             let time_budget = std::time::Duration::from_secs_f64(time_budget);
-            elf::elf(elf::ElfArgs { files, seed, vendor, unwind_samples, strict_inputs, time_budget }, &report)
+            elf::elf(elf::ElfArgs { files, seed, vendor, unwind_samples, strict_inputs, strict, time_budget }, &report)
         }
         Command::Spirv { files, seed, report } => spirv::spirv(spirv::SpirvArgs { files, seed }, &report),
         Command::Visa(args) => visa::visa(&args),

@@ -105,7 +105,7 @@ impl FileChecker<'_> {
         };
         c.files_read = 1;
         for w in &mut c.warnings {
-            *w = format!("{input}: warning: {w}");
+            *w = warning_line(&input, w);
         }
         let s = &mut c.summary;
         if c.counts.skeletons_without_split > 0 {
@@ -209,4 +209,13 @@ impl Fold for Units<'_, '_> {
     fn merge(&self, a: Checked, b: Checked) -> Checked {
         self.checker.merge(a, b)
     }
+}
+
+/// An extraction warning of `input` as reported: `INPUT: warning: ...`,
+/// without a second copy of the path when the warning already starts with
+/// it (the extraction names the file a unit comes from, which is `input`
+/// except for split DWARF's `.dwo`/`.dwp` files).
+pub fn warning_line(input: &str, w: &str) -> String {
+    let rest = w.strip_prefix(input).and_then(|r| r.strip_prefix(": ")).unwrap_or(w);
+    format!("{input}: warning: {rest}")
 }
