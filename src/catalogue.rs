@@ -72,4 +72,17 @@ impl Catalogue {
     pub fn kind(&self, id: &str) -> Option<RuleKind> {
         self.rules.get(id).map(|r| r.kind)
     }
+
+    /// `"; did you mean `a`?"` naming the catalogue's IDs nearest to
+    /// `id` (at most three, [`crate::text::suggest::did_you_mean`]), or
+    /// the empty string when none is near.
+    pub fn did_you_mean(&self, id: &str) -> String {
+        crate::text::suggest::did_you_mean(id, self.rules.keys())
+    }
+
+    /// The error for a rule ID that is not in the catalogue: "rule `x` is
+    /// not in specs/rules/", with a "did you mean" when one is near.
+    pub fn unknown(&self, id: &str) -> String {
+        format!("rule `{id}` is not in specs/rules/{}", self.did_you_mean(id))
+    }
 }
