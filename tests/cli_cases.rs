@@ -49,36 +49,71 @@ fn load_error(name: &str, text: &str) -> (PathBuf, String) {
 /// Words of the Rust types the loader reads into, which a case file's
 /// author never wrote and cannot look up.
 const RUST_WORDS: [&str; 14] = [
-    "struct",
-    "enum ",
-    "Spec",
-    "u8",
-    "u16",
-    "u32",
-    "u64",
-    "u128",
-    "i64",
-    "i128",
-    "usize",
-    "Option<",
-    "Vec<",
-    "YAML tag",
+    "struct", "enum ", "Spec", "u8", "u16", "u32", "u64", "u128", "i64", "i128", "usize", "Option<", "Vec<", "YAML tag",
 ];
 
 /// Broken case files: what is broken (the line it is on, 1-based), and the
 /// key and the expectation the message must name.
 const BROKEN: [(&str, &str, usize, &str, &str); 11] = [
-    ("context-list", "    context: [1, 2]\n    expr: DW_OP_lit1", 5, "context", "a `context:` mapping with keys result, registers, memory, pc"),
-    ("pc-too-big", "    context: { pc: 0x1ffffffffffffffffffff }\n    expr: DW_OP_lit1", 5, "pc", "a non-negative integer of at most 64 bits"),
-    ("lane-negative", "    context: { lane: -1 }\n    expr: DW_OP_lit1", 5, "lane", "a non-negative integer of at most 32 bits"),
+    (
+        "context-list",
+        "    context: [1, 2]\n    expr: DW_OP_lit1",
+        5,
+        "context",
+        "a `context:` mapping with keys result, registers, memory, pc",
+    ),
+    (
+        "pc-too-big",
+        "    context: { pc: 0x1ffffffffffffffffffff }\n    expr: DW_OP_lit1",
+        5,
+        "pc",
+        "a non-negative integer of at most 64 bits",
+    ),
+    (
+        "lane-negative",
+        "    context: { lane: -1 }\n    expr: DW_OP_lit1",
+        5,
+        "lane",
+        "a non-negative integer of at most 32 bits",
+    ),
     ("cu-scalar", "    context: { cu: 5 }\n    expr: DW_OP_lit1", 5, "cu", "a `cu:` mapping with keys version, format"),
     ("result-list", "    context: { result: [1] }\n    expr: DW_OP_lit1", 5, "result", "one of `location`, `value`"),
-    ("bits-word", "    context: { cu: { base_types: { 1: { encoding: DW_ATE_signed, bits: x } } } }\n    expr: DW_OP_lit1", 5, "bits", "a non-negative integer of at most 32 bits"),
-    ("value-too-big", "    expr: DW_OP_lit1\n    expect: { value: 0x1ffffffffffffffffffffffffffffffffffff }", 6, "value", "an integer of at most 128 bits"),
-    ("memory-no-bytes", "    context: { memory: [ { at: 1 } ] }\n    expr: DW_OP_lit1", 5, "memory", "the required key `bytes` is missing"),
+    (
+        "bits-word",
+        "    context: { cu: { base_types: { 1: { encoding: DW_ATE_signed, bits: x } } } }\n    expr: DW_OP_lit1",
+        5,
+        "bits",
+        "a non-negative integer of at most 32 bits",
+    ),
+    (
+        "value-too-big",
+        "    expr: DW_OP_lit1\n    expect: { value: 0x1ffffffffffffffffffffffffffffffffffff }",
+        6,
+        "value",
+        "an integer of at most 128 bits",
+    ),
+    (
+        "memory-no-bytes",
+        "    context: { memory: [ { at: 1 } ] }\n    expr: DW_OP_lit1",
+        5,
+        "memory",
+        "the required key `bytes` is missing",
+    ),
     ("cfi-scalar", "    cfi: 5", 5, "cfi", "a `cfi:` mapping with keys section"),
-    ("budgets-typo", "    context: { budgets: { step: 5 } }\n    expr: DW_OP_lit1", 5, "budgets", "did you mean `steps`?"),
-    ("offset-pair-three", "    context: { cu: { loclists: [ [ { offset_pair: [1, 2, 3] } ] ] } }\n    expr: DW_OP_lit1", 5, "offset_pair", "a list of 2 items, found 3 items"),
+    (
+        "budgets-typo",
+        "    context: { budgets: { step: 5 } }\n    expr: DW_OP_lit1",
+        5,
+        "budgets",
+        "did you mean `steps`?",
+    ),
+    (
+        "offset-pair-three",
+        "    context: { cu: { loclists: [ [ { offset_pair: [1, 2, 3] } ] ] } }\n    expr: DW_OP_lit1",
+        5,
+        "offset_pair",
+        "a list of 2 items, found 3 items",
+    ),
 ];
 
 #[test]
@@ -122,7 +157,10 @@ fn a_misspelt_rule_id_gets_a_did_you_mean() {
         )
     );
     // The same in an expectation.
-    let (p, e) = load_error("expect-rule-typo", &one_case("    expr: DW_OP_lit1\n    expect: { ill_formed: op.bra.target-not-op-strt }"));
+    let (p, e) = load_error(
+        "expect-rule-typo",
+        &one_case("    expr: DW_OP_lit1\n    expect: { ill_formed: op.bra.target-not-op-strt }"),
+    );
     assert!(e.starts_with(&format!("{}:6:", p.display())), "{e}");
     assert!(e.contains("expect.ill_formed: rule `op.bra.target-not-op-strt`"), "{e}");
     assert!(e.ends_with("did you mean `op.bra.target-not-op-start`?"), "{e}");
@@ -185,7 +223,12 @@ fn a_case_not_found_among_many_names_the_nearest() {
     let o = dwarfcheck(&["run", "--consumers", "none", "--case", "surprise-piece-counts-byte", dir.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
     let e = stderr(&o);
-    assert!(e.starts_with("dwarfcheck: no case named `surprise-piece-counts-byte`; did you mean `surprise-piece-counts-bytes`"), "{e}");
+    assert!(
+        e.starts_with(
+            "dwarfcheck: no case named `surprise-piece-counts-byte`; did you mean `surprise-piece-counts-bytes`"
+        ),
+        "{e}"
+    );
     assert!(e.contains("names containing it: `surprise-piece-counts-bytes`"), "{e}");
     assert!(!e.contains("the cases are"), "hundreds of cases are not all listed: {e}");
 }

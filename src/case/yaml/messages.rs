@@ -335,8 +335,8 @@ mod tests {
             "cases[0]: unknown key `contxt`; expected one of `name`, `rules`, `context`; did you mean `context`?"
         );
         assert_eq!(
-            humanize("r: unknown variant `valeu`, expected `location` or `value`"),
-            "r: unknown name `valeu`; expected `location` or `value`; did you mean `value`?"
+            humanize("r: unknown variant `valu`, expected `location` or `value`"),
+            "r: unknown name `valu`; expected `location` or `value`; did you mean `value`?"
         );
         assert_eq!(humanize("missing field `bytes`"), "the required key `bytes` is missing");
     }
