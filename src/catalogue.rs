@@ -23,6 +23,20 @@ pub enum RuleKind {
     Unspecified,
 }
 
+impl RuleKind {
+    /// The kind as the catalogue's YAML spells it (`ill-formed`,
+    /// `evaluation-error`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            RuleKind::Semantics => "semantics",
+            RuleKind::IllFormed => "ill-formed",
+            RuleKind::EvaluationError => "evaluation-error",
+            RuleKind::Context => "context",
+            RuleKind::Unspecified => "unspecified",
+        }
+    }
+}
+
 /// One catalogue entry.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -166,6 +166,25 @@ fn a_misspelt_rule_id_gets_a_did_you_mean() {
     assert!(e.ends_with("did you mean `op.bra.target-not-op-start`?"), "{e}");
 }
 
+/// A CFI case whose `expect:` is `expect` (one flow mapping).
+fn cfi_case(expect: &str) -> String {
+    format!(
+        "target: x86_64\ncases:\n  - name: c\n    rules: [cfi.restore-state.empty-stack]\n    cfi:\n      cie: {{ version: 4, code_align: 1, data_align: -8, ra: 16, instructions: \"DW_CFA_def_cfa: reg7 +8\" }}\n      fde: {{ pc_begin: 0x1000, pc_range: 0x20, instructions: \"DW_CFA_nop; DW_CFA_restore_state\" }}\n    expect: {expect}\n"
+    )
+}
+
+#[test]
+fn cfi_expectations_suggest_rule_ids_and_name_kinds_as_the_catalogue_does() {
+    let (p, e) = load_error("cfi-rule-typo", &cfi_case("{ ill_formed: cfi.restore-state.empty-stak }"));
+    assert!(e.starts_with(&format!("{}:8:", p.display())), "{e}");
+    assert!(e.ends_with("did you mean `cfi.restore-state.empty-stack`?"), "{e}");
+    // An evaluation-error rule where an ill-formed one belongs: the kind
+    // is spelt as in specs/rules/, not as a Rust enum variant.
+    let (_, e) = load_error("cfi-rule-kind", &cfi_case("{ ill_formed: op.deref.memory-unreadable }"));
+    assert!(e.contains("rule op.deref.memory-unreadable has kind evaluation-error;"), "{e}");
+    assert!(!e.contains("EvaluationError"), "{e}");
+}
+
 #[test]
 fn a_rule_id_nothing_is_near_gets_no_suggestion() {
     let text = "target: x86_64\ncases:\n  - name: x\n    rules: [no.such.thing.anywhere]\n    expr: DW_OP_lit1\n";
