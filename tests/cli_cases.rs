@@ -139,6 +139,12 @@ fn a_case_that_is_not_a_mapping_lists_a_cases_keys() {
 }
 
 #[test]
+fn a_target_register_of_the_wrong_form_says_what_was_expected() {
+    let (p, e) = load_error("ra-list", "target: { name: t, return_address_register: [1] }\ncases: []\n");
+    assert_eq!(e, format!("{}:1:9: target: expected a register number or a register name", p.display()));
+}
+
+#[test]
 fn an_unknown_key_gets_a_did_you_mean() {
     let (p, e) = load_error("contxt", &one_case("    contxt: {}\n    expr: DW_OP_lit1"));
     assert!(e.starts_with(&format!("{}:5:", p.display())), "{e}");

@@ -80,11 +80,18 @@ pub fn humanize(msg: &str) -> String {
         format!("unknown name {}", with_suggestion(rest))
     } else if let Some(name) = body.strip_prefix("data did not match any variant of untagged enum ") {
         format!("expected {}", untagged_text(name))
+    } else if let Some(what) = EXPECTING.iter().find(|e| body.ends_with(*e)) {
+        // A choice's own description of what it takes, alone.
+        format!("{}expected {what}", &body[..body.len() - what.len()])
     } else {
         body.to_string()
     };
     format!("{path}{}", scrub(&told))
 }
+
+/// The `expecting` texts of the schema's untagged choices: serde's whole
+/// message when no form matches.
+const EXPECTING: [&str; 1] = ["a register number or a register name"];
 
 /// `("cases[0].context: ", "invalid type: ...")`: serde's path, if any, and
 /// the message after it.
@@ -358,6 +365,14 @@ mod tests {
         assert_eq!(
             humanize("o: invalid length 3, expected sequence of 2 elements"),
             "o: expected a list of 2 items, found 3 items"
+        );
+    }
+
+    #[test]
+    fn a_bare_description_says_it_is_what_was_expected() {
+        assert_eq!(
+            humanize("target: a register number or a register name"),
+            "target: expected a register number or a register name"
         );
     }
 
