@@ -23,6 +23,20 @@ pub enum RuleKind {
     Unspecified,
 }
 
+impl RuleKind {
+    /// The kind as the catalogue's YAML spells it (`ill-formed`,
+    /// `evaluation-error`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            RuleKind::Semantics => "semantics",
+            RuleKind::IllFormed => "ill-formed",
+            RuleKind::EvaluationError => "evaluation-error",
+            RuleKind::Context => "context",
+            RuleKind::Unspecified => "unspecified",
+        }
+    }
+}
+
 /// One catalogue entry.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -71,5 +85,18 @@ impl Catalogue {
     /// The kind of a rule, or `None` if the ID is not in the catalogue.
     pub fn kind(&self, id: &str) -> Option<RuleKind> {
         self.rules.get(id).map(|r| r.kind)
+    }
+
+    /// `"; did you mean `a`?"` naming the catalogue's IDs nearest to
+    /// `id` (at most three, [`crate::text::suggest::did_you_mean`]), or
+    /// the empty string when none is near.
+    pub fn did_you_mean(&self, id: &str) -> String {
+        crate::text::suggest::did_you_mean(id, self.rules.keys())
+    }
+
+    /// The error for a rule ID that is not in the catalogue: "rule `x` is
+    /// not in specs/rules/", with a "did you mean" when one is near.
+    pub fn unknown(&self, id: &str) -> String {
+        format!("rule `{id}` is not in specs/rules/{}", self.did_you_mean(id))
     }
 }

@@ -141,3 +141,13 @@ fn corrupted_dwarf_warns_once_per_path_and_fails_under_strict() {
     assert_eq!(dwarfcheck(&["elf", "--consumers", "none", "--strict", "a"], &dir).status.code(), Some(0));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `synth` with a case name the file lacks names the nearest one.
+#[test]
+fn synth_suggests_the_case_name() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = dwarfcheck(&["synth", "specs/cases/expr/memory.yaml", "--case", "adr", "--out", "/nonexistent"], root);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no case named `adr`") && err.contains("did you mean `addr`?"), "{err}");
+}

@@ -4,6 +4,7 @@
 
 pub mod blob;
 pub mod files;
+pub mod select;
 pub mod yaml;
 
 use dwarfcheck_core::cfi::CfiSection;

@@ -36,6 +36,11 @@ enum Command {
     Run {
         /// Case files or directories.
         paths: Vec<PathBuf>,
+        /// Run only the case of this name (in every file loaded that has
+        /// one); repeatable. A name no case has is an error that lists the
+        /// names there are, or the nearest when there are many.
+        #[arg(long = "case", value_name = "NAME")]
+        cases: Vec<String>,
         #[command(flatten)]
         report: ReportArgs,
     },
@@ -299,7 +304,7 @@ fn bundled_cases() -> PathBuf {
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::Run { paths, report } => run::run(paths, &report),
+        Command::Run { paths, cases, report } => run::run(paths, &cases, &report),
         Command::Elf { files, seed, vendor, unwind_samples, strict_inputs, strict, time_budget, report } => {
             let time_budget = std::time::Duration::from_secs_f64(time_budget);
             elf::elf(elf::ElfArgs { files, seed, vendor, unwind_samples, strict_inputs, strict, time_budget }, &report)

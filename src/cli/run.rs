@@ -7,15 +7,25 @@ use dwarfcheck::runner::{self, Options};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-pub fn run(paths: Vec<PathBuf>, args: &ReportArgs) -> ExitCode {
-    // With the default paths, the raw fuzz regressions (frame sections,
-    // case-file texts) are replayed too; the YAML ones load as cases.
-    if paths.is_empty() && !replay_regressions() {
+/// Runs the cases under `paths` (default: the bundled suite), only those
+/// named in `names` when it is not empty.
+pub fn run(paths: Vec<PathBuf>, names: &[String], args: &ReportArgs) -> ExitCode {
+    // With the default paths and no case chosen, the raw fuzz regressions
+    // (frame sections, case-file texts) are replayed too; the YAML ones
+    // load as cases.
+    if paths.is_empty() && names.is_empty() && !replay_regressions() {
         return ExitCode::from(1);
     }
     let cases = match load_cases_showing(paths, !args.json) {
         Ok(c) => c,
         Err(code) => return code,
+    };
+    let cases = match dwarfcheck::case::select::by_name(cases, names) {
+        Ok(c) => c,
+        Err(missing) => {
+            missing.iter().for_each(|m| eprintln!("dwarfcheck: {m}"));
+            return ExitCode::from(2);
+        }
     };
     let others = match args.consumers() {
         Ok(o) => o,

@@ -37,7 +37,8 @@ pub fn synth(args: &SynthArgs) -> ExitCode {
         Case::Expr(e) if e.name == args.case => Some(e),
         _ => None,
     }) else {
-        return super::input_error(format!("no expression case `{}` in {}", args.case, args.file.display()));
+        let missing = dwarfcheck::case::select::not_found(&args.case, cases.iter().map(|c| c.name()));
+        return super::input_error(format!("{}: {missing}", args.file.display()));
     };
     if let Some(e) = case.spirv.as_deref() {
         return synth_spirv(args, &case.name, e);

@@ -99,10 +99,10 @@ pub enum CfiSpecError {
     #[error(transparent)]
     Layout(#[from] LayoutError),
     /// A rule ID that is not in the catalogue.
-    #[error("unknown rule ID {0:?} (not in specs/rules/*.yaml)")]
+    #[error("unknown rule ID {0:?} (not in specs/rules/*.yaml){hint}", hint = crate::catalogue::Catalogue::get().did_you_mean(.0))]
     UnknownRule(String),
     /// A rule of the wrong kind for `ill_formed` / `eval_error`.
-    #[error("rule {id} has kind {kind:?}; expected {expected} for {key}")]
+    #[error("rule {id} has kind {}; expected {expected} for {key}", kind.name())]
     RuleKind {
         /// The rule.
         id: String,

@@ -180,8 +180,8 @@ pub(super) fn context(target: &Arc<Target>, vendor: VendorProfile, s: &ContextSp
         ctx.caller = Some(Arc::new(caller(c, &ctx).map_err(|p| with_near(p, "caller"))?));
     }
     if let Some(y) = &s.cfi {
-        let spec: crate::case::yaml::cfi::CfiSpec = reparse(y)
-            .map_err(|e| problem(format!("context.cfi: {}", super::strip_location(&e.to_string())), &["cfi:"]))?;
+        let spec: crate::case::yaml::cfi::CfiSpec =
+            reparse(y).map_err(|e| problem(format!("context.cfi: {}", super::serde_message(&e)), &["cfi:"]))?;
         let (section, _) = spec.build(target).map_err(|e| problem(format!("context.cfi: {e}"), &["cfi:"]))?;
         ctx.cfi = Some(section);
     }
@@ -268,6 +268,19 @@ pub(super) fn register_key<'t>(k: &Yaml, target: &'t Target) -> R<&'t dwarfcheck
     })
 }
 
+/// `p` with `key: ` before its message (unless it starts with a key
+/// already) and `key` among the texts that locate it.
+fn keyed(mut p: Problem, key: &str) -> Problem {
+    let leaf = key.rsplit('.').next().unwrap_or(key);
+    if !p.message.starts_with(&format!("{leaf}:")) && !p.message.starts_with(&format!("{leaf}.")) {
+        p.message = format!("{key}: {}", p.message);
+    } else {
+        p.message = format!("{}{}", &key[..key.len() - leaf.len()], p.message);
+    }
+    p.near.push(leaf.to_string());
+    p
+}
+
 pub(super) fn with_near(mut p: Problem, key: &str) -> Problem {
     p.near.push(key.to_string());
     p
@@ -304,14 +317,15 @@ pub(super) fn expectation(y: &Yaml, ctx: &Context) -> R<Outcome> {
     let (key, v) = (&entries[0].0, entries[0].1);
     let rule = |v: &Yaml| -> R<RuleId> {
         let id = v.as_str().ok_or_else(|| problem("expected a rule ID", &["expect"]))?;
-        if crate::catalogue::Catalogue::get().kind(id).is_none() {
-            return Err(problem(format!("rule `{id}` is not in specs/rules/"), &[id]));
+        let catalogue = crate::catalogue::Catalogue::get();
+        if catalogue.kind(id).is_none() {
+            return Err(problem(format!("expect.{key}: {}", catalogue.unknown(id)), &[id]));
         }
         Ok(RuleId::new(id))
     };
     Ok(match key.as_str() {
-        "value" => Outcome::Value(value(v, ctx)?),
-        "location" => Outcome::Location(location(v, ctx)?.normalize()),
+        "value" => Outcome::Value(value(v, ctx).map_err(|p| keyed(p, "expect"))?),
+        "location" => Outcome::Location(location(v, ctx).map_err(|p| keyed(p, "expect.location"))?.normalize()),
         "ill_formed" => Outcome::Failed(Failure::IllFormed { rule: rule(v)?, at }),
         "eval_error" => Outcome::Failed(Failure::EvalError { rule: rule(v)?, at }),
         "budget" => {
@@ -353,11 +367,11 @@ pub(super) fn value(y: &Yaml, ctx: &Context) -> R<Value> {
             match (m.get("v"), m.get("hex")) {
                 (Some(v), None) => match v {
                     Yaml::Number(n) if n.is_f64() => float_value(ty, n.as_f64().unwrap_or(0.0)),
-                    _ => Ok(Value::from_u128(ty, int(v).map_err(|e| problem(e.to_string(), &["v:"]))? as u128)),
+                    _ => Ok(Value::from_u128(ty, int(v).map_err(|e| problem(format!("v: {e}"), &["v:"]))? as u128)),
                 },
                 (None, Some(h)) => {
                     let h = h.as_str().ok_or_else(|| problem("`hex` is a string of hex digits", &["hex"]))?;
-                    let mut b = parse_hex(h).map_err(|e| problem(e.to_string(), &[h]))?;
+                    let mut b = parse_hex(h).map_err(|e| problem(format!("hex: {e}"), &[h]))?;
                     b.reverse();
                     if b.len() != ty.bytes() {
                         return Err(problem(format!("type {ty} takes {} bytes; {} given", ty.bytes(), b.len()), &[h]));
@@ -367,7 +381,7 @@ pub(super) fn value(y: &Yaml, ctx: &Context) -> R<Value> {
                 _ => Err(problem("a typed value has exactly one of `v:` or `hex:`", &["value"])),
             }
         }
-        _ => Ok(Value::from_u128(generic, int(y).map_err(|e| problem(e.to_string(), &["value"]))? as u128)),
+        _ => Ok(Value::from_u128(generic, int(y).map_err(|e| problem(format!("value: {e}"), &["value"]))? as u128)),
     }
 }
 
@@ -403,7 +417,9 @@ fn base_type(y: &Yaml, ctx: &Context) -> R<BaseType> {
 
 /// A location description mapping.
 pub(super) fn location(y: &Yaml, ctx: &Context) -> R<RawLocation> {
-    let m = y.as_mapping().ok_or_else(|| problem("a location is a mapping such as `{ register: 0 }`", &[]))?;
+    let m = y.as_mapping().ok_or_else(|| {
+        problem(format!("a location is a mapping such as `{{ register: 0 }}`, not `{}`", yaml_text(y)), &[])
+    })?;
     if let Some(alts) = m.get("any_of") {
         let seq = alts.as_sequence().ok_or_else(|| problem("`any_of` is a list of locations", &["any_of"]))?;
         let mut singles = Vec::new();
@@ -418,7 +434,7 @@ pub(super) fn location(y: &Yaml, ctx: &Context) -> R<RawLocation> {
         for p in seq {
             let pm = p.as_mapping().ok_or_else(|| problem("a part is a mapping with `bits:`", &["composite"]))?;
             let bits = pm.get("bits").ok_or_else(|| problem("each part gives its size in `bits:`", &["composite"]))?;
-            let bits = int(bits).map_err(|e| problem(e.to_string(), &["bits"]))? as u64;
+            let bits = int(bits).map_err(|e| problem(format!("bits: {e}"), &["bits"]))? as u64;
             let mut rest = pm.clone();
             rest.remove("bits");
             pieces.push(RawPiece { bits, location: location(&Yaml::Mapping(rest), ctx)? });
@@ -458,7 +474,10 @@ fn source(m: &Mapping, ctx: &Context) -> R<Source> {
     }
     if let Some(h) = m.get("implicit") {
         let h = h.as_str().ok_or_else(|| problem("`implicit` is a string of hex bytes", &["implicit"]))?;
-        return Ok(Source::Implicit { bytes: parse_hex(h).map_err(|e| problem(e.to_string(), &[h]))?, bit_offset });
+        return Ok(Source::Implicit {
+            bytes: parse_hex(h).map_err(|e| problem(format!("implicit: {e}"), &[h]))?,
+            bit_offset,
+        });
     }
     if m.get("undefined").is_some() {
         return Ok(Source::Undefined);
@@ -467,13 +486,13 @@ fn source(m: &Mapping, ctx: &Context) -> R<Source> {
         let pm =
             p.as_mapping().ok_or_else(|| problem("`implicit_pointer` is `{ die, offset }`", &["implicit_pointer"]))?;
         let die = pm.get("die").ok_or_else(|| problem("implicit_pointer needs `die`", &["implicit_pointer"]))?;
-        let die = int(die).map_err(|e| problem(e.to_string(), &["die"]))? as u64;
+        let die = int(die).map_err(|e| problem(format!("die: {e}"), &["die"]))? as u64;
         let byte_displacement = match pm.get("offset") {
-            Some(o) => int(o).map_err(|e| problem(e.to_string(), &["offset"]))? as i64,
+            Some(o) => int(o).map_err(|e| problem(format!("offset: {e}"), &["offset"]))? as i64,
             None => 0,
         };
         let aspace = match pm.get("aspace") {
-            Some(a) => Some(int(a).map_err(|e| problem(e.to_string(), &["aspace"]))? as u64),
+            Some(a) => Some(int(a).map_err(|e| problem(format!("aspace: {e}"), &["aspace"]))? as u64),
             None => None,
         };
         return Ok(Source::ImplicitPointer { die, aspace, byte_displacement, bit_offset });
@@ -520,7 +539,7 @@ pub(super) fn int(y: &Yaml) -> Result<i128, NotAnInteger> {
 
 /// A scalar that is not an integer.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("expected an integer, found `{0}`")]
+#[error("expected an integer of at most 128 bits (decimal, 0x hex, or negative), found `{0}`")]
 pub(super) struct NotAnInteger(String);
 
 /// `n` as `size` bytes in target byte order (two's complement, truncated).

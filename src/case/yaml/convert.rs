@@ -83,7 +83,7 @@ fn convert_case(target: &Arc<Target>, file_vendor: &VendorProfile, c: CaseSpec, 
     let catalogue = crate::catalogue::Catalogue::get();
     for r in &c.rules {
         if catalogue.kind(r).is_none() {
-            return Err(problem(format!("rule `{r}` is not in specs/rules/"), &[r.as_str(), "rules"]));
+            return Err(problem(catalogue.unknown(r), &[r.as_str(), "rules"]));
         }
     }
     let vendor = match &c.vendor {
@@ -142,15 +142,14 @@ fn cfi_case(target: &Arc<Target>, vendor: VendorProfile, cfi: &Yaml, c: &CaseSpe
     if c.expr.is_some() || c.expr_bytes.is_some() {
         return Err(problem("a case has exactly one of `expr:`, `expr_bytes:` or `cfi:`", &["cfi:"]));
     }
-    let spec: CfiSpec =
-        reparse(cfi).map_err(|e| problem(format!("cfi: {}", super::strip_location(&e.to_string())), &["cfi:"]))?;
+    let spec: CfiSpec = reparse(cfi).map_err(|e| problem(format!("cfi: {}", super::serde_message(&e)), &["cfi:"]))?;
     let (section, offsets) = spec.build_all(target).map_err(|e| problem(format!("cfi: {e}"), &["cfi:"]))?;
     let fde_offset = offsets[0];
     let expect = match &c.expect {
         None => None,
         Some(y) => {
-            let e: CfiExpect = reparse(y)
-                .map_err(|e| problem(format!("expect: {}", super::strip_location(&e.to_string())), &["expect:"]))?;
+            let e: CfiExpect =
+                reparse(y).map_err(|e| problem(format!("expect: {}", super::serde_message(&e)), &["expect:"]))?;
             Some(e.to_outcome_at(target, fde_offset).map_err(|m| problem(m.to_string(), &["expect:"]))?)
         }
     };

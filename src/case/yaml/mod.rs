@@ -12,6 +12,7 @@ pub mod emit;
 pub mod limits;
 mod locate;
 mod loclists;
+mod messages;
 mod schema;
 mod spirv;
 
@@ -63,7 +64,7 @@ pub fn load_str(file: &str, text: &str) -> Result<Vec<Case>, Vec<CaseFileError>>
     limits::alias_expansion(text).map_err(located)?;
     let spec: schema::FileSpec = yaml_serde::from_str(text).map_err(|e| {
         let (line, column) = e.location().map(|l| (l.line(), l.column())).unwrap_or((1, 1));
-        let mut message = strip_location(&e.to_string());
+        let mut message = serde_message(&e);
         if message.ends_with("recursion limit exceeded") {
             message =
                 format!("collections nested more than {} deep (the loader's limit on nesting)", limits::MAX_NESTING);
@@ -95,6 +96,12 @@ fn walk(p: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
         out.push(p.to_path_buf());
     }
     Ok(())
+}
+
+/// A yaml_serde error's message without its location, in the case
+/// format's terms (no Rust type names: [`messages::humanize`]).
+fn serde_message(e: &yaml_serde::Error) -> String {
+    messages::humanize(&strip_location(&e.to_string()))
 }
 
 /// yaml_serde appends " at line L column C"; we print the location first.
