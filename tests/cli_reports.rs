@@ -151,3 +151,49 @@ fn synth_suggests_the_case_name() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("no case named `adr`") && err.contains("did you mean `addr`?"), "{err}");
 }
+
+/// `completions SHELL` prints a script the shell loads: bash's defines the
+/// completion function and registers it; zsh's starts with `#compdef`;
+/// each knows the subcommands.
+#[test]
+fn completions_for_bash_and_zsh() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let bash = dwarfcheck(&["completions", "bash"], root);
+    assert_eq!(bash.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&bash.stdout);
+    assert!(text.contains("_dwarfcheck()") && text.contains("complete -F _dwarfcheck"), "{text}");
+    assert!(text.contains("matrix") && text.contains("igc-dwarf") && text.contains("--strict"), "bash");
+    let zsh = dwarfcheck(&["completions", "zsh"], root);
+    assert!(String::from_utf8_lossy(&zsh.stdout).starts_with("#compdef dwarfcheck"));
+    assert_eq!(dwarfcheck(&["completions", "tcsh"], root).status.code(), Some(2));
+}
+
+/// `--color always` marks the verdict line, `never` and the default on a
+/// pipe do not; `--quiet` leaves out the notes on stderr but not the
+/// result.
+#[test]
+fn color_and_quiet() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let run = |extra: &[&str]| {
+        let mut args = vec!["run", "specs/cases/expr/memory.yaml", "--consumers", "none"];
+        args.extend_from_slice(extra);
+        String::from_utf8_lossy(&dwarfcheck(&args, root).stdout).into_owned()
+    };
+    assert!(run(&["--color", "always"]).contains("\x1b[32mno disagreements\x1b[0m"));
+    assert!(!run(&["--color", "never"]).contains('\x1b'));
+    assert!(!run(&[]).contains('\x1b'));
+    let dir = scratch("quiet");
+    let cases = root.join("specs/cases/expr/memory.yaml");
+    let matrix = |q: &[&str]| {
+        let mut args = vec!["matrix", cases.to_str().unwrap(), "--consumers", "none", "--out", "m.md"];
+        args.extend_from_slice(q);
+        dwarfcheck(&args, &dir)
+    };
+    let loud = matrix(&[]);
+    assert!(String::from_utf8_lossy(&loud.stderr).contains("dwarfcheck matrix: wrote m.md"));
+    let quiet = matrix(&["--quiet"]);
+    assert_eq!(quiet.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&quiet.stderr), "");
+    assert!(std::fs::read_to_string(dir.join("m.md")).unwrap().contains("# Conformance matrix"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -27,8 +27,9 @@ pub struct MatrixArgs {
     /// `cmd:COMMAND`; repeatable, each value one whole spec.
     #[arg(long = "consumer", value_name = "SPEC")]
     consumer: Vec<String>,
-    /// Where to write the matrix (default: docs/conformance.md of this
-    /// crate).
+    /// Where to write the matrix (default: `conformance.md` in the
+    /// current directory). The repository's own docs/conformance.md is
+    /// written only when named here.
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
     /// Write nothing; exit 1 if FILE differs from what would be written.
@@ -87,9 +88,9 @@ fn genx_wanted(wanted: Option<&[String]>) -> Result<bool, String> {
     }
 }
 
-/// The default output: docs/conformance.md next to the crate's manifest.
+/// The default output: `conformance.md` in the current directory.
 fn default_out() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("docs/conformance.md")
+    PathBuf::from("conformance.md")
 }
 
 /// `path` shown from the crate root when it is inside it.
@@ -134,7 +135,12 @@ pub fn matrix(args: &MatrixArgs) -> ExitCode {
         Ok(c) => c,
         Err(code) => return code,
     };
-    let m = matrix::build(&cases, &Reference, &Fast, &others, skipped, matrix::reports::KNOWN_REPORTS);
+    super::note(&format!(
+        "dwarfcheck matrix: {} case(s) against {} consumer(s); this takes a while (about 2 min for the bundled suite)",
+        cases.len(),
+        others.len() + 2
+    ));
+    let m = matrix::build_showing(&cases, &Reference, &Fast, &others, skipped, matrix::reports::KNOWN_REPORTS, true);
     let out = args.out.clone().unwrap_or_else(default_out);
     let mut command = String::from("dwarfcheck matrix");
     for p in &args.paths {
@@ -145,6 +151,9 @@ pub fn matrix(args: &MatrixArgs) -> ExitCode {
     }
     for spec in &args.consumer {
         command.push_str(&format!(" --consumer '{spec}'"));
+    }
+    if let Some(o) = &args.out {
+        command.push_str(&format!(" --out {}", shown(o)));
     }
     if args.down.consumer_down_after != dwarfcheck::consumer::health::DEFAULT_DOWN_AFTER {
         command.push_str(&format!(" --consumer-down-after {}", args.down.consumer_down_after));
@@ -177,17 +186,17 @@ pub fn matrix(args: &MatrixArgs) -> ExitCode {
         text.push_str(&matrix::tru64::markdown(&tru64, &link));
     }
     let fails = m.failures.iter().filter(|f| f.column >= 2).count();
-    eprintln!(
+    super::note(&format!(
         "dwarfcheck matrix: {} cases, {} rules, {} consumers, {} third-party failures; {:.2} s",
         m.cases.len(),
         m.rules.len(),
         m.columns.len(),
         fails,
         start.elapsed().as_secs_f64()
-    );
+    ));
     let mut code = ExitCode::SUCCESS;
     if m.harness_failed() || visa.harness_failed() {
-        eprintln!("dwarfcheck matrix: the reference or fast fails a case (harness bug); see the Failures section");
+        report_harness(&m, &visa);
         code = ExitCode::from(1);
     }
     if args.check {
@@ -205,6 +214,36 @@ pub fn matrix(args: &MatrixArgs) -> ExitCode {
     if let Err(e) = std::fs::write(&out, text) {
         return input_error(format!("cannot write {}: {e}", out.display()));
     }
-    eprintln!("dwarfcheck matrix: wrote {}", out.display());
+    super::note(&format!("dwarfcheck matrix: wrote {}", out.display()));
     code
+}
+
+/// Says on stderr why the reference or fast failed: a case's `expect`
+/// the reference does not meet (the case's, or the reference's, fault),
+/// apart from fast differing where the reference passes (a harness bug),
+/// and a `.visa` case dwarfcheck's decoder misses.
+fn report_harness(m: &matrix::Matrix, visa: &matrix::visa::VisaSection) {
+    let named = |i: usize| format!("{} ({})", m.cases[i].origin, m.cases[i].name);
+    let expect: Vec<usize> = m.failures.iter().filter(|f| f.column == 0).map(|f| f.case).collect();
+    let fast: Vec<usize> =
+        m.failures.iter().filter(|f| f.column == 1 && !expect.contains(&f.case)).map(|f| f.case).collect();
+    let first = |v: &[usize]| v.iter().take(3).map(|&i| named(i)).collect::<Vec<_>>().join(", ");
+    if !expect.is_empty() {
+        eprintln!(
+            "dwarfcheck matrix: {} case(s) whose `expect` is not what the reference gives: check the expectation \
+             (for a bundled case, the reference is wrong): {}",
+            expect.len(),
+            first(&expect)
+        );
+    }
+    if !fast.is_empty() {
+        eprintln!(
+            "dwarfcheck matrix: fast does not give the reference's answer on {} case(s) (a harness bug): {}",
+            fast.len(),
+            first(&fast)
+        );
+    }
+    if visa.harness_failed() {
+        eprintln!("dwarfcheck matrix: dwarfcheck's vISA decoder misses a .visa case's expectation (a harness bug)");
+    }
 }

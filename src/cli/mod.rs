@@ -28,6 +28,33 @@ use std::process::ExitCode;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Print only results, warnings and errors: no progress bars and no
+    /// notes on stderr.
+    #[arg(long, short, global = true)]
+    quiet: bool,
+    /// Colours in the text summary (findings red, "no disagreements"
+    /// green): `auto` when stdout is a terminal and NO_COLOR is not set.
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
+    color: ColorChoice,
+}
+
+/// `--color`.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+/// Set by `--quiet`: [`note`] prints nothing.
+static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// An informational line on stderr (what was written, how long it took),
+/// left out under `--quiet`.
+fn note(line: &str) {
+    if !QUIET.load(std::sync::atomic::Ordering::Relaxed) {
+        eprintln!("{line}");
+    }
 }
 
 #[derive(Subcommand)]
@@ -132,6 +159,13 @@ enum Command {
     /// Time the fast evaluator against gimli (and the reference) on real
     /// input, each through its own API, in interleaved rounds.
     Bench(bench::BenchArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish,
+    /// powershell) on stdout, e.g. `dwarfcheck completions bash >
+    /// ~/.local/share/bash-completion/completions/dwarfcheck`.
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
     /// List each rule of the catalogue with the cases that exercise it.
     Coverage {
         /// Case files or directories (default: the bundled specs/cases).
@@ -303,7 +337,24 @@ fn bundled_cases() -> PathBuf {
 
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
+    if cli.quiet {
+        QUIET.store(true, std::sync::atomic::Ordering::Relaxed);
+        dwarfcheck::runner::progress::hide_all();
+    }
+    report::use_color(match cli.color {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => {
+            use std::io::IsTerminal;
+            std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+        }
+    });
     match cli.command {
+        Command::Completions { shell } => {
+            use clap::CommandFactory;
+            clap_complete::generate(shell, &mut Cli::command(), "dwarfcheck", &mut std::io::stdout());
+            ExitCode::SUCCESS
+        }
         Command::Run { paths, cases, report } => run::run(paths, &cases, &report),
         Command::Elf { files, seed, vendor, unwind_samples, strict_inputs, strict, time_budget, report } => {
             let time_budget = std::time::Duration::from_secs_f64(time_budget);

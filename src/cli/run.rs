@@ -58,6 +58,6 @@ fn replay_regressions() -> bool {
             r.as_ref().err().map(|v| v.to_string()).unwrap_or_default()
         );
     }
-    eprintln!("corpus/regressions: {} replayed, {} failed", results.len(), failed.len());
+    super::note(&format!("corpus/regressions: {} replayed, {} failed", results.len(), failed.len()));
     failed.is_empty()
 }

@@ -298,8 +298,22 @@ pub fn build(
     skipped: Vec<(String, String)>,
     reports: &[reports::KnownReport],
 ) -> Matrix {
+    build_showing(cases, reference, fast, others, skipped, reports, false)
+}
+
+/// [`build`], with the runner's progress bar on stderr when `progress`
+/// (shown only on a terminal, [`runner::progress`]).
+pub fn build_showing(
+    cases: &[Case],
+    reference: &dyn Consumer,
+    fast: &dyn Consumer,
+    others: &[Box<dyn Consumer>],
+    skipped: Vec<(String, String)>,
+    reports: &[reports::KnownReport],
+    progress: bool,
+) -> Matrix {
     // Details of findings are gathered below, for failures only.
-    let opts = Options { keep_details: 1, ..Options::default() };
+    let opts = Options { keep_details: 1, progress, ..Options::default() };
     let (_, records) = runner::run_recorded(cases, reference, fast, others, &opts);
     let all: Vec<&dyn Consumer> = [reference, fast].into_iter().chain(others.iter().map(|o| o.as_ref())).collect();
     let columns: Vec<Column> = all

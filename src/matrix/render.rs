@@ -163,8 +163,10 @@ fn legend(s: &mut String) {
     }
     let _ = writeln!(
         s,
-        "\nA fail of the reference or fast is a harness bug and makes `dwarfcheck matrix` exit 1; a third party's \
-         fail does not.\n"
+        "\nA fail of the reference means the case's `expect` is not what the reference gives: the expectation is \
+         wrong, or (for a bundled case) the reference is. A fail of fast where the reference passes is a harness \
+         bug (fast differs from the reference). Either makes `dwarfcheck matrix` exit 1; a third party's fail does \
+         not.\n"
     );
 }
 
@@ -223,8 +225,14 @@ fn classes(s: &mut String, m: &Matrix, o: &RenderOptions) {
             continue;
         }
         let _ = writeln!(s, "### {} ({} failing case{})\n", c.name, mine.len(), if mine.len() == 1 { "" } else { "s" });
-        if col < 2 {
-            let _ = writeln!(s, "Harness bug: the {} does not give the expected answer.\n", c.name);
+        if col == 0 {
+            let _ = writeln!(
+                s,
+                "The reference does not give the case's expected answer: check the `expect` (for a bundled case, a \
+                 reference bug).\n"
+            );
+        } else if col == 1 {
+            let _ = writeln!(s, "Harness bug where the reference passes: fast does not give the reference's answer.\n");
         }
         let mut groups: BTreeMap<(u8, String, u64, String), Vec<&super::FailureEntry>> = BTreeMap::new();
         for f in &mine {

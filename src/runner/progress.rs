@@ -3,6 +3,15 @@
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Set by [`hide_all`]: no bar is drawn.
+static HIDDEN: AtomicBool = AtomicBool::new(false);
+
+/// No progress bar from now on in this process (`--quiet`).
+pub fn hide_all() {
+    HIDDEN.store(true, Ordering::Relaxed);
+}
 
 /// Below this many cases a run is quick and shows no bar.
 pub const MIN_CASES: u64 = 2_000;
@@ -11,7 +20,7 @@ pub const MIN_CASES: u64 = 2_000;
 /// not `wanted` or stderr is not a terminal. It ticks by itself, so a long
 /// step (one large file) still shows that work goes on.
 pub fn on_terminal(len: u64, template: &str, wanted: bool) -> Option<ProgressBar> {
-    if !wanted || !std::io::stderr().is_terminal() {
+    if !wanted || HIDDEN.load(Ordering::Relaxed) || !std::io::stderr().is_terminal() {
         return None;
     }
     let b = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());

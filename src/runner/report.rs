@@ -6,6 +6,26 @@ use super::{Finding, InputNote, Listed, Summary};
 use crate::consumer::health::HealthReport;
 use dwarfcheck_core::outcome::{CfiOutcome, Failure};
 use std::fmt::Write as _;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Set by [`use_color`]: the text summary marks its verdict lines with ANSI
+/// colours.
+static COLOR: AtomicBool = AtomicBool::new(false);
+
+/// Whether [`text`] colours its verdict lines (`--color`): findings in
+/// red, "no disagreements" in green. Off by default.
+pub fn use_color(on: bool) {
+    COLOR.store(on, Ordering::Relaxed);
+}
+
+/// `s` in ANSI colour `code` (31 red, 32 green) when colours are on.
+fn paint(s: &str, code: u8) -> String {
+    if COLOR.load(Ordering::Relaxed) {
+        format!("\x1b[{code}m{s}\x1b[0m")
+    } else {
+        s.to_string()
+    }
+}
 
 /// A CFI outcome as one line of text (tables as llvm-dwarfdump-like rows).
 pub fn cfi_text(o: &CfiOutcome) -> String {
@@ -162,16 +182,16 @@ pub fn text(title: &str, s: &Summary, show: usize) -> String {
         health_text(&mut out, name, h);
     }
     if s.failure_count == 0 {
-        let _ = writeln!(out, "  no disagreements");
+        let _ = writeln!(out, "  {}", paint("no disagreements", 32));
     } else {
-        let _ = writeln!(
-            out,
-            "  {} finding(s): {} disagreement(s), {} fault(s){}",
+        let line = format!(
+            "{} finding(s): {} disagreement(s), {} fault(s){}",
             s.failure_count,
             s.failure_count - s.fault_count,
             s.fault_count,
             if s.failed { "; the run FAILS" } else { " (none gated)" }
         );
+        let _ = writeln!(out, "  {}", paint(&line, 31));
     }
     if s.failed && s.failure_count == 0 {
         let _ = writeln!(out, "  a gated consumer was declared down; the run FAILS");
