@@ -268,6 +268,18 @@ pub struct Matrix {
     pub failures: Vec<FailureEntry>,
 }
 
+/// Rule ID to the indices of the rows exercising it, from each row's rule
+/// IDs in row order (the `.visa` and `.tru64` sections).
+pub fn rows_by_rule<'a>(rows: impl Iterator<Item = &'a [String]>) -> BTreeMap<&'a str, Vec<usize>> {
+    let mut m: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for (i, rules) in rows.enumerate() {
+        for rule in rules {
+            m.entry(rule.as_str()).or_default().push(i);
+        }
+    }
+    m
+}
+
 impl Matrix {
     /// Whether the harness itself is wrong: the reference misses an
     /// expectation, or fast differs from the reference or misses one.

@@ -69,13 +69,7 @@ impl VisaSection {
 
     /// Rule ID to the rows exercising it.
     pub fn rules(&self) -> BTreeMap<&str, Vec<usize>> {
-        let mut m: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
-        for (i, r) in self.rows.iter().enumerate() {
-            for rule in &r.rules {
-                m.entry(rule.as_str()).or_default().push(i);
-            }
-        }
-        m
+        super::rows_by_rule(self.rows.iter().map(|r| r.rules.as_slice()))
     }
 }
 

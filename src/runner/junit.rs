@@ -19,7 +19,7 @@
 //! inputs their suite, as in [`super::report::junit`].
 
 use super::compare::Verdict;
-use super::report::{failure_text, finding_text, health_text, xml_escape};
+use super::report::{failure_text, finding_text, xml_escape};
 use super::{CaseRecord, Finding, Listed, Summary};
 use std::fmt::Write as _;
 
@@ -165,21 +165,7 @@ pub fn junit(title: &str, labels: &[CaseLabel], records: &[CaseRecord], names: &
                 ),
             };
         }
-        if let (Some(h), Some(d)) = (health, down) {
-            let mut body = String::new();
-            health_text(&mut body, &name, h);
-            let _ = writeln!(
-                out,
-                "    <testcase classname=\"{class}\" name=\"consumer down: {} case(s) not asked\"><error message=\"{}\">{}</error></testcase>",
-                h.not_asked,
-                xml_escape(&format!("declared down after {} faults in a row: {}", d.faults_in_a_row, d.last_fault)),
-                xml_escape(&body)
-            );
-        }
-        if let Some(e) = health.and_then(|h| h.stderr.as_ref()) {
-            let _ = writeln!(out, "    <system-err>{}</system-err>", xml_escape(&e.text));
-        }
-        let _ = writeln!(out, "  </testsuite>");
+        super::report::suite_end(&mut out, &name, health);
     }
     super::report::inputs_junit(&mut out, s);
     out.push_str("</testsuites>\n");

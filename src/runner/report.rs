@@ -345,26 +345,33 @@ pub fn junit(title: &str, s: &Summary) -> String {
                 xml_escape(&body)
             );
         }
-        if let (Some(h), Some(d)) = (health, down) {
-            let mut body = String::new();
-            health_text(&mut body, &name, h);
-            let _ = writeln!(
-                out,
-                "    <testcase classname=\"{}\" name=\"consumer down: {} case(s) not asked\"><error message=\"{}\">{}</error></testcase>",
-                xml_escape(&name),
-                h.not_asked,
-                xml_escape(&format!("declared down after {} faults in a row: {}", d.faults_in_a_row, d.last_fault)),
-                xml_escape(&body)
-            );
-        }
-        if let Some(e) = health.and_then(|h| h.stderr.as_ref()) {
-            let _ = writeln!(out, "    <system-err>{}</system-err>", xml_escape(&e.text));
-        }
-        let _ = writeln!(out, "  </testsuite>");
+        suite_end(&mut out, &name, health);
     }
     inputs_junit(&mut out, s);
     out.push_str("</testsuites>\n");
     out
+}
+
+/// The end of a consumer's JUnit test suite: one test case in error when
+/// it was declared down (with its faults and the end of its stderr), its
+/// stderr as `system-err`, and the closing tag.
+pub(crate) fn suite_end(out: &mut String, name: &str, health: Option<&HealthReport>) {
+    if let Some((h, d)) = health.and_then(|h| h.down.as_ref().map(|d| (h, d))) {
+        let mut body = String::new();
+        health_text(&mut body, name, h);
+        let _ = writeln!(
+            out,
+            "    <testcase classname=\"{}\" name=\"consumer down: {} case(s) not asked\"><error message=\"{}\">{}</error></testcase>",
+            xml_escape(name),
+            h.not_asked,
+            xml_escape(&format!("declared down after {} faults in a row: {}", d.faults_in_a_row, d.last_fault)),
+            xml_escape(&body)
+        );
+    }
+    if let Some(e) = health.and_then(|h| h.stderr.as_ref()) {
+        let _ = writeln!(out, "    <system-err>{}</system-err>", xml_escape(&e.text));
+    }
+    let _ = writeln!(out, "  </testsuite>");
 }
 
 /// The suite `inputs` of the JUnit report, when some input was not checked
