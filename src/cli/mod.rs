@@ -294,19 +294,19 @@ impl ReportArgs {
     /// per-consumer JUnit of [`report::junit`] (real inputs: one test case
     /// per finding and per consumer's agreements).
     fn finish(&self, title: &str, s: &Summary) -> ExitCode {
-        self.finish_with_junit(title, s, report::junit(title, s))
+        self.finish_with_junit(title, s, || report::junit(title, s))
     }
 
-    /// [`ReportArgs::finish`] with the JUnit text given (`run`'s has one
-    /// test case per case and consumer).
-    fn finish_with_junit(&self, title: &str, s: &Summary, junit: String) -> ExitCode {
+    /// [`ReportArgs::finish`] with the JUnit text made by `junit` (`run`'s
+    /// has one test case per case and consumer), only under `--junit`.
+    fn finish_with_junit(&self, title: &str, s: &Summary, junit: impl FnOnce() -> String) -> ExitCode {
         if self.json {
             println!("{}", report::json(title, s));
         } else {
             print!("{}", report::text(title, s, self.show));
         }
         if let Some(path) = &self.junit {
-            if let Err(e) = std::fs::write(path, junit) {
+            if let Err(e) = std::fs::write(path, junit()) {
                 eprintln!("dwarfcheck: cannot write {}: {e}", path.display());
                 return ExitCode::from(2);
             }

@@ -42,8 +42,7 @@ pub fn run(paths: Vec<PathBuf>, names: &[String], args: &ReportArgs) -> ExitCode
         cases.iter().map(|c| CaseLabel { origin: c.origin().to_string(), name: c.name().to_string() }).collect();
     let names: Vec<String> =
         std::iter::once("fast".to_string()).chain(others.iter().map(|o| o.name().to_string())).collect();
-    let xml = junit::junit(title, &labels, &records, &names, &summary);
-    args.finish_with_junit(title, &summary, xml)
+    args.finish_with_junit(title, &summary, || junit::junit(title, &labels, &records, &names, &summary))
 }
 
 /// Replays `corpus/regressions/` through the fuzz oracles; prints each

@@ -246,6 +246,8 @@ pub struct Finding {
     pub pc: u64,
     /// What: `tru64_var_<i>`, `block` or `frame`.
     pub what: String,
+    /// The variable's index in the lowering's lists, for a variable.
+    pub variable: Option<usize>,
     /// Its class ([`class`]).
     pub class: &'static str,
     /// The direct reading's expectation, in words.
@@ -288,20 +290,20 @@ fn words(v: &Value) -> String {
 /// `vars` per variable, `blocks` the ranges of each scope holding `pc`.
 pub fn judge(pc: u64, vars: &[Shown], blocks: &[Vec<(u64, u64)>], answer: &Answer) -> Judged {
     let mut out = Judged::default();
-    let push = |out: &mut Judged, what: String, class: &'static str, expected: String, shown: String| {
-        out.findings.push(Finding { pc, what, class, expected, shown });
+    let push = |out: &mut Judged, at: (String, Option<usize>), class: &'static str, expected: String, shown: String| {
+        out.findings.push(Finding { pc, what: at.0, variable: at.1, class, expected, shown });
     };
     let (shown_pc, answers, block) = match answer {
         Answer::Shown { pc, vars, block } => (*pc, vars, block),
         Answer::Fault(e) | Answer::NotRun(e) => {
             out.facts = 1;
-            push(&mut out, "frame".into(), class::FAULT, "the stand-in loaded".into(), e.clone());
+            push(&mut out, ("frame".into(), None), class::FAULT, "the stand-in loaded".into(), e.clone());
             return out;
         }
     };
     out.facts += 1;
     if shown_pc != pc {
-        push(&mut out, "frame".into(), class::WRONG_PC, format!("{pc:#x}"), format!("{shown_pc:#x}"));
+        push(&mut out, ("frame".into(), None), class::WRONG_PC, format!("{pc:#x}"), format!("{shown_pc:#x}"));
     }
     for (i, want) in vars.iter().enumerate() {
         let what = variable_name(i);
@@ -339,7 +341,7 @@ pub fn judge(pc: u64, vars: &[Shown], blocks: &[Vec<(u64, u64)>], answer: &Answe
                 VarAnswer::OptimizedOut => "optimized out".into(),
                 VarAnswer::Error(e) => format!("error: {e}"),
             };
-            push(&mut out, what, c, expected, shown);
+            push(&mut out, (what, Some(i)), c, expected, shown);
         }
     }
     out.facts += 1;
@@ -361,7 +363,7 @@ pub fn judge(pc: u64, vars: &[Shown], blocks: &[Vec<(u64, u64)>], answer: &Answe
             BlockAnswer::Lexical(r) => ranges_words(r),
             BlockAnswer::Error(e) => format!("error: {e}"),
         };
-        push(&mut out, "block".into(), c, expected, shown);
+        push(&mut out, ("block".into(), None), c, expected, shown);
     }
     out
 }
@@ -384,8 +386,7 @@ pub fn judge_job(view: &super::resolve::View<'_>, job: &Job<'_>, answer: &Answer
     let blocks = standin::expected_blocks(view, job.program, job.pc);
     let mut j = judge(job.pc, &vars, &blocks, answer);
     for f in &mut j.findings {
-        let list = (0..job.program.targets.len()).find(|&i| variable_name(i) == f.what);
-        let entries = list.map_or(&[][..], |i| job.program.lowered.lists[i].entries.as_slice());
+        let entries = f.variable.and_then(|i| job.program.lowered.lists.get(i)).map_or(&[][..], |l| &l.entries[..]);
         let spans: Vec<(u64, u64)> = entries.iter().map(|e| (e.begin, e.end)).collect();
         if f.class == class::NONE_WHERE_VALUE && overlap_hides(&spans, job.pc) {
             f.class = class::OVERLAP_MISSED;
