@@ -27,6 +27,9 @@
 //! - [`visa`]: Intel vISA debug info (above [`consumer`], whose contained
 //!   process runner drives GenX_IR): decoding, layout
 //!   detection, validation, ocloc's containers, the GenX_IR oracle;
+//! - [`producers`]: producer findings on real input (above [`elf`] and
+//!   [`runner`]): each rejected expression with its DIE and producer,
+//!   confirmed by llvm-dwarfdump, SARIF, and `docs/producers.md`;
 //! - [`tru64`]: the Tru64 optimization symbol table (beside [`visa`]):
 //!   PPODE decoding, encoding, validation and the direct reading of split
 //!   lifetimes and discontiguous scopes.
@@ -42,6 +45,7 @@ pub mod edition;
 pub mod elf;
 pub mod fuzzing;
 pub mod matrix;
+pub mod producers;
 pub mod runner;
 pub mod spirv;
 pub mod synth;

@@ -178,7 +178,8 @@ fn a_wrong_expectation_is_a_failure() {
     let (Some(right), Some(wrong)) = (debugger(Kind::Gdb), debugger(Kind::Gdb)) else { return };
     let cases = cases();
     let others: Vec<Box<dyn Consumer>> = vec![Box::new(right), Box::new(WrongExpectation(wrong))];
-    let opts = Options { gates: vec!["gdb-wrong-expectation".into()], progress: false, keep_details: 0 };
+    let opts =
+        Options { gates: vec!["gdb-wrong-expectation".into()], progress: false, keep_details: 0, ..Default::default() };
     let s = runner::run(&cases, &Reference, &Fast, &others, &opts);
     // All three cases have a known first byte, so all three disagree, and
     // the same adapter with the right expectation agrees on all three.

@@ -8,6 +8,7 @@
 
 use super::ReportArgs;
 use dwarfcheck::consumer::builtin::{Fast, Reference};
+use dwarfcheck::producers;
 use dwarfcheck::runner::files::{Checked, FileChecker};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -28,6 +29,12 @@ pub struct ElfArgs {
     pub strict: bool,
     /// Time budget of each input file, extraction and checking together.
     pub time_budget: std::time::Duration,
+    /// List the producer findings (`--findings`).
+    pub findings: bool,
+    /// Confirm them with llvm-dwarfdump (`--confirm`).
+    pub confirm: bool,
+    /// Write them as SARIF to this file (`--sarif`).
+    pub sarif: Option<PathBuf>,
 }
 
 pub fn elf(a: ElfArgs, args: &ReportArgs) -> ExitCode {
@@ -55,10 +62,10 @@ pub fn elf(a: ElfArgs, args: &ReportArgs) -> ExitCode {
     };
     let extract =
         dwarfcheck::elf::Options { seed: a.seed, vendor, unwind_samples: a.unwind_samples, ..Default::default() };
-    let run = args.real_input_options();
+    let run = dwarfcheck::runner::Options { producer_findings: a.findings, ..args.real_input_options() };
     let checker =
         FileChecker { extract, budget: a.time_budget, reference: &Reference, fast: &Fast, others: &others, run };
-    let Checked { files_read: read, counts: totals, summary, warnings, .. } = checker.check(&files);
+    let Checked { files_read: read, counts: totals, mut summary, warnings, .. } = checker.check(&files);
     for w in &warnings {
         eprintln!("{w}");
     }
@@ -84,7 +91,29 @@ pub fn elf(a: ElfArgs, args: &ReportArgs) -> ExitCode {
         totals.debug_frame_fdes,
         totals.unwind_fdes
     );
-    let code = args.finish(&title, &summary);
+    let code = if a.findings {
+        let mut found = producers::gather(&std::mem::take(&mut summary.producer_findings));
+        if a.confirm {
+            producers::confirm::confirm_all(&mut found);
+        }
+        if let Some(path) = &a.sarif {
+            let log = producers::sarif::log(&found);
+            let text = serde_json::to_string_pretty(&log).unwrap_or_default();
+            if let Err(e) = std::fs::write(path, text) {
+                eprintln!("dwarfcheck: cannot write {}: {e}", path.display());
+                return ExitCode::from(2);
+            }
+        }
+        let junit = || dwarfcheck::runner::report::junit(&title, &summary);
+        let extra = serde_json::to_value(&found).ok().map(|v| ("findings", v));
+        let code = args.finish_with(&title, &summary, junit, extra);
+        if !args.json {
+            print!("{}", producers::render::text(&found, summary.producer_finding_count));
+        }
+        code
+    } else {
+        args.finish(&title, &summary)
+    };
     if a.strict_inputs && !summary.unreadable_inputs.is_empty() {
         eprintln!("dwarfcheck: {} input(s) could not be read (--strict-inputs)", summary.unreadable_inputs.len());
         return ExitCode::from(2);

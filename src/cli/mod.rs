@@ -9,6 +9,7 @@ mod eval;
 mod fuzz;
 mod igc;
 mod matrix;
+mod producers;
 mod run;
 mod spirv;
 mod synth;
@@ -105,6 +106,22 @@ enum Command {
         /// is left and the report says how many cases were not checked.
         #[arg(long, value_name = "SECS", default_value_t = 120.0, value_parser = parse_seconds)]
         time_budget: f64,
+        /// List every expression the reference finds ill-formed, fails with
+        /// an evaluation error or cannot judge: the file, the unit and its
+        /// DW_AT_producer, the DIE and its name, the attribute, the pc
+        /// range, the expression, the rule and the reference's trace, with
+        /// counts by producer and rule (in JSON: a `findings` array)
+        #[arg(long)]
+        findings: bool,
+        /// With --findings: read each ill-formed finding's DIE again with
+        /// llvm-dwarfdump and check its operations and rule (one run per
+        /// DIE, at most 400)
+        #[arg(long)]
+        confirm: bool,
+        /// Write the findings as SARIF 2.1.0 to FILE (for code-scanning
+        /// tools); implies --findings
+        #[arg(long, value_name = "FILE")]
+        sarif: Option<PathBuf>,
         #[command(flatten)]
         report: ReportArgs,
     },
@@ -156,6 +173,11 @@ enum Command {
     /// Run the suite against every available consumer and write the
     /// rule x consumer conformance matrix (docs/conformance.md).
     Matrix(matrix::MatrixArgs),
+    /// Check the output of each producer of a manifest (GCC, clang, rustc,
+    /// Go, ...; specs/producers/producers.yaml), confirm each ill-formed
+    /// expression with llvm-dwarfdump, and write the producer report
+    /// (docs/producers.md) with each class's reading and minimal case.
+    Producers(producers::ProducersArgs),
     /// Time the fast evaluator against gimli (and the reference) on real
     /// input, each through its own API, in interleaved rounds.
     Bench(bench::BenchArgs),
@@ -287,7 +309,12 @@ impl ReportArgs {
     /// (all of them in JSON).
     fn real_input_options(&self) -> dwarfcheck::runner::Options {
         let keep_details = if self.json { 0 } else { 1000 };
-        dwarfcheck::runner::Options { gates: self.gate.clone(), progress: !self.json, keep_details }
+        dwarfcheck::runner::Options {
+            gates: self.gate.clone(),
+            progress: !self.json,
+            keep_details,
+            ..Default::default()
+        }
     }
 
     /// Prints the report and returns the exit status; `--junit` gets the
@@ -300,8 +327,29 @@ impl ReportArgs {
     /// [`ReportArgs::finish`] with the JUnit text made by `junit` (`run`'s
     /// has one test case per case and consumer), only under `--junit`.
     fn finish_with_junit(&self, title: &str, s: &Summary, junit: impl FnOnce() -> String) -> ExitCode {
+        self.finish_with(title, s, junit, None)
+    }
+
+    /// [`ReportArgs::finish_with_junit`]; under `--json`, `extra` (a key
+    /// and its value) is added to the JSON object beside the summary.
+    fn finish_with(
+        &self,
+        title: &str,
+        s: &Summary,
+        junit: impl FnOnce() -> String,
+        extra: Option<(&str, serde_json::Value)>,
+    ) -> ExitCode {
         if self.json {
-            println!("{}", report::json(title, s));
+            match extra {
+                None => println!("{}", report::json(title, s)),
+                Some((key, value)) => {
+                    let v = serde_json::json!({ "job": title, "summary": s, key: value });
+                    println!(
+                        "{}",
+                        serde_json::to_string_pretty(&v).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+                    );
+                }
+            }
         } else {
             print!("{}", report::text(title, s, self.show));
         }
@@ -356,9 +404,36 @@ pub fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Command::Run { paths, cases, report } => run::run(paths, &cases, &report),
-        Command::Elf { files, seed, vendor, unwind_samples, strict_inputs, strict, time_budget, report } => {
+        Command::Elf {
+            files,
+            seed,
+            vendor,
+            unwind_samples,
+            strict_inputs,
+            strict,
+            time_budget,
+            findings,
+            confirm,
+            sarif,
+            report,
+        } => {
             let time_budget = std::time::Duration::from_secs_f64(time_budget);
-            elf::elf(elf::ElfArgs { files, seed, vendor, unwind_samples, strict_inputs, strict, time_budget }, &report)
+            let findings = findings || sarif.is_some();
+            elf::elf(
+                elf::ElfArgs {
+                    files,
+                    seed,
+                    vendor,
+                    unwind_samples,
+                    strict_inputs,
+                    strict,
+                    time_budget,
+                    findings,
+                    confirm,
+                    sarif,
+                },
+                &report,
+            )
         }
         Command::Spirv { files, seed, report } => spirv::spirv(spirv::SpirvArgs { files, seed }, &report),
         Command::Visa(args) => visa::visa(&args),
@@ -371,6 +446,7 @@ pub fn main() -> ExitCode {
         Command::Synth(args) => synth::synth(&args),
         Command::Coverage { paths, fail_uncovered } => coverage::coverage(paths, fail_uncovered),
         Command::Matrix(args) => matrix::matrix(&args),
+        Command::Producers(args) => producers::producers(&args),
         Command::Bench(args) => bench::bench(&args),
     }
 }

@@ -31,7 +31,7 @@ pub fn run(paths: Vec<PathBuf>, names: &[String], args: &ReportArgs) -> ExitCode
         Ok(o) => o,
         Err(e) => return super::input_error(e),
     };
-    let opts = Options { gates: args.gate.clone(), progress: !args.json, keep_details: 0 };
+    let opts = Options { gates: args.gate.clone(), progress: !args.json, keep_details: 0, ..Default::default() };
     let title = "dwarfcheck run";
     if args.junit.is_none() {
         return args.finish(title, &runner::run(&cases, &Reference, &Fast, &others, &opts));

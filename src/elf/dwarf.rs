@@ -519,7 +519,12 @@ const TEXT_ROOM: usize = 80;
 /// block at its first operation that does not decode. Blocks are read
 /// from a work list, not by recursion, and at most [`MAX_TYPE_BLOCKS`] of
 /// them per expression.
-fn referenced_types(expr: &[u8], encoding: gimli::Encoding, endian: Endian, out: &mut Vec<u64>) {
+/// Appends to `out` the unit offsets of the base types `expr`'s typed
+/// operations name (`DW_OP_const_type`, `DW_OP_regval_type`,
+/// `DW_OP_deref_type`, `DW_OP_convert`, `DW_OP_reinterpret`, also inside
+/// `DW_OP_entry_value` blocks), decoded with gimli; offset 0 (the generic
+/// type) is left out.
+pub fn referenced_types(expr: &[u8], encoding: gimli::Encoding, endian: Endian, out: &mut Vec<u64>) {
     let e = if endian == Endian::Big { RunTimeEndian::Big } else { RunTimeEndian::Little };
     let mut blocks = vec![EndianSlice::new(expr, e)];
     let mut read = 0;
@@ -552,8 +557,72 @@ fn referenced_types(expr: &[u8], encoding: gimli::Encoding, endian: Endian, out:
 /// nested in it) [`referenced_types`] reads for one expression.
 const MAX_TYPE_BLOCKS: usize = 16;
 
+/// A case origin written by `Extractor::labels`, read back: the place an
+/// extracted expression came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Place {
+    /// The input file, as named in the origin (with ` (...)` after it for
+    /// a split unit: the `.dwo` file, or the package row).
+    pub file: String,
+    /// Whether the DIE is in a split unit (its offset is then in the
+    /// `.dwo`'s or package's `.debug_info.dwo`).
+    pub split: bool,
+    /// The DIE's section offset.
+    pub die: u64,
+    /// `DW_AT_location` or `DW_AT_frame_base`.
+    pub attribute: String,
+    /// For a location-list entry: its index and its range as the origin
+    /// shows it (`[0x1000, 0x1010)`, or a text for indexed addresses).
+    pub entry: Option<(usize, String)>,
+}
+
+impl Place {
+    /// Reads an origin `FILE: DIE 0x2a DW_AT_location` or `FILE: DIE 0x2a
+    /// DW_AT_location entry 3 [0x1000, 0x1010)`; `None` for any other text
+    /// (a case of a case file).
+    pub fn parse(origin: &str) -> Option<Place> {
+        let (file, rest) = origin.rsplit_once(": DIE ")?;
+        let (die, rest) = rest.split_once(' ')?;
+        let die = u64::from_str_radix(die.strip_prefix("0x")?, 16).ok()?;
+        let (attribute, entry) = match rest.split_once(" entry ") {
+            None => (rest, None),
+            Some((a, e)) => {
+                let (i, range) = e.split_once(' ')?;
+                (a, Some((i.parse().ok()?, range.to_string())))
+            }
+        };
+        if ![Attr::Location, Attr::FrameBase].iter().any(|a| a.name() == attribute) {
+            return None;
+        }
+        let split = file.ends_with(')') && file.contains(" (");
+        Some(Place { file: file.to_string(), split, die, attribute: attribute.to_string(), entry })
+    }
+
+    /// The input file's path: [`Place::file`] without a split unit's
+    /// ` (...)`.
+    pub fn path(&self) -> &str {
+        if self.split {
+            self.file.rsplit_once(" (").map_or(&self.file, |(p, _)| p)
+        } else {
+            &self.file
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    /// Origins written by `labels` read back into their parts.
+    #[test]
+    fn places_read_back() {
+        let p = super::Place::parse("a/b.o: DIE 0x2a DW_AT_location entry 3 [0x1000, 0x1010)").unwrap();
+        assert_eq!((p.file.as_str(), p.split, p.die, p.attribute.as_str()), ("a/b.o", false, 0x2a, "DW_AT_location"));
+        assert_eq!(p.entry, Some((3, "[0x1000, 0x1010)".to_string())));
+        let p = super::Place::parse("x.debug (y.dwo, dwo_id 0x5): DIE 0x10 DW_AT_frame_base").unwrap();
+        assert_eq!((p.split, p.path(), p.entry.clone()), (true, "x.debug", None));
+        assert_eq!(super::Place::parse("specs/cases/expr/a.yaml"), None);
+        assert_eq!(super::Place::parse("f: DIE 0x1 DW_AT_name"), None);
+    }
+
     use super::{push_decimal, push_hex, referenced_types};
     use dwarfcheck_core::target::Endian;
 

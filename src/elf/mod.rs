@@ -21,6 +21,7 @@
 //! [`fold::Fold`] as soon as they are extracted and merging the results in
 //! unit order: memory then grows with the largest unit, not the file.
 
+pub mod describe;
 pub mod dwarf;
 pub mod fold;
 pub mod frames;

@@ -6,6 +6,7 @@ pub mod compare;
 pub mod files;
 pub mod junit;
 mod memo;
+pub mod producer;
 pub mod progress;
 pub mod report;
 
@@ -31,6 +32,9 @@ pub struct Options {
     pub progress: bool,
     /// How many failures to keep full details for (0 = all).
     pub keep_details: usize,
+    /// Keep each expression the reference rejects or cannot judge, one by
+    /// one ([`Summary::producer_findings`]; `dwarfcheck elf --findings`).
+    pub producer_findings: bool,
 }
 
 /// Why a case is listed as a failure or disagreement.
@@ -164,6 +168,19 @@ pub struct Summary {
     /// [`Summary::reference_rules`]: they do not fail the run.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub module_rules: BTreeMap<String, Vec<String>>,
+    /// With [`Options::producer_findings`]: each expression case the
+    /// reference found ill-formed, failed with an evaluation error or
+    /// could not judge, in case order, at most [`producer::MAX_KEPT`].
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub producer_findings: Vec<producer::ProducerFinding>,
+    /// How many such cases there were (may exceed
+    /// `producer_findings.len()`).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub producer_finding_count: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// What happened to one input that was not checked in full.
@@ -244,6 +261,9 @@ impl Summary {
         for (rule, at) in other.module_rules {
             self.module_rules.entry(rule).or_default().extend(at);
         }
+        let room = producer::MAX_KEPT.saturating_sub(self.producer_findings.len());
+        self.producer_findings.extend(other.producer_findings.into_iter().take(room));
+        self.producer_finding_count += other.producer_finding_count;
     }
 }
 
@@ -395,6 +415,14 @@ fn run_impl(
             let ex = s.rule_examples.entry(rule.clone()).or_default();
             if ex.len() < 3 {
                 ex.push(format!("{}: {}", case.origin(), input_text(case)));
+            }
+        }
+        if opts.producer_findings && matches!(r.reference_kind, "ill-formed" | "eval-error" | "unsupported") {
+            if let Case::Expr(c) = case {
+                s.producer_finding_count += 1;
+                if s.producer_findings.len() < producer::MAX_KEPT {
+                    s.producer_findings.extend(producer::finding(c, input_text(case)));
+                }
             }
         }
         match s.reference_kinds.get_mut(r.reference_kind) {
@@ -732,9 +760,6 @@ fn describe(
                 };
                 outcomes.push((o.name().to_string(), text));
             }
-            let (_, trace) = crate::consumer::builtin::with_reference_state(&c.ctx, |state| {
-                dwarfcheck_reference::expr::evaluate_traced(&c.expr, state)
-            });
             let (_, relied) = crate::consumer::builtin::reference_outcome(c);
             let extra = relied.iter().map(|r| r.to_string()).chain(reference_outcome.rule().map(|r| r.to_string()));
             let rules = merged_rules(&c.rules, extra);
@@ -746,7 +771,7 @@ fn describe(
                 input,
                 expected: c.expect.as_ref().map(|e| e.to_string()),
                 outcomes,
-                trace: trace.iter().map(|t| format!("{:#06x}  {:<40} [{}]", t.at, t.op, t.stack.join(", "))).collect(),
+                trace: producer::trace_lines(c),
             }
         }
         Case::Cfi(c) => {

@@ -26,7 +26,7 @@ pub fn consumers(names: &[String]) -> Result<Vec<Box<dyn Consumer>>, String> {
 /// fault.
 pub fn lines(case: &ExprCase, reference: &Outcome, others: &[Box<dyn Consumer>]) -> (Vec<String>, bool) {
     let cases = [Case::Expr(case.clone())];
-    let opts = Options { gates: Vec::new(), progress: false, keep_details: 0 };
+    let opts = Options::default();
     let (_, records) = runner::run_recorded(&cases, &Reference, &Fast, others, &opts);
     let verdicts = records.first().map(|r| r.verdicts.clone()).unwrap_or_default();
     let answers = records.first().map(|r| r.answers.clone()).unwrap_or_default();
