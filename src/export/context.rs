@@ -45,9 +45,18 @@ impl Targets {
     }
 }
 
-/// `v` as JSON, `null` when it cannot be (no core type fails to).
+/// Marks a string that stands for raw JSON text (see [`to_json`]).
+pub(crate) const RAW_MARK: &str = "\u{0}raw:";
+
+/// `v` as JSON. A value `serde_json::Value` cannot hold (a memory
+/// location's `bit_addr` past 64 bits: a byte address near 2^64 is a bit
+/// address near 2^67) stands as a string of [`RAW_MARK`] and its JSON
+/// text, which [`super::write_json`] splices in as the exact integer.
 pub(crate) fn to_json<T: serde::Serialize>(v: &T) -> Value {
-    serde_json::to_value(v).unwrap_or(Value::Null)
+    serde_json::to_value(v).unwrap_or_else(|_| match serde_json::to_string(v) {
+        Ok(text) => Value::String(format!("{RAW_MARK}{text}")),
+        Err(_) => Value::Null,
+    })
 }
 
 /// The context `ctx` as JSON (docs/suite-format.md "Contexts").

@@ -134,7 +134,7 @@ pub fn export_suite(inputs: &[PathBuf], out: &Path) -> Result<Counts, ExportErro
         if let Some(dir) = target.parent() {
             std::fs::create_dir_all(dir)?;
         }
-        std::fs::write(&target, pretty(file))?;
+        std::fs::write(&target, write_json(file))?;
         for e in file_entries {
             match e["kind"].as_str() {
                 Some("expr") => counts.expr += 1,
@@ -163,7 +163,7 @@ pub fn export_suite(inputs: &[PathBuf], out: &Path) -> Result<Counts, ExportErro
         "cases": entries,
     });
     std::fs::create_dir_all(out)?;
-    std::fs::write(out.join("index.json"), pretty(&index))?;
+    std::fs::write(out.join("index.json"), write_json(&index))?;
     Ok(counts)
 }
 
@@ -178,6 +178,12 @@ fn case_file(name: &str, path: &str, cases: &[Case]) -> (Value, Vec<Value>) {
             Case::Expr(e) => case::expr_case(e, &id, &mut targets),
             Case::Cfi(f) => case::cfi_case(f, &id, &mut targets),
         };
+        // `file:line` with the file as the export names it, not as this
+        // machine's path: the export is the same wherever it is made.
+        let mut v = v;
+        if let Some((_, line)) = c.origin().rsplit_once(':') {
+            v["origin"] = json!(format!("{name}:{line}"));
+        }
         entries.push(json!({
             "id": id,
             "file": name,
@@ -201,9 +207,69 @@ fn case_file(name: &str, path: &str, cases: &[Case]) -> (Value, Vec<Value>) {
     (file, entries)
 }
 
-/// `v` as indented JSON with a final newline.
-fn pretty(v: &Value) -> String {
-    let mut s = serde_json::to_string_pretty(v).unwrap_or_default();
-    s.push('\n');
-    s
+/// `v` as indented JSON with a final newline, each raw-text string of
+/// [`context::to_json`] replaced by the JSON text it holds.
+pub fn write_json(v: &Value) -> String {
+    let text = serde_json::to_string_pretty(v).unwrap_or_default();
+    let mark = serde_json::to_string(context::RAW_MARK).unwrap_or_default();
+    // The mark's literal without its closing quote: `"\u0000raw:`.
+    let open = &mark[..mark.len() - 1];
+    let mut out = String::with_capacity(text.len() + 1);
+    let mut rest = text.as_str();
+    while let Some(i) = rest.find(open) {
+        out.push_str(&rest[..i]);
+        let lit = &rest[i..];
+        // The string literal ends at the first quote not escaped.
+        let mut end = None;
+        let mut escaped = false;
+        for (j, ch) in lit.char_indices().skip(1) {
+            match (escaped, ch) {
+                (false, '\\') => escaped = true,
+                (false, '"') => {
+                    end = Some(j + 1);
+                    break;
+                }
+                _ => escaped = false,
+            }
+        }
+        let Some(end) = end else {
+            out.push_str(lit);
+            rest = "";
+            break;
+        };
+        match serde_json::from_str::<String>(&lit[..end]) {
+            Ok(s) => out.push_str(s.strip_prefix(context::RAW_MARK).unwrap_or(&s)),
+            Err(_) => out.push_str(&lit[..end]),
+        }
+        rest = &lit[end..];
+    }
+    out.push_str(rest);
+    out.push('\n');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dwarfcheck_core::outcome::location::{RawLocation, Source};
+    use dwarfcheck_core::outcome::Outcome;
+
+    #[test]
+    fn bit_addresses_past_64_bits_are_written_exactly() {
+        // Byte address 2^64 - 4 is bit address 2^67 - 32.
+        let big = (1u128 << 67) - 32;
+        let o = Outcome::Location(RawLocation::simple(Source::memory(0, big)).normalize());
+        let v = json!({ "expected": context::to_json(&o), "n": 1, "s": "a\"b" });
+        let text = write_json(&v);
+        assert!(text.contains(&format!("\"bit_addr\":{big}")), "{text}");
+        assert!(!text.contains("raw:"));
+        // Everything else as serde_json writes it.
+        assert!(text.contains("\"s\": \"a\\\"b\"") && text.contains("\"n\": 1") && text.ends_with("}\n"), "{text}");
+    }
+
+    #[test]
+    fn export_paths_replace_the_extension() {
+        assert_eq!(export_path("cases/expr/a.yaml"), "cases/cases/expr/a.json");
+        assert_eq!(export_path("r/b.yml"), "cases/r/b.json");
+    }
 }
