@@ -10,12 +10,14 @@ operation by operation) are compared with the export's `operations`.
 
 Verdicts per case:
   agree                  same operations (or both reject the bytes);
-  disagree               a different operation, operand or offset
-                         (detail printed, with a class ID of
-                         docs/consumers.md "pyelftools' expression parser");
+  disagree               a different operation, operand or offset, or
+                         bytes read that the export cannot decode;
   decode-error           pyelftools raised where the export decodes;
   unsupported-operation  an operation pyelftools' table does not name
                          (vendor operations of other profiles).
+
+Each difference carries a class ID (CLASSES below, PE1 to PE5; PE0 for
+one no class explains), written up in docs/consumers.md.
 
 Exit status: 0, or 1 with --gate when any case disagrees; 2 on the
 checker's own errors (unreadable export, wrong format or version).
@@ -29,6 +31,8 @@ import os
 import sys
 
 FORMAT = "dwarfcheck-suite"
+# pyelftools' opcode -> name table, set once pyelftools is imported.
+DW_OP_opcode2name = {}
 VERSION = 1
 
 
@@ -54,18 +58,29 @@ def export_operands(op):
     return out
 
 
-def classify(theirs, ours):
-    """A class ID for one operation pyelftools reads differently
-    (docs/consumers.md, "pyelftools' expression parser")."""
-    name = ours["name"]
-    if theirs.op_name != name:
-        return "pyelftools.expr.name"
-    if name in ("DW_OP_deref_size", "DW_OP_xderef_size"):
-        return "pyelftools.expr.size-operand-signed"
-    if name in ("DW_OP_const_type", "DW_OP_regval_type", "DW_OP_deref_type", "DW_OP_xderef_type",
-                "DW_OP_convert", "DW_OP_reinterpret"):
-        return "pyelftools.expr.typed-operand"
-    return "pyelftools.expr.operand"
+# Classes of pyelftools' differences (docs/consumers.md, "pyelftools'
+# expression parser (examples/suite_check.py)"), found on pyelftools 0.33.
+CLASSES = {
+    "PE0": "unclassified: a difference no class below explains (look at it)",
+    "PE1": "a DWARF 5 operation pyelftools names but cannot parse (no entry in its dispatch table: "
+           "DW_OP_constx, DW_OP_xderef_type, DW_OP_reinterpret): KeyError",
+    "PE2": "a block operand longer than the rest of the expression is read short, without an error",
+    "PE3": "a LEB128 operand wider than 64 bits is read as a Python integer, without an error",
+    "PE4": "opcodes 0xe0-0xff are always read as GNU operations, whatever the vendor profile",
+    "PE5": "no structs for an address size other than 2, 4 or 8 bytes: nothing can be parsed",
+}
+
+
+def classify_accepted(reason):
+    """The class of an expression the export cannot decode (the reason of
+    its `decode_error`) and pyelftools reads without an error."""
+    if reason.startswith("truncated"):
+        return "PE2"
+    if reason.startswith("LEB128"):
+        return "PE3"
+    if reason.startswith("unknown opcode"):
+        return "PE4"
+    return "PE0"
 
 
 def compare(theirs, ours, known_names, path="", depth=0):
@@ -73,19 +88,19 @@ def compare(theirs, ours, known_names, path="", depth=0):
     else (verdict, class, detail)."""
     for i in range(max(len(theirs), len(ours))):
         if i >= len(theirs):
-            return ("disagree", "pyelftools.expr.missing-operations",
+            return ("disagree", "PE0",
                     "%sstops after %d operation(s); the export has %s at offset %d"
                     % (path, len(theirs), ours[i]["name"], ours[i]["offset"]))
         t = theirs[i]
         if i >= len(ours):
-            return ("disagree", "pyelftools.expr.extra-operations",
+            return ("disagree", "PE0",
                     "%sreads an extra %s at offset %d" % (path, t.op_name, t.offset))
         o = ours[i]
         if o["name"] not in known_names:
             return ("unsupported-operation", None, "%s%s at offset %d (pyelftools reads %s)"
                     % (path, o["name"], o["offset"], t.op_name))
         if t.offset != o["offset"] or t.op_name != o["name"]:
-            return ("disagree", classify(t, o), "%soffset %d: pyelftools %s at %d, export %s at %d"
+            return ("disagree", "PE0", "%soffset %d: pyelftools %s at %d, export %s at %d"
                     % (path, o["offset"], t.op_name, t.offset, o["name"], o["offset"]))
         want = export_operands(o)
         if "nested" in o:
@@ -96,8 +111,26 @@ def compare(theirs, ours, known_names, path="", depth=0):
             continue
         got = [list(a) if isinstance(a, (bytes, bytearray)) else a for a in t.args]
         if got != want:
-            return ("disagree", classify(t, o), "%s%s at offset %d: pyelftools operands %r, export %r"
+            return ("disagree", "PE0", "%s%s at offset %d: pyelftools operands %r, export %r"
                     % (path, o["name"], o["offset"], got, want))
+    return None
+
+
+def first_unknown(ours, data, known_names, path=""):
+    """The first operation of the export pyelftools has no entry for (its
+    name is not in pyelftools' table, or pyelftools names its opcode
+    otherwise: a vendor operation of another profile), described; None if
+    there is none. Nested operations are searched too."""
+    for o in ours:
+        opcode = data[o["offset"]] if o["offset"] < len(data) else None
+        theirs = DW_OP_opcode2name.get(opcode) if opcode is not None else None
+        if o["name"] not in known_names or (theirs is not None and theirs != o["name"] and "nested" not in o):
+            return "%s%s (opcode 0x%02x) at offset %d" % (path, o["name"], opcode or 0, o["offset"])
+        if "nested" in o:
+            block = bytes.fromhex(o["operands"][0])
+            found = first_unknown(o["nested"], block, known_names, "%s%s@%d: " % (path, o["name"], o["offset"]))
+            if found:
+                return found
     return None
 
 
@@ -109,16 +142,20 @@ def judge(case, targets, parser_for, known_names):
     dwarf64 = cu.get("format") == "dwarf64"
     parser = parser_for(little, 64 if dwarf64 else 32, ctx["address_size"], ctx["dwarf_version"])
     if parser is None:
-        return ("decode-error", None, "pyelftools has no structs for address size %d" % ctx["address_size"])
+        return ("decode-error", "PE5", "pyelftools has no structs for address size %d" % ctx["address_size"])
     data = bytes.fromhex(case["bytes"])
     ours = case["operations"]
     rejected = case.get("decode_error") is not None
     try:
         theirs = parser.parse_expr(data)
     except Exception as e:  # pyelftools raises several types on bad input
+        unknown = first_unknown(ours, data, known_names)
+        if unknown is not None:
+            return ("unsupported-operation", None, unknown)
         if rejected:
             return ("agree", None, "")
-        return ("decode-error", "pyelftools.expr.raises", "%s: %s" % (type(e).__name__, e))
+        cls = "PE1" if isinstance(e, KeyError) and DW_OP_opcode2name.get(e.args[0] if e.args else None) else "PE0"
+        return ("decode-error", cls, "%s: %s" % (type(e).__name__, e))
     if rejected:
         # The export's operations end where decoding failed: pyelftools must
         # agree on those, then accept what the export rejects.
@@ -126,7 +163,7 @@ def judge(case, targets, parser_for, known_names):
         r = compare([t for t in theirs if t.offset < stop], ours, known_names)
         if r is not None:
             return r
-        return ("disagree", "pyelftools.expr.accepts-undecodable",
+        return ("disagree", classify_accepted(case["decode_error"]["reason"]),
                 "the export stops at offset %d (%s); pyelftools reads %s"
                 % (stop, case["decode_error"]["reason"],
                    ", ".join("%s@%d" % (t.op_name, t.offset) for t in theirs if t.offset >= stop) or "nothing"))
@@ -145,6 +182,7 @@ def main():
     try:
         import elftools
         from elftools.dwarf.dwarf_expr import DWARFExprParser, DW_OP_name2opcode
+        from elftools.dwarf.dwarf_expr import DW_OP_opcode2name as opcode2name
         from elftools.dwarf.structs import DWARFStructs
     except ImportError as e:
         fail("pyelftools is not installed: %s" % e)
@@ -165,6 +203,8 @@ def main():
                 parsers[key] = None
         return parsers[key]
 
+    global DW_OP_opcode2name
+    DW_OP_opcode2name = opcode2name
     known = set(DW_OP_name2opcode)
     files = {}
     counts = {"agree": 0, "disagree": 0, "decode-error": 0, "unsupported-operation": 0}
@@ -186,8 +226,8 @@ def main():
         verdict, cls, detail = judge(case, targets, parser_for, known)
         counts[verdict] += 1
         if verdict != "agree":
-            key = cls or verdict
-            classes[key] = classes.get(key, 0) + 1
+            if cls is not None:
+                classes[cls] = classes.get(cls, 0) + 1
             findings.append({"id": case["id"], "verdict": verdict, "class": cls, "detail": detail})
 
     judged = sum(counts.values())
@@ -200,7 +240,7 @@ def main():
         for v in ("agree", "disagree", "decode-error", "unsupported-operation"):
             print("  %-22s %d" % (v, counts[v]))
         for k in sorted(classes):
-            print("  class %-40s %d" % (k, classes[k]))
+            print("  %-4s %4d  %s" % (k, classes[k], CLASSES.get(k, "")))
         for f in findings[: args.show if args.show > 0 else len(findings)]:
             print("%s: %s [%s] %s" % (f["id"], f["verdict"], f["class"] or "-", f["detail"]))
         if len(findings) > args.show > 0:
