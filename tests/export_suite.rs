@@ -51,7 +51,7 @@ fn de<T: DeserializeOwned>(v: &Value) -> T {
 
 fn hex(v: &Value) -> Vec<u8> {
     let s = v.as_str().unwrap_or_else(|| panic!("hex string expected: {v}"));
-    assert!(s.len() % 2 == 0, "odd hex {s}");
+    assert!(s.len().is_multiple_of(2), "odd hex {s}");
     (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex")).collect()
 }
 
@@ -323,7 +323,10 @@ fn export_and_harness_agree_on_every_case() {
     assert_eq!(unwinds as u64, u(&counts["unwind"]));
     assert_eq!(cases.len() as u64, u(&counts["cases"]));
     assert!(by_kind.values().all(|&n| n > 0) && by_kind.len() == 3 && unwinds > 0, "{by_kind:?}");
-    eprintln!("rebuilt and evaluated {} cases {by_kind:?}, {unwinds} unwinding, {from_reference} expected from the reference", cases.len());
+    eprintln!(
+        "rebuilt and evaluated {} cases {by_kind:?}, {unwinds} unwinding, {from_reference} expected from the reference",
+        cases.len()
+    );
 }
 
 #[test]
@@ -397,14 +400,20 @@ fn checked(dir: &Path, gate: bool) -> (Option<i32>, Value) {
 
 #[test]
 fn schemas_validate_the_export_and_the_python_checker_runs() {
-    let Some(()) =
-        dwarfcheck::testing::needed("python3 with jsonschema and pyelftools", python_has("jsonschema, elftools").then_some(()))
-    else {
+    let Some(()) = dwarfcheck::testing::needed(
+        "python3 with jsonschema and pyelftools",
+        python_has("jsonschema, elftools").then_some(()),
+    ) else {
         return;
     };
     let dir = export();
     let v = python("suite_validate.py", &[dir.as_os_str()]);
-    assert!(v.status.success(), "schema validation: {}{}", String::from_utf8_lossy(&v.stdout), String::from_utf8_lossy(&v.stderr));
+    assert!(
+        v.status.success(),
+        "schema validation: {}{}",
+        String::from_utf8_lossy(&v.stdout),
+        String::from_utf8_lossy(&v.stderr)
+    );
     let (code, summary) = checked(dir, false);
     assert_eq!(code, Some(0));
     let index = read(&dir.join("index.json"));
@@ -438,7 +447,8 @@ fn the_python_checker_reports_an_operand_pyelftools_reads_otherwise() {
     std::fs::write(&path, serde_json::to_vec(&file).unwrap()).unwrap();
     let (code, summary) = checked(&dir, true);
     assert_eq!(code, Some(1), "{summary}");
-    let finding = summary["findings"].as_array().unwrap().iter().find(|f| f["id"] == "cases/expr/memory.yaml#breg-is-a-location");
+    let finding =
+        summary["findings"].as_array().unwrap().iter().find(|f| f["id"] == "cases/expr/memory.yaml#breg-is-a-location");
     let finding = finding.unwrap_or_else(|| panic!("{summary}"));
     assert_eq!(finding["verdict"], "disagree");
     assert_eq!(finding["class"], "PE0");
@@ -447,7 +457,8 @@ fn the_python_checker_reports_an_operand_pyelftools_reads_otherwise() {
 
 #[test]
 fn schema_validation_rejects_a_broken_export() {
-    let Some(()) = dwarfcheck::testing::needed("python3 with jsonschema", python_has("jsonschema").then_some(())) else {
+    let Some(()) = dwarfcheck::testing::needed("python3 with jsonschema", python_has("jsonschema").then_some(()))
+    else {
         return;
     };
     let dir = std::env::temp_dir().join(format!("dwarfcheck-export-broken-{}", std::process::id()));
@@ -459,4 +470,53 @@ fn schema_validation_rejects_a_broken_export() {
     let v = python("suite_validate.py", &[dir.as_os_str()]);
     assert_eq!(v.status.code(), Some(1), "{}", String::from_utf8_lossy(&v.stdout));
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn given_paths_are_exported_under_their_names_and_a_bad_file_exports_nothing() {
+    let root = std::env::temp_dir().join(format!("dwarfcheck-export-paths-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let cases = root.join("mine");
+    std::fs::create_dir_all(&cases).unwrap();
+    std::fs::write(
+        cases.join("one.yaml"),
+        "target: x86_64\ncases:\n  - name: lit\n    rules: [op.lit.pushes-generic]\n    context: { result: value }\n    expr: \"DW_OP_lit4 DW_OP_lit3\"\n",
+    )
+    .unwrap();
+    let out = root.join("out");
+    let run = |args: &[&std::ffi::OsStr]| {
+        Command::new(env!("CARGO_BIN_EXE_dwarfcheck")).arg("export-suite").args(args).output().unwrap()
+    };
+    let o = run(&["--out".as_ref(), out.as_os_str(), cases.as_os_str()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let index = read(&out.join("index.json"));
+    let entry = &index["cases"][0];
+    assert_eq!(index["counts"]["cases"], 1);
+    assert_eq!(entry["id"], "mine/one.yaml#lit");
+    assert_eq!(entry["path"], "cases/mine/one.json");
+    assert_eq!(entry["expected_from"], "reference");
+    let file = read(&out.join("cases/mine/one.json"));
+    let case = &file["cases"][0];
+    // DW_OP_lit4 DW_OP_lit3, decoded; the reference's value (the top of
+    // the stack, 3) of the generic type (8 bytes on x86_64), written last
+    // byte first.
+    assert_eq!(case["bytes"], "3433");
+    assert_eq!(case["operations"][0]["name"], "DW_OP_lit4");
+    assert_eq!(case["operations"][1]["name"], "DW_OP_lit3");
+    assert_eq!(case["operations"][1]["offset"], 1);
+    assert_eq!(case["expected"]["kind"], "value");
+    assert_eq!(case["expected"]["bytes"], "0000000000000003");
+    assert_eq!(case["origin"], "mine/one.yaml:3");
+    // A file that does not load: exit 2, its error located, nothing written.
+    std::fs::write(
+        cases.join("two.yaml"),
+        "target: x86_64\ncases:\n  - name: bad\n    rules: [op.lit.pushes-generic]\n    expr: \"DW_OP_nosuch\"\n",
+    )
+    .unwrap();
+    let out2 = root.join("out2");
+    let o = run(&["--out".as_ref(), out2.as_os_str(), cases.as_os_str()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("two.yaml:5:"), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(!out2.exists());
+    let _ = std::fs::remove_dir_all(&root);
 }

@@ -69,7 +69,8 @@ struct Source {
 fn sources(inputs: &[PathBuf]) -> std::io::Result<Vec<Source>> {
     let mut out = Vec::new();
     for input in inputs {
-        let root = if input.is_dir() { input.parent().unwrap_or(input) } else { input.parent().unwrap_or(Path::new("")) };
+        let root =
+            if input.is_dir() { input.parent().unwrap_or(input) } else { input.parent().unwrap_or(Path::new("")) };
         for path in find_case_files(std::slice::from_ref(input))? {
             out.push(Source { name: relative_name(&path, root), path });
         }
