@@ -31,9 +31,9 @@ import os
 import sys
 
 FORMAT = "dwarfcheck-suite"
-# pyelftools' opcode -> name table, set once pyelftools is imported.
-DW_OP_opcode2name = {}
 VERSION = 1
+# pyelftools' opcode -> name table, set by main() once pyelftools is imported.
+DW_OP_opcode2name = {}
 
 
 def fail(msg):
@@ -83,7 +83,7 @@ def classify_accepted(reason):
     return "PE0"
 
 
-def compare(theirs, ours, known_names, path="", depth=0):
+def compare(theirs, ours, known_names, path=""):
     """None when pyelftools' operations `theirs` match the export's `ours`,
     else (verdict, class, detail)."""
     for i in range(max(len(theirs), len(ours))):
@@ -105,7 +105,7 @@ def compare(theirs, ours, known_names, path="", depth=0):
         want = export_operands(o)
         if "nested" in o:
             nested = t.args[0] if t.args and isinstance(t.args[0], list) else []
-            r = compare(nested, o["nested"], known_names, "%s%s@%d: " % (path, o["name"], o["offset"]), depth + 1)
+            r = compare(nested, o["nested"], known_names, "%s%s@%d: " % (path, o["name"], o["offset"]))
             if r is not None:
                 return r
             continue
