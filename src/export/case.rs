@@ -4,7 +4,7 @@
 use super::context::{context, form, section, to_json, Targets};
 use crate::asm::decode::{decode_all, OperandValue, Params};
 use crate::case::{CfiCase, ExprCase};
-use crate::consumer::builtin::Reference;
+use crate::consumer::builtin::{reference_outcome, Reference};
 use crate::consumer::Consumer;
 use dwarfcheck_core::encoding::hex::to_hex;
 use dwarfcheck_core::encoding::op::name_of;
@@ -62,11 +62,15 @@ pub fn operations(bytes: &[u8], p: &Params, depth: usize) -> (Vec<Value>, Value)
 /// An expression case (`kind` `expr`, or `spirv-expr` for a SPIR-V
 /// OpenCL.DebugInfo.100 expression, whose `bytes` are its lowering to
 /// DWARF operations and whose `spirv` holds the expression itself).
+/// `unspecified` lists the `unspecified` rules the reference's answer
+/// rests on: where a consumer may answer otherwise (verdict `unspecified`).
 pub fn expr_case(c: &ExprCase, id: &str, targets: &mut Targets) -> Value {
+    let (reference, unspecified) = reference_outcome(c);
     let (expected, from) = match &c.expect {
         Some(e) => (e.clone(), FROM_CASE),
-        None => (Reference.evaluate(c), FROM_REFERENCE),
+        None => (reference, FROM_REFERENCE),
     };
+    let unspecified: Vec<&str> = unspecified.iter().map(|r| r.as_str()).collect();
     let p = Params::for_context(&c.ctx);
     let (ops, err) = operations(&c.expr, &p, 0);
     json!({
@@ -85,6 +89,7 @@ pub fn expr_case(c: &ExprCase, id: &str, targets: &mut Targets) -> Value {
         "context": context(&c.ctx, targets),
         "expected": to_json(&expected),
         "expected_from": from,
+        "unspecified": unspecified,
     })
 }
 
