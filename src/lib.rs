@@ -43,6 +43,7 @@ pub mod catalogue;
 pub mod consumer;
 pub mod edition;
 pub mod elf;
+pub mod export;
 pub mod fuzzing;
 pub mod matrix;
 pub mod producers;

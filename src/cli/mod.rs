@@ -6,6 +6,7 @@ mod bench;
 mod coverage;
 mod elf;
 mod eval;
+mod export;
 mod fuzz;
 mod igc;
 mod matrix;
@@ -197,6 +198,9 @@ enum Command {
         #[arg(long)]
         fail_uncovered: bool,
     },
+    /// Write the suite as language-neutral JSON with expected outcomes
+    /// (docs/suite-format.md).
+    ExportSuite(export::ExportArgs),
 }
 
 /// Options shared by the comparing commands.
@@ -448,6 +452,7 @@ pub fn main() -> ExitCode {
         Command::Matrix(args) => matrix::matrix(&args),
         Command::Producers(args) => producers::producers(&args),
         Command::Bench(args) => bench::bench(&args),
+        Command::ExportSuite(args) => export::export_suite(args),
     }
 }
 
