@@ -12,7 +12,12 @@ use std::path::{Path, PathBuf};
 fn main() {
     let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap());
-    embed(&root.join("specs/rules"), false, "Every catalogue file: (file name, YAML text).", &out.join("rule_sources.rs"));
+    embed(
+        &root.join("specs/rules"),
+        false,
+        "Every catalogue file: (file name, YAML text).",
+        &out.join("rule_sources.rs"),
+    );
     embed(
         &root.join("specs/cases"),
         true,

@@ -104,7 +104,8 @@ fn case_files_on_disk() {
     let allow = Allow { cases: Vec::new(), rules: vec!["op.mul".into()] };
     conformance::check_expressions(&Always(5), &Options { allow, ..opts.clone() }).assert_conforms();
 
-    std::fs::write(dir.join("broken.yaml"), "target: x86_64\ncases:\n  - name: x\n    expr: \"DW_OP_nonsense\"\n").unwrap();
+    std::fs::write(dir.join("broken.yaml"), "target: x86_64\ncases:\n  - name: x\n    expr: \"DW_OP_nonsense\"\n")
+        .unwrap();
     let broken = conformance::check_expressions(&Always(6), &opts);
     assert_eq!(broken.load_errors.len(), 1, "{broken}");
     assert!(broken.load_errors[0].starts_with(&dir.join("broken.yaml").display().to_string()), "{broken}");
@@ -155,7 +156,8 @@ fn cfi_consumer_judged_on_expectations() {
         })
         .collect();
     assert!(with_expect.len() > 20);
-    let judged: Vec<&str> = report.cases.iter().filter(|v| v.verdict != Verdict::Unsupported).map(|v| v.case.as_str()).collect();
+    let judged: Vec<&str> =
+        report.cases.iter().filter(|v| v.verdict != Verdict::Unsupported).map(|v| v.case.as_str()).collect();
     for name in &with_expect {
         assert!(judged.contains(name), "{name} has an expectation but was not judged\n{report}");
     }

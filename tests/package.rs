@@ -72,8 +72,10 @@ fn packages_carry_the_rules_and_the_case_suite() {
         assert!(harness.contains(&format!("specs/cases/{path}")), "{path}");
     }
     // Only what the published crate needs: no fixtures, corpus or docs.
-    let extra: Vec<&String> =
-        harness.iter().filter(|f| ["specs/fixtures/", "corpus/", "docs/", "tests/"].iter().any(|p| f.starts_with(p))).collect();
+    let extra: Vec<&String> = harness
+        .iter()
+        .filter(|f| ["specs/fixtures/", "corpus/", "docs/", "tests/"].iter().any(|p| f.starts_with(p)))
+        .collect();
     assert!(extra.is_empty(), "{extra:?}");
 
     let core = crate_files(tmp.path(), &target.join("package/dwarfcheck-core-0.1.0.crate"));

@@ -55,11 +55,11 @@ pub use crate::case::{Case, CfiCase, ExprCase};
 pub use crate::consumer::Consumer;
 pub use crate::edition::Edition;
 pub use crate::runner::compare::Verdict;
+pub use adapt::{CfiConsumer, ExprConsumer};
 /// The types a consumer answers with: outcomes, values, locations, row
 /// tables (`core::outcome`), and the machine state a case gives
 /// (`core::context`).
 pub use dwarfcheck_core as core;
-pub use adapt::{CfiConsumer, ExprConsumer};
 pub use report::{Allow, CaseVerdict, Report};
 pub use suite::{Selection, Source};
 

@@ -105,7 +105,8 @@ impl Report {
                 used.extend(m);
             }
         }
-        let entries = allow.cases.iter().map(|c| format!("case {c}")).chain(allow.rules.iter().map(|r| format!("rule {r}")));
+        let entries =
+            allow.cases.iter().map(|c| format!("case {c}")).chain(allow.rules.iter().map(|r| format!("rule {r}")));
         let stale_allowances = entries.filter(|e| !used.contains(e)).collect();
         Report { consumer, cases, counts, load_errors, stale_allowances, details }
     }
@@ -198,13 +199,20 @@ impl fmt::Display for Report {
             writeln!(f, "\nallowed failures ({}): {}", allowed.len(), allowed.join(", "))?;
         }
         if !self.stale_allowances.is_empty() {
-            writeln!(f, "\nstale allow-list entries (no failing case; remove them): {}", self.stale_allowances.join(", "))?;
+            writeln!(
+                f,
+                "\nstale allow-list entries (no failing case; remove them): {}",
+                self.stale_allowances.join(", ")
+            )?;
         }
         for e in &self.load_errors {
             writeln!(f, "\ncase file error: {e}")?;
         }
         if self.judged() == 0 {
-            writeln!(f, "\nno case was judged: every case was unsupported, outside the consumer's editions or not selected")?;
+            writeln!(
+                f,
+                "\nno case was judged: every case was unsupported, outside the consumer's editions or not selected"
+            )?;
         }
         Ok(())
     }

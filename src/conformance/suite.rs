@@ -52,8 +52,7 @@ impl Selection {
     pub fn selects(&self, file: &str, case: &Case) -> bool {
         (self.files.is_empty() || self.files.iter().any(|f| file.contains(f.as_str())))
             && (self.names.is_empty() || self.names.iter().any(|n| n == case.name()))
-            && (self.rules.is_empty()
-                || case.rules().iter().any(|r| self.rules.iter().any(|w| rule_under(r, w))))
+            && (self.rules.is_empty() || case.rules().iter().any(|r| self.rules.iter().any(|w| rule_under(r, w))))
     }
 }
 

@@ -11,10 +11,29 @@ use toy_consumer::Toy;
 /// disassembler spells them so); `DW_OP_reg*` only alone.
 fn toy_knows(op: &str) -> bool {
     const NAMED: &[&str] = &[
-        "DW_OP_const1u", "DW_OP_const1s", "DW_OP_const2u", "DW_OP_const2s", "DW_OP_const4u", "DW_OP_const4s",
-        "DW_OP_const8u", "DW_OP_const8s", "DW_OP_constu", "DW_OP_consts", "DW_OP_dup", "DW_OP_drop",
-        "DW_OP_swap", "DW_OP_plus", "DW_OP_plus_uconst", "DW_OP_minus", "DW_OP_mul", "DW_OP_and", "DW_OP_or",
-        "DW_OP_xor", "DW_OP_neg", "DW_OP_not", "DW_OP_stack_value",
+        "DW_OP_const1u",
+        "DW_OP_const1s",
+        "DW_OP_const2u",
+        "DW_OP_const2s",
+        "DW_OP_const4u",
+        "DW_OP_const4s",
+        "DW_OP_const8u",
+        "DW_OP_const8s",
+        "DW_OP_constu",
+        "DW_OP_consts",
+        "DW_OP_dup",
+        "DW_OP_drop",
+        "DW_OP_swap",
+        "DW_OP_plus",
+        "DW_OP_plus_uconst",
+        "DW_OP_minus",
+        "DW_OP_mul",
+        "DW_OP_and",
+        "DW_OP_or",
+        "DW_OP_xor",
+        "DW_OP_neg",
+        "DW_OP_not",
+        "DW_OP_stack_value",
     ];
     NAMED.contains(&op) || numbered(op, "DW_OP_lit") || numbered(op, "DW_OP_breg")
 }
@@ -46,10 +65,10 @@ fn cases_the_toy_covers() -> Vec<String> {
             let text = dwarfcheck::runner::input_text(case);
             let ops: Vec<&str> = text.split(", ").map(|i| i.split(' ').next().unwrap_or("")).collect();
             let alone_register = ops.len() == 1 && numbered(ops[0], "DW_OP_reg");
-            let last_stack_value = ops.iter().position(|o| *o == "DW_OP_stack_value").is_none_or(|i| i + 1 == ops.len());
+            let last_stack_value =
+                ops.iter().position(|o| *o == "DW_OP_stack_value").is_none_or(|i| i + 1 == ops.len());
             let values = ops.iter().filter(|o| **o != "DW_OP_stack_value").count();
-            !text.is_empty()
-                && (alone_register || (values > 0 && last_stack_value && ops.iter().all(|o| toy_knows(o))))
+            !text.is_empty() && (alone_register || (values > 0 && last_stack_value && ops.iter().all(|o| toy_knows(o))))
         })
         .map(|(case, _)| case.name().to_string())
         .collect()
@@ -93,7 +112,8 @@ fn a_wrong_minus_is_caught_and_named() {
     let v = report.disagreements().find(|v| v.case == "minus-order").expect("minus-order disagrees");
     assert_eq!(v.file, "specs/cases/expr/arithmetic.yaml");
     assert!(v.rules.contains(&"op.minus.subtracts".to_string()));
-    let three_minus_ten = Outcome::Value(Value::from_u128(BaseType::generic(64, false), u128::from(3u64.wrapping_sub(10))));
+    let three_minus_ten =
+        Outcome::Value(Value::from_u128(BaseType::generic(64, false), u128::from(3u64.wrapping_sub(10))));
     assert_eq!(v.consumer, Some(three_minus_ten.to_string()));
     let text = report.to_string();
     assert!(text.contains("DISAGREE minus-order (specs/cases/expr/arithmetic.yaml:"), "{text}");
