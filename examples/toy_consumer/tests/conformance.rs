@@ -82,6 +82,12 @@ fn toy_agrees_on_every_case_it_supports() {
     report.assert_conforms();
     assert_eq!(report.count(Verdict::Disagree), 0, "{report}");
     let covered = cases_the_toy_covers();
+    // The counts line, for the log: `toy: N cases, M judged: ...`.
+    eprintln!(
+        "{} ({} covered by the toy's operations)",
+        report.to_string().lines().next().unwrap_or(""),
+        covered.len()
+    );
     assert!(covered.len() >= 30, "the suite has few plain cases: {covered:?}");
     let judged: Vec<&str> = report
         .cases
