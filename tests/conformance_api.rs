@@ -185,3 +185,18 @@ fn full_consumer_asked_every_case() {
     assert_eq!(report.count(Verdict::OutsideEdition) + report.count(Verdict::Unsupported), 0, "{report}");
     assert!(report.cases.iter().all(|v| v.consumer.is_some()));
 }
+
+/// A full consumer with known failure classes (gimli, whose minimal
+/// cases are specs/cases/consumers/gimli.yaml): the report gives the
+/// class of the first of them, G1 (docs/consumers.md), and prints it.
+#[test]
+fn full_consumer_failures_carry_their_class() {
+    let selection = Selection { files: vec!["consumers/gimli.yaml".into()], ..Selection::default() };
+    let report = conformance::check(&dwarfcheck::consumer::gimli::Gimli, &Options { selection, ..Options::default() });
+    let v =
+        report.cases.iter().find(|v| v.case == "gimli-convert-negative-signed32-to-float64").expect("the case is run");
+    assert_eq!(v.verdict, Verdict::Disagree, "{report}");
+    assert_eq!(v.class.as_ref().map(|c| c.id.as_str()), Some("G1"), "{report}");
+    assert!(report.to_string().contains("  class:     G1: "), "{report}");
+    assert!(report.cases.iter().filter(|v| v.verdict != Verdict::Disagree).all(|v| v.class.is_none()));
+}

@@ -5,6 +5,7 @@
 use crate::case::{Case, CfiCase, ExprCase, UnwindCase};
 use crate::consumer::{health::HealthReport, Answer, Consumer, FailureClass, Support};
 use crate::edition::Edition;
+use crate::runner::Answered;
 use dwarfcheck_core::context::MachineState;
 use dwarfcheck_core::outcome::unwind::Unwind;
 use dwarfcheck_core::outcome::{CfiOutcome, Failure, Outcome, RowTable};
@@ -97,21 +98,22 @@ fn key<T>(case: &T) -> usize {
     std::ptr::from_ref(case) as usize
 }
 
-/// The text of each answer a [`Recorded`] consumer gave (expression
-/// outcome, row table, unwinding), by case.
+/// Each answer a [`Recorded`] consumer gave, by case: its text
+/// (expression outcome, row table, unwinding) and, but for an unwinding,
+/// the answer itself.
 #[derive(Default)]
-pub(super) struct Answers(Mutex<HashMap<usize, String>>);
+pub(super) struct Answers(Mutex<HashMap<usize, (String, Option<Answered>)>>);
 
 impl Answers {
-    fn keep<T>(&self, case: &T, text: String) {
+    fn keep<T>(&self, case: &T, text: String, answer: Option<Answered>) {
         if let Ok(mut m) = self.0.lock() {
-            m.insert(key(case), text);
+            m.insert(key(case), (text, answer));
         }
     }
 
-    /// The text of the answer recorded for `case` (one of the run's cases),
-    /// if the consumer was asked.
-    pub fn answer(&self, case: &Case) -> Option<String> {
+    /// The text and the answer recorded for `case` (one of the run's
+    /// cases), if the consumer was asked.
+    pub fn get(&self, case: &Case) -> Option<(String, Option<Answered>)> {
         let k = match case {
             Case::Expr(c) => key(c),
             Case::Cfi(c) => key(c),
@@ -131,8 +133,12 @@ pub(super) struct Recorded<'a> {
 }
 
 impl Recorded<'_> {
-    fn keep<T>(&self, case: &T, text: String) {
-        self.answers.keep(case, text);
+    fn expr(&self, case: &ExprCase, o: &Outcome) {
+        self.answers.keep(case, o.to_string(), Some(Answered::Expr(o.clone())));
+    }
+
+    fn cfi(&self, case: &CfiCase, o: &CfiOutcome) {
+        self.answers.keep(case, crate::runner::report::cfi_text(o), Some(Answered::Cfi(o.clone())));
     }
 }
 
@@ -145,27 +151,27 @@ impl Consumer for Recorded<'_> {
     }
     fn evaluate(&self, case: &ExprCase) -> Outcome {
         let o = self.inner.evaluate(case);
-        self.keep(case, o.to_string());
+        self.expr(case, &o);
         o
     }
     fn evaluate_in(&self, case: &ExprCase, state: &dyn MachineState) -> Option<Outcome> {
         let o = self.inner.evaluate_in(case, state)?;
-        self.keep(case, o.to_string());
+        self.expr(case, &o);
         Some(o)
     }
     fn frame_table(&self, case: &CfiCase) -> CfiOutcome {
         let o = self.inner.frame_table(case);
-        self.keep(case, crate::runner::report::cfi_text(&o));
+        self.cfi(case, &o);
         o
     }
     fn try_evaluate(&self, case: &ExprCase) -> Option<Outcome> {
         let o = self.inner.try_evaluate(case)?;
-        self.keep(case, o.to_string());
+        self.expr(case, &o);
         Some(o)
     }
     fn try_frame_table(&self, case: &CfiCase) -> Option<CfiOutcome> {
         let o = self.inner.try_frame_table(case)?;
-        self.keep(case, crate::runner::report::cfi_text(&o));
+        self.cfi(case, &o);
         Some(o)
     }
     fn health(&self) -> Option<HealthReport> {
@@ -176,7 +182,7 @@ impl Consumer for Recorded<'_> {
     }
     fn unwind(&self, case: &CfiCase, unwind: &UnwindCase) -> Option<Unwind> {
         let w = self.inner.unwind(case, unwind)?;
-        self.keep(case, format!("unwinding:\n{w}"));
+        self.answers.keep(case, format!("unwinding:\n{w}"), None);
         Some(w)
     }
     fn unwind_view(&self, case: &CfiCase, reference: &Unwind) -> Option<Unwind> {

@@ -64,7 +64,8 @@ pub use report::{Allow, CaseVerdict, Report};
 pub use suite::{Selection, Source};
 
 use crate::consumer::builtin::{reference_outcome, reference_table, Fast, Reference};
-use crate::runner::{self, Finding};
+use crate::consumer::Answer;
+use crate::runner::{self, Answered, Finding};
 
 /// What to run and what to forgive.
 #[derive(Debug, Clone, Default)]
@@ -113,9 +114,29 @@ fn judge(consumer: &dyn Consumer, opts: &Options) -> Report {
         .zip(&records)
         .map(|(case, rec)| {
             let verdict = rec.verdicts.get(1).copied().unwrap_or(Verdict::OutsideEdition);
-            let reference = match case {
-                Case::Expr(c) => reference_outcome(c).0.to_string(),
-                Case::Cfi(c) => runner::report::cfi_text(&reference_table(c)),
+            let (text, answer) = answers.get(case).unzip();
+            let failed = matches!(verdict, Verdict::Disagree | Verdict::Fault);
+            let (reference, class) = match (case, answer.flatten()) {
+                (Case::Expr(c), a) => {
+                    let r = reference_outcome(c).0;
+                    let class = match a {
+                        Some(Answered::Expr(a)) if failed => {
+                            consumer.failure_class(case, Answer::Expr(&r), Answer::Expr(&a))
+                        }
+                        _ => None,
+                    };
+                    (r.to_string(), class)
+                }
+                (Case::Cfi(c), a) => {
+                    let r = reference_table(c);
+                    let class = match a {
+                        Some(Answered::Cfi(a)) if failed => {
+                            consumer.failure_class(case, Answer::Cfi(&r), Answer::Cfi(&a))
+                        }
+                        _ => None,
+                    };
+                    (runner::report::cfi_text(&r), class)
+                }
             };
             let mut rules = case.rules().to_vec();
             rules.extend(rec.reference_rule.iter().filter(|r| !case.rules().contains(r)).cloned());
@@ -127,7 +148,8 @@ fn judge(consumer: &dyn Consumer, opts: &Options) -> Report {
                 rules,
                 verdict,
                 reference,
-                consumer: answers.answer(case),
+                consumer: text,
+                class,
                 allowed: false,
             }
         })

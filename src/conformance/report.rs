@@ -56,6 +56,10 @@ pub struct CaseVerdict {
     /// The consumer's answer, as text; `None` where it was not asked
     /// (outside its editions, or declared down).
     pub consumer: Option<String>,
+    /// For a failure, the consumer's known class of it
+    /// ([`crate::consumer::Consumer::failure_class`]; the small traits
+    /// have none).
+    pub class: Option<crate::consumer::FailureClass>,
     /// Whether an [`Allow`] entry covers this case.
     pub allowed: bool,
 }
@@ -187,6 +191,9 @@ impl fmt::Display for Report {
             }
             writeln!(f, "  reference: {}", indent(&v.reference))?;
             writeln!(f, "  consumer:  {}", indent(v.consumer.as_deref().unwrap_or("(not asked)")))?;
+            if let Some(c) = &v.class {
+                writeln!(f, "  class:     {}: {}", c.id, c.explanation)?;
+            }
             if let Some(l) = detail.filter(|l| !l.trace.is_empty()) {
                 writeln!(f, "  reference trace:")?;
                 for t in &l.trace {
