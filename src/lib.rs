@@ -24,6 +24,8 @@
 //! - [`elf`]: cases from real binaries; [`runner`]: comparison and
 //!   reports; [`matrix`]: the rule × consumer conformance matrix;
 //!   [`fuzzing`]: fuzz targets' logic, minimisation and corpora;
+//!   [`conformance`]: the suite run in-process on a Rust consumer, from
+//!   its own `cargo test`;
 //! - [`visa`]: Intel vISA debug info (above [`consumer`], whose contained
 //!   process runner drives GenX_IR): decoding, layout
 //!   detection, validation, ocloc's containers, the GenX_IR oracle;
@@ -40,6 +42,7 @@ pub mod asm;
 pub mod bench;
 pub mod case;
 pub mod catalogue;
+pub mod conformance;
 pub mod consumer;
 pub mod edition;
 pub mod elf;

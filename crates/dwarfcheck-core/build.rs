@@ -1,5 +1,7 @@
 //! Build script: turns the rule catalogue `specs/rules/*.yaml` (at the
-//! workspace root) into Rust constants, so a rule ID used in code that is
+//! workspace root, read through the symbolic link `rules`, which
+//! `cargo package` follows: the published crate carries the files) into
+//! Rust constants, so a rule ID used in code that is
 //! not in the catalogue is a compile error. It also checks each rule's
 //! shape: a known kind, a dotted lowercase ID, no ID defined twice.
 
@@ -25,7 +27,7 @@ struct Rule {
 const KINDS: &[&str] = &["semantics", "ill-formed", "evaluation-error", "context", "unspecified"];
 
 fn main() {
-    let dir = Path::new(&std::env::var("CARGO_MANIFEST_DIR").unwrap()).join("../../specs/rules");
+    let dir = Path::new(&std::env::var("CARGO_MANIFEST_DIR").unwrap()).join("rules");
     println!("cargo:rerun-if-changed={}", dir.display());
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))

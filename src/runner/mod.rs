@@ -202,7 +202,7 @@ pub struct InputNote {
 impl Summary {
     /// The summary of a run over no case: `fast` and every one of `others`
     /// listed in [`Summary::verdicts`] with no verdict.
-    pub fn listing(fast: &dyn Consumer, others: &[Box<dyn Consumer>]) -> Summary {
+    pub fn listing(fast: &dyn Consumer, others: &[Box<dyn Consumer + '_>]) -> Summary {
         let mut s = Summary::default();
         for n in std::iter::once(fast.name()).chain(others.iter().map(|o| o.name())) {
             s.verdicts.insert(n.to_string(), BTreeMap::new());
@@ -314,7 +314,7 @@ pub fn run(
     cases: &[Case],
     reference: &dyn Consumer,
     fast: &dyn Consumer,
-    others: &[Box<dyn Consumer>],
+    others: &[Box<dyn Consumer + '_>],
     opts: &Options,
 ) -> Summary {
     run_impl(cases, reference, fast, others, opts, false, None).0
@@ -329,7 +329,7 @@ pub fn run_until(
     cases: &[Case],
     reference: &dyn Consumer,
     fast: &dyn Consumer,
-    others: &[Box<dyn Consumer>],
+    others: &[Box<dyn Consumer + '_>],
     opts: &Options,
     deadline: std::time::Instant,
 ) -> Summary {
@@ -341,7 +341,7 @@ pub fn run_recorded(
     cases: &[Case],
     reference: &dyn Consumer,
     fast: &dyn Consumer,
-    others: &[Box<dyn Consumer>],
+    others: &[Box<dyn Consumer + '_>],
     opts: &Options,
 ) -> (Summary, Vec<CaseRecord>) {
     run_impl(cases, reference, fast, others, opts, true, None)
@@ -353,7 +353,7 @@ fn run_impl(
     cases: &[Case],
     reference: &dyn Consumer,
     fast: &dyn Consumer,
-    others: &[Box<dyn Consumer>],
+    others: &[Box<dyn Consumer + '_>],
     opts: &Options,
     record: bool,
     deadline: Option<std::time::Instant>,
@@ -474,7 +474,7 @@ fn run_impl(
 /// Records the health of each of `others` that runs other programs in
 /// `s` (as it is now: health accumulates over runs); a gated one that is
 /// down fails the run.
-fn note_health(s: &mut Summary, others: &[Box<dyn Consumer>], opts: &Options) {
+fn note_health(s: &mut Summary, others: &[Box<dyn Consumer + '_>], opts: &Options) {
     for o in others {
         if let Some(h) = o.health() {
             if h.down.is_some() && opts.gates.iter().any(|g| g == o.name()) {
@@ -496,7 +496,7 @@ type Judged = (Vec<(usize, Verdict)>, Vec<Finding>, Vec<Option<Answered>>);
 fn judge_all(
     expect: Option<(bool, bool)>,
     fast: Verdict,
-    others: &[Box<dyn Consumer>],
+    others: &[Box<dyn Consumer + '_>],
     opts: &Options,
     in_scope: impl Fn(&crate::consumer::Support) -> bool,
     judge: impl Fn(&dyn Consumer) -> (Verdict, Option<Answered>),
@@ -537,7 +537,7 @@ fn run_expr<'a>(
     c: &'a ExprCase,
     memo: &memo::Memo<'a>,
     fast: &dyn Consumer,
-    others: &[Box<dyn Consumer>],
+    others: &[Box<dyn Consumer + '_>],
     opts: &Options,
 ) -> CaseResult {
     let evaluated = memo.evaluate(c, fast);
@@ -583,7 +583,7 @@ fn run_cfi(
     c: &CfiCase,
     reference: &dyn Consumer,
     fast: &dyn Consumer,
-    others: &[Box<dyn Consumer>],
+    others: &[Box<dyn Consumer + '_>],
     opts: &Options,
 ) -> CaseResult {
     let r = reference.frame_table(c);
@@ -739,7 +739,7 @@ fn describe(
     finding: Finding,
     reference: &dyn Consumer,
     fast: &dyn Consumer,
-    others: &[Box<dyn Consumer>],
+    others: &[Box<dyn Consumer + '_>],
     r: &CaseResult,
 ) -> Listed {
     let all: Vec<&dyn Consumer> = [reference, fast].into_iter().chain(others.iter().map(|o| o.as_ref())).collect();
