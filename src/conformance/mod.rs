@@ -107,7 +107,7 @@ fn judge(consumer: &dyn Consumer, opts: &Options) -> Report {
     });
     let answers = adapt::Answers::default();
     let others: Vec<Box<dyn Consumer + '_>> = vec![Box::new(adapt::Recorded { inner: consumer, answers: &answers })];
-    let run_opts = runner::Options { gates: Vec::new(), progress: false, keep_details: 0 };
+    let run_opts = runner::Options::default();
     let (summary, records) = runner::run_recorded(&cases, &Reference, &Fast, &others, &run_opts);
     let verdicts = cases
         .iter()
