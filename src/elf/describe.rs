@@ -45,30 +45,41 @@ pub struct DieDescription {
 /// Errors: the file cannot be read or parsed, or a DWARF section cannot be
 /// read or decompressed. A unit that fails to parse is skipped.
 pub fn describe(path: &Path, dies: &BTreeSet<u64>) -> Result<BTreeMap<u64, DieDescription>, ElfError> {
+    if dies.is_empty() {
+        return Ok(BTreeMap::new());
+    }
+    with_dwarf(path, |dwarf| {
+        let mut out = BTreeMap::new();
+        let mut headers = dwarf.units();
+        while let Ok(Some(header)) = headers.next() {
+            let start = header.offset().0 as u64;
+            let end = start + header.length_including_self() as u64;
+            let wanted: Vec<u64> = dies.range(start..end).copied().collect();
+            if wanted.is_empty() {
+                continue;
+            }
+            if let Ok(unit) = dwarf.unit(header) {
+                describe_unit(dwarf, &unit, start, &wanted, &mut out);
+            }
+        }
+        out
+    })
+}
+
+/// `f` on the DWARF of the ELF file at `path`; the empty answer for a
+/// `.dwo` or `.dwp` input (their DIE offsets are not `.debug_info`'s).
+fn with_dwarf<T: Default>(path: &Path, f: impl FnOnce(&gimli::Dwarf<R<'_>>) -> T) -> Result<T, ElfError> {
     let origin = path.display().to_string();
     let data = std::fs::read(path).map_err(|source| ElfError::Read { origin: origin.clone(), source })?;
     let file =
         object::File::parse(&*data).map_err(|e| ElfError::Parse { origin: origin.clone(), detail: e.to_string() })?;
-    let mut out = BTreeMap::new();
-    if dies.is_empty() || !matches!(split::layout(&file), split::Layout::Main) {
-        return Ok(out);
+    if !matches!(split::layout(&file), split::Layout::Main) {
+        return Ok(T::default());
     }
     let endian = if file.is_little_endian() { RunTimeEndian::Little } else { RunTimeEndian::Big };
     let sections = split::sections(&file, &origin, false)?;
     let dwarf = sections.borrow(|s| EndianSlice::new(s, endian));
-    let mut headers = dwarf.units();
-    while let Ok(Some(header)) = headers.next() {
-        let start = header.offset().0 as u64;
-        let end = start + header.length_including_self() as u64;
-        let wanted: Vec<u64> = dies.range(start..end).copied().collect();
-        if wanted.is_empty() {
-            continue;
-        }
-        if let Ok(unit) = dwarf.unit(header) {
-            describe_unit(&dwarf, &unit, start, &wanted, &mut out);
-        }
-    }
-    Ok(out)
+    Ok(f(&dwarf))
 }
 
 /// Every ordinary unit's `DW_AT_producer` in the ELF file at `path`, with
@@ -77,26 +88,18 @@ pub fn describe(path: &Path, dies: &BTreeSet<u64>) -> Result<BTreeMap<u64, DieDe
 ///
 /// Errors: as [`describe`].
 pub fn unit_producers(path: &Path) -> Result<BTreeMap<Option<String>, usize>, ElfError> {
-    let origin = path.display().to_string();
-    let data = std::fs::read(path).map_err(|source| ElfError::Read { origin: origin.clone(), source })?;
-    let file =
-        object::File::parse(&*data).map_err(|e| ElfError::Parse { origin: origin.clone(), detail: e.to_string() })?;
-    let mut out = BTreeMap::new();
-    if !matches!(split::layout(&file), split::Layout::Main) {
-        return Ok(out);
-    }
-    let endian = if file.is_little_endian() { RunTimeEndian::Little } else { RunTimeEndian::Big };
-    let sections = split::sections(&file, &origin, false)?;
-    let dwarf = sections.borrow(|s| EndianSlice::new(s, endian));
-    let mut headers = dwarf.units();
-    while let Ok(Some(header)) = headers.next() {
-        let Ok(unit) = dwarf.unit(header) else { continue };
-        let mut entries = unit.entries();
-        if let Ok(Some(root)) = entries.next_dfs() {
-            *out.entry(string_attr(&dwarf, &unit, root, gimli::DW_AT_producer)).or_default() += 1;
+    with_dwarf(path, |dwarf| {
+        let mut out = BTreeMap::new();
+        let mut headers = dwarf.units();
+        while let Ok(Some(header)) = headers.next() {
+            let Ok(unit) = dwarf.unit(header) else { continue };
+            let mut entries = unit.entries();
+            if let Ok(Some(root)) = entries.next_dfs() {
+                *out.entry(string_attr(dwarf, &unit, root, gimli::DW_AT_producer)).or_default() += 1;
+            }
         }
-    }
-    Ok(out)
+        out
+    })
 }
 
 type R<'d> = EndianSlice<'d, RunTimeEndian>;

@@ -99,6 +99,10 @@ pub fn confirm_all(findings: &mut [Finding]) {
     }
 }
 
+/// An attribute's expressions as llvm-dwarfdump prints them: each with
+/// its location-list entry's range `[begin, end)` (`None` for an exprloc).
+pub type Entries = Vec<(Option<(u64, u64)>, String)>;
+
 /// What llvm-dwarfdump printed about one DIE.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Reading {
@@ -112,7 +116,7 @@ pub struct Reading {
     pub frame_base: Option<String>,
     /// Per attribute (`DW_AT_location`, ...): its single expression
     /// (range `None`) or its location-list entries with their ranges.
-    pub attributes: BTreeMap<String, Vec<(Option<(u64, u64)>, String)>>,
+    pub attributes: BTreeMap<String, Entries>,
     /// Whether the attribute's list is a DWARF 4 `.debug_loc` one.
     pub debug_loc: bool,
     /// The `.debug_info` offset of the unit's DIE (`DW_TAG_compile_unit`).
@@ -146,7 +150,7 @@ fn read_die(tool: &Path, file: &Path, die: u64) -> Result<Reading, String> {
 pub fn parse(text: &str, die: u64) -> Reading {
     let mut r = Reading::default();
     let mut in_target = false;
-    let mut open: Option<(String, Vec<(Option<(u64, u64)>, String)>)> = None;
+    let mut open: Option<(String, Entries)> = None;
     for line in text.lines() {
         let t = line.trim();
         if let Some((_, f)) = line.split_once("file format ") {
