@@ -9,7 +9,7 @@
 
 use super::lower::variable_name;
 use super::standin::{self, Program, Shown, Value};
-use crate::consumer::debugger::{gdb, Batches, Kind, Limits};
+use crate::consumer::debugger::{gdb, lldb, Batches, Kind, Limits};
 use crate::consumer::health::HealthReport;
 use crate::consumer::ConsumerError;
 use rayon::prelude::*;
@@ -109,7 +109,7 @@ impl Tru64Debugger {
 
     fn batch(&self, jobs: &[Job<'_>]) -> Vec<Option<Answer>> {
         let probe = match self.program().0 {
-            Kind::Lldb => PROBE_LLDB.to_string(),
+            Kind::Lldb => format!("{}{PROBE_LLDB}", lldb::CORE_LOOP),
             _ => format!("{}{PROBE_GDB}", gdb::INFERIOR),
         };
         self.runs.run(

@@ -1,14 +1,9 @@
 # dwarfcheck's LLDB probe for Tru64 lowerings (src/tru64/debuggers.rs runs
-# it with the command line of src/consumer/debugger/lldb.rs). Same jobs and
+# it with the command line of src/consumer/debugger/lldb.rs, after the job loop
+# of src/consumer/debugger/lldb_core.py). Same jobs and
 # result lines as probe_gdb.py (beside it), except that a block's ranges are each range LLDB
 # holds, and a variable LLDB cannot read is an error with LLDB's message
 # (LLDB has no optimized-out state in its SB API).
-import json
-import os
-
-import lldb
-
-
 def _dwarfcheck_error(e):
     return {"error": str(e)}
 
@@ -52,33 +47,13 @@ def _dwarfcheck_block(target, frame):
         return _dwarfcheck_error(ex)
 
 
-def _dwarfcheck_probe(d):
-    jobs = json.load(open(os.path.join(d, "jobs.json")))
-    out = open(os.path.join(d, "results.jsonl"), "a")
-    dbg = lldb.debugger
-    for job in jobs:
-        res = {}
-        target = None
-        try:
-            target = dbg.CreateTarget(job["executable"])
-            if not target or not target.IsValid():
-                raise RuntimeError("cannot create a target")
-            process = target.LoadCore(job["core"])
-            if not process or not process.IsValid():
-                raise RuntimeError("cannot load the core file")
-            # As src/consumer/debugger/probe_lldb.py: load the sections at their file addresses.
-            target.SetModuleLoadAddress(target.GetModuleAtIndex(0), 0)
-            frame = process.GetSelectedThread().GetFrameAtIndex(0)
-            res["pc"] = frame.GetPC()
-            res["vars"] = [_dwarfcheck_variable(frame, n) for n in job["variables"]]
-            res["block"] = _dwarfcheck_block(target, frame)
-        except Exception as ex:  # noqa: BLE001
-            res = _dwarfcheck_error(ex)
-        res["id"] = job["id"]
-        out.write(json.dumps(res) + "\n")
-        out.flush()
-        if target is not None:
-            dbg.DeleteTarget(target)
+def _dwarfcheck_probe(job, target, process):
+    frame = process.GetSelectedThread().GetFrameAtIndex(0)
+    return {
+        "pc": frame.GetPC(),
+        "vars": [_dwarfcheck_variable(frame, n) for n in job["variables"]],
+        "block": _dwarfcheck_block(target, frame),
+    }
 
 
-_dwarfcheck_probe(DWARFCHECK_DIR)  # noqa: F821 - set by the first -o
+_dwarfcheck_each_core(DWARFCHECK_DIR, _dwarfcheck_probe)  # noqa: F821 - set by the first -o

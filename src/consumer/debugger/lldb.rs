@@ -6,8 +6,12 @@
 
 use std::path::Path;
 
-/// The probe script (LLDB's SB API).
-pub const PROBE: &str = include_str!("probe_lldb.py");
+/// The job loop every LLDB probe runs on (`lldb_core.py`): a target and
+/// its core file per job, one result line each; put in front of a probe.
+pub const CORE_LOOP: &str = include_str!("lldb_core.py");
+
+/// The probe script (LLDB's SB API), after [`CORE_LOOP`].
+pub const PROBE: &str = concat!(include_str!("lldb_core.py"), include_str!("probe_lldb.py"));
 
 /// A Python string literal for `p` (JSON string syntax is valid Python).
 pub fn py_str(p: &Path) -> String {

@@ -30,7 +30,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 /// The probe (LLDB's SB API and command interpreter).
-pub const PROBE: &str = include_str!("probe_lldb_rows.py");
+pub const PROBE: &str = concat!(include_str!("lldb_core.py"), include_str!("probe_lldb_rows.py"));
 
 /// Consumer name.
 pub const NAME: &str = "lldb-rows";

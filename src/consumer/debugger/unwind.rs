@@ -41,7 +41,7 @@ use std::sync::Mutex;
 /// The GDB unwinding probe (GDB's Python API).
 pub const PROBE_GDB: &str = concat!(include_str!("gdb_inferior.py"), include_str!("probe_gdb_unwind.py"));
 /// The LLDB unwinding probe (LLDB's SB API).
-pub const PROBE_LLDB: &str = include_str!("probe_lldb_unwind.py");
+pub const PROBE_LLDB: &str = concat!(include_str!("lldb_core.py"), include_str!("probe_lldb_unwind.py"));
 
 /// Most frames a debugger lists when the case sets no limit.
 const MAX_FRAMES: u32 = 64;
