@@ -13,31 +13,61 @@ use dwarfcheck::runner::files::{Checked, FileChecker};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-/// What `elf` does besides the report options.
+/// What `elf` does besides the report options (its command-line options).
+#[derive(clap::Args)]
 pub struct ElfArgs {
-    /// The ELF files (default: this executable).
+    /// ELF files (executables, shared objects, separate .debug files).
     pub files: Vec<PathBuf>,
     /// Seed of the synthetic machine state.
+    #[arg(long, default_value_t = 0x5eed)]
     pub seed: u64,
-    /// Vendor profile name forced on every expression and CFI program.
+    /// Vendor profile for every expression and CFI program (dwarf5, gnu,
+    /// hetero-2020, hetero-2020-uleb, llvm-user); default: the target's,
+    /// or a unit's DW_AT_LLVM_augmentation.
+    #[arg(long)]
     pub vendor: Option<String>,
-    /// FDEs per frame section that are also unwound.
+    /// Per frame section, how many FDEs (evenly spaced) are also
+    /// virtually unwound from a synthetic machine state in the middle
+    /// of their range (0: none).
+    #[arg(long, default_value_t = dwarfcheck::elf::DEFAULT_UNWIND_SAMPLES)]
     pub unwind_samples: usize,
-    /// Exit 2 when any input cannot be read (not only when none can).
+    /// Exit 2 when any input cannot be read. Without it, unreadable
+    /// inputs are listed at the end of the report and the run goes on
+    /// with the others (exit 2 only when none can be read).
+    #[arg(long)]
     pub strict_inputs: bool,
-    /// Exit 1 when extraction warned about corrupted input.
+    /// Exit 1 when the input is corrupted: any extraction warning (a
+    /// unit, location list or frame section that could not be read to
+    /// its end and was skipped). Without it the warnings go to stderr
+    /// and do not change the exit status.
+    #[arg(long)]
     pub strict: bool,
-    /// Time budget of each input file, extraction and checking together.
-    pub time_budget: std::time::Duration,
-    /// List the producer findings (`--findings`).
+    /// Time budget in seconds of each input file, extraction and
+    /// checking together: when it runs out, the file's remaining work
+    /// is left and the report says how many cases were not checked.
+    #[arg(long, value_name = "SECS", default_value_t = 120.0, value_parser = super::parse_seconds)]
+    pub time_budget: f64,
+    /// List every expression the reference finds ill-formed, fails with
+    /// an evaluation error or cannot judge: the file, the unit and its
+    /// DW_AT_producer, the DIE and its name, the attribute, the pc
+    /// range, the expression, the rule and the reference's trace, with
+    /// counts by producer and rule (in JSON: a `findings` array)
+    #[arg(long)]
     pub findings: bool,
-    /// Confirm them with llvm-dwarfdump (`--confirm`).
+    /// With --findings: read each ill-formed finding's DIE again with
+    /// llvm-dwarfdump and check its operations and rule (one run per
+    /// DIE, at most 400)
+    #[arg(long)]
     pub confirm: bool,
-    /// Write them as SARIF to this file (`--sarif`).
+    /// Write the findings as SARIF 2.1.0 to FILE (for code-scanning
+    /// tools); implies --findings
+    #[arg(long, value_name = "FILE")]
     pub sarif: Option<PathBuf>,
 }
 
 pub fn elf(a: ElfArgs, args: &ReportArgs) -> ExitCode {
+    let findings = a.findings || a.sarif.is_some();
+    let time_budget = std::time::Duration::from_secs_f64(a.time_budget);
     let files = if a.files.is_empty() {
         match std::env::current_exe() {
             Ok(p) => vec![p],
@@ -62,9 +92,9 @@ pub fn elf(a: ElfArgs, args: &ReportArgs) -> ExitCode {
     };
     let extract =
         dwarfcheck::elf::Options { seed: a.seed, vendor, unwind_samples: a.unwind_samples, ..Default::default() };
-    let run = dwarfcheck::runner::Options { producer_findings: a.findings, ..args.real_input_options() };
+    let run = dwarfcheck::runner::Options { producer_findings: findings, ..args.real_input_options() };
     let checker =
-        FileChecker { extract, budget: a.time_budget, reference: &Reference, fast: &Fast, others: &others, run };
+        FileChecker { extract, budget: time_budget, reference: &Reference, fast: &Fast, others: &others, run };
     let Checked { files_read: read, counts: totals, mut summary, warnings, .. } = checker.check(&files);
     for w in &warnings {
         eprintln!("{w}");
@@ -91,7 +121,7 @@ pub fn elf(a: ElfArgs, args: &ReportArgs) -> ExitCode {
         totals.debug_frame_fdes,
         totals.unwind_fdes
     );
-    let code = if a.findings {
+    let code = if findings {
         let mut found = producers::gather(&std::mem::take(&mut summary.producer_findings));
         if a.confirm {
             producers::confirm::confirm_all(&mut found);

@@ -76,53 +76,8 @@ enum Command {
     /// Check every location expression, location list entry and FDE of ELF
     /// files (default: this executable).
     Elf {
-        /// ELF files (executables, shared objects, separate .debug files).
-        files: Vec<PathBuf>,
-        /// Seed of the synthetic machine state.
-        #[arg(long, default_value_t = 0x5eed)]
-        seed: u64,
-        /// Vendor profile for every expression and CFI program (dwarf5, gnu,
-        /// hetero-2020, hetero-2020-uleb, llvm-user); default: the target's,
-        /// or a unit's DW_AT_LLVM_augmentation.
-        #[arg(long)]
-        vendor: Option<String>,
-        /// Per frame section, how many FDEs (evenly spaced) are also
-        /// virtually unwound from a synthetic machine state in the middle
-        /// of their range (0: none).
-        #[arg(long, default_value_t = dwarfcheck::elf::DEFAULT_UNWIND_SAMPLES)]
-        unwind_samples: usize,
-        /// Exit 2 when any input cannot be read. Without it, unreadable
-        /// inputs are listed at the end of the report and the run goes on
-        /// with the others (exit 2 only when none can be read).
-        #[arg(long)]
-        strict_inputs: bool,
-        /// Exit 1 when the input is corrupted: any extraction warning (a
-        /// unit, location list or frame section that could not be read to
-        /// its end and was skipped). Without it the warnings go to stderr
-        /// and do not change the exit status.
-        #[arg(long)]
-        strict: bool,
-        /// Time budget in seconds of each input file, extraction and
-        /// checking together: when it runs out, the file's remaining work
-        /// is left and the report says how many cases were not checked.
-        #[arg(long, value_name = "SECS", default_value_t = 120.0, value_parser = parse_seconds)]
-        time_budget: f64,
-        /// List every expression the reference finds ill-formed, fails with
-        /// an evaluation error or cannot judge: the file, the unit and its
-        /// DW_AT_producer, the DIE and its name, the attribute, the pc
-        /// range, the expression, the rule and the reference's trace, with
-        /// counts by producer and rule (in JSON: a `findings` array)
-        #[arg(long)]
-        findings: bool,
-        /// With --findings: read each ill-formed finding's DIE again with
-        /// llvm-dwarfdump and check its operations and rule (one run per
-        /// DIE, at most 400)
-        #[arg(long)]
-        confirm: bool,
-        /// Write the findings as SARIF 2.1.0 to FILE (for code-scanning
-        /// tools); implies --findings
-        #[arg(long, value_name = "FILE")]
-        sarif: Option<PathBuf>,
+        #[command(flatten)]
+        args: elf::ElfArgs,
         #[command(flatten)]
         report: ReportArgs,
     },
@@ -408,37 +363,7 @@ pub fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Command::Run { paths, cases, report } => run::run(paths, &cases, &report),
-        Command::Elf {
-            files,
-            seed,
-            vendor,
-            unwind_samples,
-            strict_inputs,
-            strict,
-            time_budget,
-            findings,
-            confirm,
-            sarif,
-            report,
-        } => {
-            let time_budget = std::time::Duration::from_secs_f64(time_budget);
-            let findings = findings || sarif.is_some();
-            elf::elf(
-                elf::ElfArgs {
-                    files,
-                    seed,
-                    vendor,
-                    unwind_samples,
-                    strict_inputs,
-                    strict,
-                    time_budget,
-                    findings,
-                    confirm,
-                    sarif,
-                },
-                &report,
-            )
-        }
+        Command::Elf { args, report } => elf::elf(args, &report),
         Command::Spirv { files, seed, report } => spirv::spirv(spirv::SpirvArgs { files, seed }, &report),
         Command::Visa(args) => visa::visa(&args),
         Command::IgcDwarf(args) => igc::igc_dwarf(&args),
