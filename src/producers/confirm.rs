@@ -31,9 +31,55 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// The most DIEs one run asks llvm-dwarfdump about; the findings of other
-/// DIEs are left unconfirmed (each run takes 0.1–1 s).
+/// The most runs of llvm-dwarfdump one confirmation makes (a finding's DIE,
+/// or a base type's DIE its text does not annotate); findings past them
+/// are left unconfirmed (each run takes 0.1–1 s).
 pub const MAX_DIES: usize = 400;
+
+/// llvm-dwarfdump as the confirmation runs it: the program, how many runs
+/// are left of [`MAX_DIES`], and the base types already read, by file,
+/// unit DIE and unit offset.
+struct Tool {
+    program: Option<std::path::PathBuf>,
+    runs_left: usize,
+    types: BTreeMap<(String, u64, u64), Option<BaseType>>,
+}
+
+impl Tool {
+    /// One run on the DIE at `die` of `file`, if the budget allows.
+    fn read(&mut self, file: &Path, die: u64) -> Result<Reading, String> {
+        let Some(program) = &self.program else { return Err("llvm-dwarfdump is not installed".to_string()) };
+        if self.runs_left == 0 {
+            return Err(format!("past the first {MAX_DIES} runs of llvm-dwarfdump"));
+        }
+        self.runs_left -= 1;
+        read_die(program, file, die)
+    }
+
+    /// The base type at unit offset `off` of the unit whose DIE is at
+    /// `unit_die`, as llvm-dwarfdump reads its `DW_TAG_base_type` DIE; read
+    /// once per file, unit and offset. The unit header is 12 bytes before
+    /// its DIE in DWARF 5, 11 in DWARF 4 (32-bit DWARF): the wrong guess
+    /// lands inside a DIE, where llvm-dwarfdump shows none.
+    fn base_type(&mut self, file: &str, unit_die: u64, off: u64) -> Option<BaseType> {
+        let key = (file.to_string(), unit_die, off);
+        if let Some(t) = self.types.get(&key) {
+            return *t;
+        }
+        let t = [12u64, 11].iter().find_map(|header| {
+            let at = unit_die.checked_sub(*header)? + off;
+            let (enc, bits) = self.read(Path::new(file), at).ok()?.base_type?;
+            ate_code(&enc).filter(|_| bits > 0).map(|code| BaseType::ate(code, bits, false))
+        });
+        self.types.insert(key, t);
+        t
+    }
+}
+
+/// The code of a `DW_ATE_*` name (`DW_ATE_float` → 4).
+fn ate_code(name: &str) -> Option<u8> {
+    (0..=u8::MAX).find(|c| gimli::DwAte(*c).static_string() == Some(name))
+}
 
 /// How llvm-dwarfdump's reading compares with the finding.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -71,18 +117,15 @@ pub struct Confirmation {
 /// (installed as `llvm-dwarfdump-19` or `llvm-dwarfdump`), one run per
 /// DIE, at most [`MAX_DIES`] runs. Other findings are left as they are.
 pub fn confirm_all(findings: &mut [Finding]) {
-    let tool = process::find_program(&["llvm-dwarfdump-19", "llvm-dwarfdump"]);
-    let version = tool.as_deref().and_then(process::version_line).unwrap_or_default();
+    let program = process::find_program(&["llvm-dwarfdump-19", "llvm-dwarfdump"]);
+    let version = program.as_deref().and_then(process::version_line).unwrap_or_default();
+    let mut tool = Tool { program, runs_left: MAX_DIES, types: BTreeMap::new() };
     let mut readings: BTreeMap<(String, u64), Result<Reading, String>> = BTreeMap::new();
     for f in findings.iter_mut().filter(|f| f.found.kind == "ill-formed") {
         let Some(die) = f.die.filter(|_| f.described.is_some()) else { continue };
         let key = (f.file.clone(), die);
         if !readings.contains_key(&key) {
-            let r = match &tool {
-                None => Err("llvm-dwarfdump is not installed".to_string()),
-                Some(_) if readings.len() >= MAX_DIES => Err(format!("past the first {MAX_DIES} DIEs")),
-                Some(t) => read_die(t, Path::new(&f.file), die),
-            };
+            let r = tool.read(Path::new(&f.file), die);
             readings.insert(key.clone(), r);
         }
         f.confirmation = Some(match &readings[&key] {
@@ -94,7 +137,7 @@ pub fn confirm_all(findings: &mut [Finding]) {
                 operations: None,
                 rule: None,
             },
-            Ok(reading) => judge(f, reading, tool.as_deref(), &version),
+            Ok(reading) => judge(f, reading, &mut tool, &version),
         });
     }
 }
@@ -276,17 +319,14 @@ pub fn annotated_types(ops: &str) -> BTreeMap<u64, BaseType> {
         let Some((ann, _)) = ann.split_once('"') else { continue };
         let Some((enc, bits)) = ann.rsplit_once('_') else { continue };
         let (Some(off), Ok(bits)) = (hex(off), bits.parse::<u32>()) else { continue };
-        let name = format!("DW_ATE_{enc}");
-        let Some(code) = (0..=u8::MAX).find(|c| gimli::DwAte(*c).static_string() == Some(name.as_str())) else {
-            continue;
-        };
+        let Some(code) = ate_code(&format!("DW_ATE_{enc}")) else { continue };
         out.insert(off, BaseType::ate(code, bits, false));
     }
     out
 }
 
 /// Compares `reading` with the finding `f`.
-fn judge(f: &Finding, reading: &Reading, program: Option<&Path>, tool: &str) -> Confirmation {
+fn judge(f: &Finding, reading: &Reading, dwarfdump: &mut Tool, tool: &str) -> Confirmation {
     let mut c = Confirmation {
         tool: tool.to_string(),
         verdict: Verdict::Confirmed,
@@ -387,19 +427,16 @@ fn judge(f: &Finding, reading: &Reading, program: Option<&Path>, tool: &str) -> 
         if types.contains_key(&off) {
             continue;
         }
-        match (program, reading.unit_die) {
-            (Some(p), Some(unit_die)) => match type_die(p, Path::new(&f.file), unit_die, off) {
-                Some(t) => {
-                    types.insert(off, t);
-                }
-                None => {
-                    c.verdict =
-                        Verdict::NotChecked(format!("llvm-dwarfdump shows no base type at unit offset {off:#x}"));
-                    return c;
-                }
-            },
-            _ => {
-                c.verdict = Verdict::NotChecked(format!("no unit known for the base type at {off:#x}"));
+        let Some(unit_die) = reading.unit_die else {
+            c.verdict = Verdict::NotChecked(format!("no unit known for the base type at {off:#x}"));
+            return c;
+        };
+        match dwarfdump.base_type(&f.file, unit_die, off) {
+            Some(t) => {
+                types.insert(off, t);
+            }
+            None => {
+                c.verdict = Verdict::NotChecked(format!("llvm-dwarfdump shows no base type at unit offset {off:#x}"));
                 return c;
             }
         }
@@ -414,21 +451,6 @@ fn judge(f: &Finding, reading: &Reading, program: Option<&Path>, tool: &str) -> 
         c.verdict = Verdict::Differs(format!("llvm-dwarfdump names the DIE {:?}", reading.name));
     }
     c
-}
-
-/// The base type at unit offset `off` of the unit whose DIE is at
-/// `unit_die`, as llvm-dwarfdump reads its `DW_TAG_base_type` DIE. The
-/// unit header is 12 bytes before its DIE in DWARF 5, 11 in DWARF 4
-/// (32-bit DWARF): the wrong guess lands inside a DIE, where
-/// llvm-dwarfdump shows none.
-fn type_die(program: &Path, file: &Path, unit_die: u64, off: u64) -> Option<BaseType> {
-    [12u64, 11].iter().find_map(|header| {
-        let at = unit_die.checked_sub(*header)? + off;
-        let r = read_die(program, file, at).ok()?;
-        let (enc, bits) = r.base_type?;
-        let code = (0..=u8::MAX).find(|c| gimli::DwAte(*c).static_string() == Some(enc.as_str()))?;
-        (bits > 0).then(|| BaseType::ate(code, bits, false))
-    })
 }
 
 /// `text` with each `DW_OP_regval_type` type operand made unit-relative,
